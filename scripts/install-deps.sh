@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of tokenbench from Debian packages.
+# Idempotent: packages already installed are skipped, and nothing is fetched when all are present.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config
+  libcurl4-openssl-dev
+  libsimdjson-dev
+  nlohmann-json3-dev
+  libcli11-dev
+  libfmt-dev
+  libboost-dev
+  libyaml-cpp-dev
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  python3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -y
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

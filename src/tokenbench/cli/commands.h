@@ -1,0 +1,19 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tokenbench::cli {
+
+/// Exit codes of the tokenbench binary (DESIGN.md §4).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 1;      ///< usage or configuration error
+inline constexpr int kExitNoMeasure = 2;  ///< the run could not measure anything
+inline constexpr int kExitSloFailed = 3;  ///< an SLO gate failed
+
+/// Each subcommand registers its flags on `app` and, when chosen, runs and stores its exit code in
+/// `exit_code`. One file per subcommand.
+void add_run_command(CLI::App& app, int& exit_code);
+void add_report_command(CLI::App& app, int& exit_code);
+void add_serve_sim_command(CLI::App& app, int& exit_code);
+
+}  // namespace tokenbench::cli

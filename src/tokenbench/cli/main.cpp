@@ -1,0 +1,26 @@
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "tokenbench/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tokenbench: a load generator and benchmark for LLM inference servers"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tokenbench 0.1.0");
+  int exit_code = tokenbench::cli::kExitOk;
+  tokenbench::cli::add_run_command(app, exit_code);
+  tokenbench::cli::add_report_command(app, exit_code);
+  tokenbench::cli::add_serve_sim_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? tokenbench::cli::kExitOk : tokenbench::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
+    return tokenbench::cli::kExitUsage;
+  }
+  return exit_code;
+}

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace tokenbench::core {
+
+/// The one clock of tokenbench. Every stamp in a run comes from it.
+using Clock = std::chrono::steady_clock;
+
+/// Nanoseconds since a run's origin. -1 marks "never happened".
+using Nanos = std::int64_t;
+inline constexpr Nanos kNever = -1;
+
+/// A run's time origin: converts Clock readings into Nanos since the origin.
+/// Immutable after construction; safe to share between threads.
+class RunClock {
+ public:
+  RunClock() : origin_(Clock::now()) {}
+  explicit RunClock(Clock::time_point origin) : origin_(origin) {}
+
+  /// Nanoseconds elapsed since the origin, read now.
+  Nanos now() const { return since_origin(Clock::now()); }
+  Nanos since_origin(Clock::time_point t) const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin_).count();
+  }
+  Clock::time_point to_time_point(Nanos ns) const { return origin_ + std::chrono::nanoseconds(ns); }
+  Clock::time_point origin() const { return origin_; }
+
+ private:
+  Clock::time_point origin_;
+};
+
+inline double to_ms(Nanos ns) { return static_cast<double>(ns) / 1e6; }
+inline double to_seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }
+
+/// The current wall-clock time as an ISO 8601 UTC string, used only as a label.
+std::string wall_clock_iso8601();
+
+}  // namespace tokenbench::core

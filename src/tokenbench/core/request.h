@@ -1,0 +1,100 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenbench/core/clock.h"
+
+namespace tokenbench::core {
+
+/// Which part of a run a request belongs to. Only kMeasure is aggregated.
+enum class Phase { kWarmup, kMeasure, kCooldown };
+
+/// Why a request failed. kNone means it completed.
+enum class ErrorClass {
+  kNone,
+  kConnect,      ///< could not connect or resolve
+  kTls,          ///< TLS handshake or certificate failure
+  kTimeout,      ///< the per-request timeout expired
+  kHttp4xx,      ///< HTTP 4xx other than 429 (status kept in RequestRecord::http_status)
+  kHttp5xx,      ///< HTTP 5xx
+  kRateLimited,  ///< HTTP 429
+  kStreamCut,    ///< the stream ended before [DONE] / a finish
+  kMalformed,    ///< a reply that could not be parsed
+  kServerError,  ///< an error object inside an otherwise 200 stream
+  kCanceled,     ///< the run stopped before the request ended
+};
+
+/// Where a token count came from.
+enum class TokenSource {
+  kUnknown,
+  kUsage,        ///< the server's usage object
+  kTokenizer,    ///< the local tokenizer
+  kChunks,       ///< one token per content chunk
+  kDataset,      ///< given by the dataset (e.g. jsonl input_len)
+  kApproximate,  ///< a documented approximation (random prompts before a tokenizer exists)
+};
+
+std::string_view to_string(Phase p);
+std::string_view to_string(ErrorClass e);
+std::string_view to_string(TokenSource s);
+std::optional<Phase> phase_from_string(std::string_view s);
+std::optional<ErrorClass> error_class_from_string(std::string_view s);
+std::optional<TokenSource> token_source_from_string(std::string_view s);
+
+/// One request of a workload, fixed before the run. Owned by the workload; the engine reads it.
+struct RequestSpec {
+  std::uint64_t id = 0;
+  /// The prompt text for the completions API; for chat, the single user message (when messages_json
+  /// is empty).
+  std::string prompt;
+  /// A JSON array of chat messages, used verbatim for chat when not empty.
+  std::string messages_json;
+  /// Prompt length in tokens as far as the workload knows it, and where that figure came from.
+  std::int64_t input_tokens = 0;
+  TokenSource input_source = TokenSource::kUnknown;
+  /// Requested output length (max_tokens); 0 leaves it to the server.
+  std::int64_t max_tokens = 0;
+};
+
+/// Arrival of one content-bearing chunk: when, and how many output tokens it carried.
+struct ChunkStamp {
+  Nanos t = kNever;
+  std::int32_t tokens = 1;
+};
+
+/// Everything measured about one request. Stamps are Nanos since the run's origin; kNever when the
+/// moment did not happen. Written by one worker thread, then handed over to the recorder.
+struct RequestRecord {
+  std::uint64_t id = 0;
+  Phase phase = Phase::kMeasure;
+  bool streamed = true;
+
+  Nanos scheduled = kNever;    ///< when the schedule wanted the request sent
+  Nanos sent = kNever;         ///< when the engine handed it to the transport
+  Nanos headers = kNever;      ///< response headers complete
+  Nanos first_token = kNever;  ///< first chunk carrying output content (or reasoning)
+  Nanos last_token = kNever;   ///< last chunk carrying output content
+  Nanos done = kNever;         ///< transfer finished (after [DONE] or error)
+
+  /// Content-bearing chunks in arrival order. Role-only and empty chunks are absent.
+  std::vector<ChunkStamp> chunks;
+
+  std::int64_t prompt_tokens = 0;
+  TokenSource prompt_source = TokenSource::kUnknown;
+  std::int64_t output_tokens = 0;
+  TokenSource output_source = TokenSource::kUnknown;
+  std::int64_t output_chars = 0;  ///< bytes of generated text (content + reasoning)
+
+  int http_status = 0;
+  ErrorClass error = ErrorClass::kNone;
+  std::string error_message;
+  std::string finish_reason;
+
+  bool ok() const { return error == ErrorClass::kNone; }
+};
+
+}  // namespace tokenbench::core

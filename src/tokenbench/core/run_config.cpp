@@ -1,0 +1,152 @@
+#include "tokenbench/core/run_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+
+namespace tokenbench::core {
+namespace {
+
+bool is_secret_header(const std::string& header) {
+  std::string name = header.substr(0, header.find(':'));
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name == "authorization" || name == "proxy-authorization" || name == "api-key" ||
+         name == "x-api-key" || name.find("token") != std::string::npos ||
+         name.find("secret") != std::string::npos;
+}
+
+std::string redact_header(const std::string& header) {
+  if (!is_secret_header(header)) return header;
+  return header.substr(0, header.find(':')) + ": <redacted>";
+}
+
+// YAML has no infinity literal that every reader agrees on; we write ".inf" as YAML 1.2 does.
+void emit_double(YAML::Emitter& out, double v) {
+  if (std::isinf(v)) {
+    out << ".inf";
+  } else {
+    out << v;
+  }
+}
+
+double read_double(const YAML::Node& n) {
+  const auto s = n.as<std::string>();
+  if (s == ".inf" || s == "inf") return std::numeric_limits<double>::infinity();
+  return n.as<double>();
+}
+
+}  // namespace
+
+std::string to_string(ApiKind a) {
+  return a == ApiKind::kOpenAIChat ? "openai-chat" : "openai";
+}
+
+std::string to_string(ArrivalKind a) { return a == ArrivalKind::kGamma ? "gamma" : "constant"; }
+
+std::string to_yaml(const RunConfig& c) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "target" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "base_url" << YAML::Value << c.base_url;
+  out << YAML::Key << "endpoint" << YAML::Value << c.endpoint;
+  out << YAML::Key << "api" << YAML::Value << to_string(c.api);
+  out << YAML::Key << "model" << YAML::Value << c.model;
+  out << YAML::Key << "headers" << YAML::Value << YAML::BeginSeq;
+  for (const auto& h : c.headers) out << redact_header(h);
+  out << YAML::EndSeq;
+  out << YAML::Key << "extra_body" << YAML::Value << c.extra_body;
+  out << YAML::Key << "timeout_s" << YAML::Value << c.timeout_s;
+  out << YAML::Key << "api_key_env" << YAML::Value << c.api_key_env;
+  out << YAML::Key << "stream" << YAML::Value << c.stream;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "load" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "max_concurrency" << YAML::Value << c.max_concurrency;
+  out << YAML::Key << "request_rate" << YAML::Value;
+  emit_double(out, c.request_rate);
+  out << YAML::Key << "burstiness" << YAML::Value << c.burstiness;
+  out << YAML::Key << "arrival" << YAML::Value << to_string(c.arrival);
+  out << YAML::Key << "num_prompts" << YAML::Value << c.num_prompts;
+  out << YAML::Key << "duration_s" << YAML::Value << c.duration_s;
+  out << YAML::Key << "warmup" << YAML::Value << c.warmup;
+  out << YAML::Key << "seed" << YAML::Value << c.seed;
+  out << YAML::Key << "workers" << YAML::Value << c.workers;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "dataset" << YAML::Value << c.dataset;
+  out << YAML::Key << "dataset_path" << YAML::Value << c.dataset_path;
+  out << YAML::Key << "input_len" << YAML::Value << c.input_len;
+  out << YAML::Key << "output_len" << YAML::Value << c.output_len;
+  out << YAML::Key << "range_ratio" << YAML::Value << c.range_ratio;
+  out << YAML::Key << "ignore_eos" << YAML::Value << c.ignore_eos;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "percentiles" << YAML::Value << YAML::Flow << c.percentiles;
+  out << YAML::Key << "goodput" << YAML::Value << YAML::Flow << c.goodput;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "output_dir" << YAML::Value << c.output_dir;
+  out << YAML::Key << "started_at" << YAML::Value << c.started_at;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+RunConfig run_config_from_yaml(const std::string& text) {
+  RunConfig c;
+  try {
+    const YAML::Node root = YAML::Load(text);
+    if (const auto t = root["target"]) {
+      if (t["base_url"]) c.base_url = t["base_url"].as<std::string>();
+      if (t["endpoint"]) c.endpoint = t["endpoint"].as<std::string>();
+      if (t["api"]) {
+        c.api = t["api"].as<std::string>() == "openai" ? ApiKind::kOpenAICompletions
+                                                      : ApiKind::kOpenAIChat;
+      }
+      if (t["model"]) c.model = t["model"].as<std::string>();
+      if (t["headers"]) c.headers = t["headers"].as<std::vector<std::string>>();
+      if (t["extra_body"]) c.extra_body = t["extra_body"].as<std::string>();
+      if (t["timeout_s"]) c.timeout_s = t["timeout_s"].as<double>();
+      if (t["api_key_env"]) c.api_key_env = t["api_key_env"].as<std::string>();
+      if (t["stream"]) c.stream = t["stream"].as<bool>();
+    }
+    if (const auto l = root["load"]) {
+      if (l["max_concurrency"]) c.max_concurrency = l["max_concurrency"].as<int>();
+      if (l["request_rate"]) c.request_rate = read_double(l["request_rate"]);
+      if (l["burstiness"]) c.burstiness = l["burstiness"].as<double>();
+      if (l["arrival"]) {
+        c.arrival = l["arrival"].as<std::string>() == "constant" ? ArrivalKind::kConstant
+                                                                 : ArrivalKind::kGamma;
+      }
+      if (l["num_prompts"]) c.num_prompts = l["num_prompts"].as<std::int64_t>();
+      if (l["duration_s"]) c.duration_s = l["duration_s"].as<double>();
+      if (l["warmup"]) c.warmup = l["warmup"].as<std::int64_t>();
+      if (l["seed"]) c.seed = l["seed"].as<std::uint64_t>();
+      if (l["workers"]) c.workers = l["workers"].as<int>();
+    }
+    if (const auto w = root["workload"]) {
+      if (w["dataset"]) c.dataset = w["dataset"].as<std::string>();
+      if (w["dataset_path"]) c.dataset_path = w["dataset_path"].as<std::string>();
+      if (w["input_len"]) c.input_len = w["input_len"].as<std::int64_t>();
+      if (w["output_len"]) c.output_len = w["output_len"].as<std::int64_t>();
+      if (w["range_ratio"]) c.range_ratio = w["range_ratio"].as<double>();
+      if (w["ignore_eos"]) c.ignore_eos = w["ignore_eos"].as<bool>();
+    }
+    if (const auto m = root["metrics"]) {
+      if (m["percentiles"]) c.percentiles = m["percentiles"].as<std::vector<double>>();
+      if (m["goodput"]) c.goodput = m["goodput"].as<std::vector<std::string>>();
+    }
+    if (root["output_dir"]) c.output_dir = root["output_dir"].as<std::string>();
+    if (root["started_at"]) c.started_at = root["started_at"].as<std::string>();
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(std::string("config.yaml is not valid: ") + e.what());
+  }
+  return c;
+}
+
+}  // namespace tokenbench::core

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tokenbench::core {
+
+/// Which OpenAI-compatible API shape the requests use.
+enum class ApiKind { kOpenAIChat, kOpenAICompletions };
+
+/// How arrivals are spaced in rate mode.
+enum class ArrivalKind { kGamma, kConstant };
+
+/// The effective configuration of one `tokenbench run`: everything needed to repeat it, and nothing
+/// secret. The API key itself is never stored here, only the name of the variable it came from.
+/// Plain data; written once by the CLI before the run, read-only afterwards.
+struct RunConfig {
+  // Target
+  std::string base_url = "http://127.0.0.1:8000";
+  std::string endpoint = "/v1/chat/completions";
+  ApiKind api = ApiKind::kOpenAIChat;
+  std::string model;                 ///< empty until resolved from /v1/models
+  std::vector<std::string> headers;  ///< extra "K: V" headers (values of auth headers redacted on write)
+  std::string extra_body;            ///< JSON object merged into every request body
+  double timeout_s = 600.0;          ///< per request
+  std::string api_key_env = "OPENAI_API_KEY";
+  bool stream = true;
+
+  // Load
+  int max_concurrency = 0;  ///< 0: unlimited
+  double request_rate = std::numeric_limits<double>::infinity();
+  double burstiness = 1.0;  ///< gamma shape; 1 is Poisson
+  ArrivalKind arrival = ArrivalKind::kGamma;
+  std::int64_t num_prompts = 0;  ///< 0 with duration_s > 0: run for the duration
+  double duration_s = 0.0;
+  std::int64_t warmup = 0;
+  std::uint64_t seed = 0;
+  int workers = 0;  ///< 0: one per core, at most the concurrency
+
+  // Workload
+  std::string dataset = "random";  ///< random | jsonl
+  std::string dataset_path;
+  std::int64_t input_len = 1024;
+  std::int64_t output_len = 128;
+  double range_ratio = 0.0;
+  bool ignore_eos = true;  ///< ask the server to ignore EOS so that outputs reach max_tokens
+
+  // Figures
+  std::vector<double> percentiles{50, 90, 95, 99};
+  std::vector<std::string> goodput;  ///< "ttft:MS", "tpot:MS", "itl:MS", "e2el:MS"
+
+  // Output
+  std::string output_dir;
+  std::string started_at;  ///< ISO 8601 wall-clock label of the run's start
+};
+
+std::string to_string(ApiKind a);    ///< "openai-chat" | "openai"
+std::string to_string(ArrivalKind a);  ///< "gamma" | "constant"
+
+/// Serialises the configuration as YAML (config.yaml). Header values that look like credentials
+/// (Authorization, api-key, x-api-key, ...) are written as "<redacted>".
+std::string to_yaml(const RunConfig& config);
+
+/// Parses what to_yaml wrote. Throws std::runtime_error with a one-line message on bad input.
+RunConfig run_config_from_yaml(const std::string& text);
+
+}  // namespace tokenbench::core

@@ -1,0 +1,81 @@
+#include "tokenbench/core/run_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tokenbench/core/request.h"
+
+namespace tokenbench::core {
+namespace {
+
+TEST(RunConfig, YamlRoundTripKeepsEveryField) {
+  RunConfig c;
+  c.base_url = "http://127.0.0.1:9000";
+  c.endpoint = "/v1/completions";
+  c.api = ApiKind::kOpenAICompletions;
+  c.model = "m";
+  c.headers = {"X-Trace: 1"};
+  c.extra_body = R"({"ignore_eos":true})";
+  c.max_concurrency = 16;
+  c.request_rate = 4.5;
+  c.burstiness = 0.5;
+  c.arrival = ArrivalKind::kConstant;
+  c.num_prompts = 100;
+  c.warmup = 3;
+  c.seed = 42;
+  c.dataset = "jsonl";
+  c.dataset_path = "/tmp/x.jsonl";
+  c.input_len = 512;
+  c.output_len = 64;
+  c.range_ratio = 0.25;
+  c.percentiles = {50, 99.9};
+  c.goodput = {"ttft:200"};
+  const RunConfig r = run_config_from_yaml(to_yaml(c));
+  EXPECT_EQ(r.base_url, c.base_url);
+  EXPECT_EQ(r.endpoint, c.endpoint);
+  EXPECT_EQ(r.api, c.api);
+  EXPECT_EQ(r.headers, c.headers);
+  EXPECT_EQ(r.extra_body, c.extra_body);
+  EXPECT_EQ(r.max_concurrency, 16);
+  EXPECT_DOUBLE_EQ(r.request_rate, 4.5);
+  EXPECT_DOUBLE_EQ(r.burstiness, 0.5);
+  EXPECT_EQ(r.arrival, ArrivalKind::kConstant);
+  EXPECT_EQ(r.num_prompts, 100);
+  EXPECT_EQ(r.warmup, 3);
+  EXPECT_EQ(r.seed, 42u);
+  EXPECT_EQ(r.dataset_path, c.dataset_path);
+  EXPECT_EQ(r.input_len, 512);
+  EXPECT_DOUBLE_EQ(r.range_ratio, 0.25);
+  EXPECT_EQ(r.percentiles, c.percentiles);
+  EXPECT_EQ(r.goodput, c.goodput);
+}
+
+TEST(RunConfig, InfiniteRateSurvivesYaml) {
+  RunConfig c;
+  const RunConfig r = run_config_from_yaml(to_yaml(c));
+  EXPECT_TRUE(std::isinf(r.request_rate));
+}
+
+TEST(RunConfig, SecretHeadersAreRedacted) {
+  RunConfig c;
+  c.headers = {"Authorization: Bearer sk-secret", "X-Api-Key: abc", "X-Plain: visible"};
+  const std::string yaml = to_yaml(c);
+  EXPECT_EQ(yaml.find("sk-secret"), std::string::npos);
+  EXPECT_EQ(yaml.find("abc"), std::string::npos);
+  EXPECT_NE(yaml.find("X-Plain: visible"), std::string::npos);
+}
+
+TEST(RequestEnums, NamesRoundTrip) {
+  for (auto e : {ErrorClass::kNone, ErrorClass::kConnect, ErrorClass::kRateLimited,
+                 ErrorClass::kStreamCut, ErrorClass::kServerError, ErrorClass::kCanceled}) {
+    EXPECT_EQ(error_class_from_string(to_string(e)), e);
+  }
+  EXPECT_EQ(to_string(ErrorClass::kHttp4xx), "http_4xx");
+  EXPECT_EQ(token_source_from_string("usage"), TokenSource::kUsage);
+  EXPECT_EQ(phase_from_string("warmup"), Phase::kWarmup);
+  EXPECT_FALSE(phase_from_string("nope").has_value());
+}
+
+}  // namespace
+}  // namespace tokenbench::core
