@@ -1,0 +1,99 @@
+#include "tokenbench/load/benchmark.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+#include "tokenbench/client/api_adapter.h"
+#include "tokenbench/load/arrival_schedule.h"
+#include "tokenbench/load/work_queue.h"
+
+namespace tokenbench::load {
+namespace {
+
+std::vector<std::string> build_bodies(const std::vector<core::RequestSpec>& specs,
+                                      const core::RunConfig& config) {
+  client::OpenAIAdapter adapter(config.api);
+  client::BodyOptions options;
+  options.model = config.model;
+  options.stream = config.stream;
+  options.ignore_eos = config.ignore_eos;
+  options.extra_body = config.extra_body;
+  std::vector<std::string> bodies;
+  bodies.reserve(specs.size());
+  for (const auto& spec : specs) bodies.push_back(adapter.build_body(spec, options));
+  return bodies;
+}
+
+}  // namespace
+
+int choose_workers(int requested, int max_concurrency) {
+  int n = requested > 0 ? requested
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (max_concurrency > 0) n = std::min(n, max_concurrency);
+  return std::max(1, n);
+}
+
+Benchmark::Benchmark(const core::RunConfig& config, std::vector<std::string> headers,
+                     workload::Workload workload)
+    : config_(config), workload_(std::move(workload)) {
+  if (workload_.measure.empty()) throw std::invalid_argument("the workload has no requests");
+  if (config.num_prompts <= 0 && !(config.duration_s > 0)) {
+    throw std::invalid_argument("give --num-prompts N or --duration SECONDS");
+  }
+  if (config.num_prompts <= 0 && std::isinf(config.request_rate) && config.max_concurrency <= 0) {
+    throw std::invalid_argument(
+        "--duration with an unlimited request rate needs --max-concurrency N (or --request-rate)");
+  }
+  warmup_bodies_ = build_bodies(workload_.warmup, config);
+  measure_bodies_ = build_bodies(workload_.measure, config);
+  workers_ = choose_workers(config.workers, config.max_concurrency);
+  client::EngineConfig engine;
+  engine.url = config.base_url + config.endpoint;
+  engine.headers = std::move(headers);
+  engine.api = config.api;
+  engine.stream = config.stream;
+  engine.timeout_s = config.timeout_s;
+  engine.workers = workers_;
+  engine.max_concurrency = config.max_concurrency;
+  engine_ = std::make_unique<client::HttpEngine>(std::move(engine), clock_);
+}
+
+void Benchmark::run(const client::RecordSink& sink) {
+  if (!workload_.warmup.empty()) {
+    run_phase(core::Phase::kWarmup, workload_.warmup, warmup_bodies_, workload_.warmup.size(),
+              sink);
+  }
+  if (engine_->canceled()) return;
+  const std::size_t count = config_.num_prompts > 0
+                                ? static_cast<std::size_t>(config_.num_prompts)
+                                : ArrivalSchedule::kUnbounded;
+  run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink);
+}
+
+void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
+                          const std::vector<std::string>& bodies, std::size_t count,
+                          const client::RecordSink& sink) {
+  // Warmup warms connections and caches; it runs closed-loop and is never rate-limited.
+  const bool open_loop = phase == core::Phase::kMeasure && !std::isinf(config_.request_rate);
+  const ArrivalSchedule schedule =
+      open_loop ? ArrivalSchedule::open_loop(count, config_.duration_s, config_.request_rate,
+                                             config_.arrival, config_.burstiness, config_.seed)
+                : ArrivalSchedule::immediate(count);
+  const core::Nanos start = clock_.now();
+  const core::Nanos deadline =
+      phase == core::Phase::kMeasure && config_.duration_s > 0
+          ? start + static_cast<core::Nanos>(config_.duration_s * 1e9)
+          : core::kNever;
+  WorkQueue queue(schedule, start, deadline);
+  client::PhaseWork work;
+  work.specs = &specs;
+  work.bodies = &bodies;
+  work.phase = phase;
+  work.id_base = next_id_;
+  engine_->run_phase(queue, work, schedule.size(), sink);
+  next_id_ += queue.claimed();
+}
+
+}  // namespace tokenbench::load

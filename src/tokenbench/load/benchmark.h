@@ -1,0 +1,57 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tokenbench/client/http_engine.h"
+#include "tokenbench/core/clock.h"
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/workload/workload.h"
+
+namespace tokenbench::load {
+
+/// Drives one benchmark: builds the request bodies, then runs the warmup phase (every warmup
+/// request ends before measuring starts) and the measure phase under the configured schedule and
+/// concurrency, handing every finished request to the sink.
+///
+/// Construct, then run() from one thread; cancel() is async-signal-safe and may be called from a
+/// signal handler or any thread.
+class Benchmark {
+ public:
+  /// `headers` are full header lines sent with every request (credentials included; never
+  /// written anywhere). Throws std::invalid_argument on a configuration the engine cannot run.
+  Benchmark(const core::RunConfig& config, std::vector<std::string> headers,
+            workload::Workload workload);
+
+  /// Runs every phase; blocks until the last request has ended (or the run was canceled).
+  void run(const client::RecordSink& sink);
+
+  /// Stops issuing requests and ends those in flight as canceled.
+  void cancel() { engine_->cancel(); }
+  bool canceled() const { return engine_->canceled(); }
+
+  const core::RunClock& clock() const { return clock_; }
+  /// Worker threads the engine runs.
+  int workers() const { return workers_; }
+
+ private:
+  void run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
+                 const std::vector<std::string>& bodies, std::size_t count,
+                 const client::RecordSink& sink);
+
+  const core::RunConfig& config_;
+  workload::Workload workload_;
+  std::vector<std::string> warmup_bodies_;
+  std::vector<std::string> measure_bodies_;
+  core::RunClock clock_;
+  int workers_ = 1;
+  std::unique_ptr<client::HttpEngine> engine_;
+  std::uint64_t next_id_ = 0;
+};
+
+/// Worker threads for a run: `requested` when > 0, else one per core; never more than the
+/// concurrency limit.
+int choose_workers(int requested, int max_concurrency);
+
+}  // namespace tokenbench::load

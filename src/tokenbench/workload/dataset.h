@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+
+namespace tokenbench::workload {
+
+/// Options of the random dataset (vLLM's `--dataset-name random`).
+struct RandomDatasetOptions {
+  std::int64_t input_len = 1024;
+  std::int64_t output_len = 128;
+  /// Lengths are drawn uniformly from [len*(1-r), len*(1+r)] (vLLM's symmetric range), at least 1.
+  double range_ratio = 0.0;
+  std::uint64_t seed = 0;
+};
+
+/// `count` synthetic requests. Until a tokenizer is given, a prompt of L tokens is L words drawn
+/// from a vocabulary of common English words that are single tokens in GPT-2/Llama/Qwen BPE
+/// vocabularies; its input count is therefore approximate (TokenSource::kApproximate). Ids run
+/// from `first_id`. Deterministic for a seed.
+std::vector<core::RequestSpec> make_random_dataset(const RandomDatasetOptions& options,
+                                                   std::size_t count, std::uint64_t first_id = 0);
+
+/// Reads a JSON Lines dataset: one object per line with "prompt" (string) or "messages" (array of
+/// chat messages), and optionally "output_len" (or "max_tokens") for the requested output length;
+/// blank lines are skipped. `default_output_len` applies where a line gives none (0: none).
+/// Throws std::runtime_error with a one-line message naming the file and line on bad input.
+std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
+                                                  std::int64_t default_output_len);
+
+/// The single-token words random prompts are made of (exposed for tests and the simulator).
+const std::vector<std::string>& random_prompt_vocabulary();
+
+}  // namespace tokenbench::workload

@@ -1,0 +1,79 @@
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <stdexcept>
+
+#include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/workload/dataset.h"
+
+namespace tokenbench::workload {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& what) {
+  throw std::runtime_error("dataset " + path + " line " + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
+                                                  std::int64_t default_output_len) {
+  std::ifstream in(path);
+  if (!in) {
+    throw std::runtime_error("cannot open dataset file " + path +
+                             ": check --dataset-path (a JSON Lines file)");
+  }
+  std::vector<core::RequestSpec> specs;
+  std::string line;
+  std::size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) fail(path, line_no, "not a JSON object");
+    core::RequestSpec spec;
+    spec.id = specs.size();
+    std::string text_for_count;
+    if (j.contains("prompt")) {
+      if (!j["prompt"].is_string()) fail(path, line_no, "\"prompt\" must be a string");
+      spec.prompt = j["prompt"].get<std::string>();
+      text_for_count = spec.prompt;
+    } else if (j.contains("messages")) {
+      const auto& m = j["messages"];
+      if (!m.is_array() || m.empty()) fail(path, line_no, "\"messages\" must be a non-empty array");
+      for (const auto& msg : m) {
+        if (!msg.is_object() || !msg.contains("role") || !msg.contains("content")) {
+          fail(path, line_no, "each message needs \"role\" and \"content\"");
+        }
+        if (msg["content"].is_string()) {
+          text_for_count += msg["content"].get<std::string>();
+          text_for_count += ' ';
+        }
+      }
+      spec.messages_json = m.dump();
+      // The completions API needs a prompt: the last user message stands in for it.
+      for (const auto& msg : m) {
+        if (msg["role"] == "user" && msg["content"].is_string()) {
+          spec.prompt = msg["content"].get<std::string>();
+        }
+      }
+    } else {
+      fail(path, line_no, "needs \"prompt\" (string) or \"messages\" (array)");
+    }
+    spec.max_tokens = default_output_len;
+    for (const char* key : {"output_len", "max_tokens"}) {
+      if (j.contains(key)) {
+        if (!j[key].is_number_integer() || j[key].get<std::int64_t>() < 1) {
+          fail(path, line_no, std::string("\"") + key + "\" must be a positive integer");
+        }
+        spec.max_tokens = j[key].get<std::int64_t>();
+      }
+    }
+    spec.input_tokens = core::approx_token_count(text_for_count);
+    spec.input_source = core::TokenSource::kApproximate;
+    specs.push_back(std::move(spec));
+  }
+  if (specs.empty()) throw std::runtime_error("dataset " + path + " has no requests");
+  return specs;
+}
+
+}  // namespace tokenbench::workload

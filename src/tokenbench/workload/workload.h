@@ -1,0 +1,24 @@
+#pragma once
+
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/core/run_config.h"
+
+namespace tokenbench::workload {
+
+/// The prompts of a run, split by phase so that warmup never sends the measured prompts (a
+/// prefix cache would otherwise flatter the measurement).
+struct Workload {
+  std::vector<core::RequestSpec> warmup;
+  std::vector<core::RequestSpec> measure;  ///< served cyclically when the run needs more
+};
+
+/// How many distinct prompts a duration-limited run cycles through.
+inline constexpr std::size_t kDurationPoolSize = 4096;
+
+/// Builds the workload that `config` describes (dataset random or jsonl). Throws
+/// std::runtime_error with a one-line message on a bad dataset.
+Workload build_workload(const core::RunConfig& config);
+
+}  // namespace tokenbench::workload

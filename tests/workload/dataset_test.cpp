@@ -1,0 +1,113 @@
+#include "tokenbench/workload/dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/workload/workload.h"
+
+namespace tokenbench::workload {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(RandomDataset, ExactLengthsWithoutRange) {
+  RandomDatasetOptions o;
+  o.input_len = 100;
+  o.output_len = 20;
+  const auto specs = make_random_dataset(o, 5, 10);
+  ASSERT_EQ(specs.size(), 5u);
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(specs[i].id, 10 + i);
+    EXPECT_EQ(specs[i].input_tokens, 100);
+    EXPECT_EQ(core::approx_token_count(specs[i].prompt), 100);
+    EXPECT_EQ(specs[i].input_source, core::TokenSource::kApproximate);
+    EXPECT_EQ(specs[i].max_tokens, 20);
+  }
+  EXPECT_NE(specs[0].prompt, specs[1].prompt);
+}
+
+TEST(RandomDataset, RangeRatioIsSymmetricAndDeterministic) {
+  RandomDatasetOptions o;
+  o.input_len = 100;
+  o.output_len = 50;
+  o.range_ratio = 0.5;
+  o.seed = 9;
+  const auto a = make_random_dataset(o, 2000);
+  const auto b = make_random_dataset(o, 2000);
+  std::int64_t lo = 1 << 30, hi = 0;
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].prompt, b[i].prompt);
+    lo = std::min(lo, a[i].input_tokens);
+    hi = std::max(hi, a[i].input_tokens);
+    sum += static_cast<double>(a[i].input_tokens);
+    EXPECT_GE(a[i].max_tokens, 25);
+    EXPECT_LE(a[i].max_tokens, 75);
+  }
+  EXPECT_EQ(lo, 50);
+  EXPECT_EQ(hi, 150);
+  EXPECT_NEAR(sum / 2000.0, 100.0, 3.0);
+}
+
+TEST(JsonlDataset, PromptsMessagesAndLengths) {
+  const auto path = write_temp("ds.jsonl",
+                               "{\"prompt\":\"one two three\",\"output_len\":5}\n"
+                               "\n"
+                               "{\"messages\":[{\"role\":\"user\",\"content\":\"hi there\"}]}\n");
+  const auto specs = load_jsonl_dataset(path, 7);
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].prompt, "one two three");
+  EXPECT_EQ(specs[0].input_tokens, 3);
+  EXPECT_EQ(specs[0].max_tokens, 5);
+  EXPECT_TRUE(specs[0].messages_json.empty());
+  EXPECT_EQ(specs[1].max_tokens, 7);
+  EXPECT_EQ(specs[1].input_tokens, 2);
+  EXPECT_NE(specs[1].messages_json.find("hi there"), std::string::npos);
+}
+
+TEST(JsonlDataset, ErrorsNameFileAndLine) {
+  const auto path = write_temp("bad.jsonl", "{\"prompt\":\"ok\"}\n{\"nope\":1}\n");
+  try {
+    load_jsonl_dataset(path, 0);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.jsonl line 2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_jsonl_dataset(::testing::TempDir() + "missing.jsonl", 0), std::runtime_error);
+  EXPECT_THROW(load_jsonl_dataset(write_temp("neg.jsonl", "{\"prompt\":\"a\",\"output_len\":0}\n"), 0),
+               std::runtime_error);
+}
+
+TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
+  core::RunConfig c;
+  c.num_prompts = 10;
+  c.warmup = 3;
+  c.input_len = 8;
+  const auto w = build_workload(c);
+  ASSERT_EQ(w.warmup.size(), 3u);
+  ASSERT_EQ(w.measure.size(), 10u);
+  for (const auto& wu : w.warmup) {
+    for (const auto& m : w.measure) EXPECT_NE(wu.prompt, m.prompt);
+  }
+  c.dataset = "jsonl";
+  c.dataset_path = write_temp("w.jsonl", "{\"prompt\":\"a\"}\n{\"prompt\":\"b\"}\n{\"prompt\":\"c\"}\n");
+  c.warmup = 1;
+  const auto j = build_workload(c);
+  ASSERT_EQ(j.warmup.size(), 1u);
+  EXPECT_EQ(j.warmup[0].prompt, "a");
+  ASSERT_EQ(j.measure.size(), 3u);
+  EXPECT_EQ(j.measure[0].prompt, "b");
+  EXPECT_EQ(j.measure[2].prompt, "a");
+  c.dataset = "nope";
+  EXPECT_THROW(build_workload(c), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace tokenbench::workload
