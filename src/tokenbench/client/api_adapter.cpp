@@ -1,0 +1,177 @@
+#include "tokenbench/client/api_adapter.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+
+namespace tokenbench::client {
+namespace {
+
+using simdjson::dom::element;
+
+std::int64_t string_bytes(const element& parent, const char* key) {
+  std::string_view s;
+  if (parent[key].get(s) == simdjson::SUCCESS) return static_cast<std::int64_t>(s.size());
+  return 0;
+}
+
+}  // namespace
+
+std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
+                                      const BodyOptions& options) const {
+  nlohmann::json body = nlohmann::json::object();
+  if (!options.model.empty()) body["model"] = options.model;
+  if (api_ == core::ApiKind::kOpenAIChat) {
+    if (!spec.messages_json.empty()) {
+      auto messages = nlohmann::json::parse(spec.messages_json, nullptr, false);
+      if (!messages.is_array()) {
+        throw std::invalid_argument("request " + std::to_string(spec.id) +
+                                    ": messages must be a JSON array");
+      }
+      body["messages"] = std::move(messages);
+    } else {
+      body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", spec.prompt}}});
+    }
+  } else {
+    body["prompt"] = spec.prompt;
+  }
+  if (spec.max_tokens > 0) {
+    body["max_tokens"] = spec.max_tokens;
+    if (options.ignore_eos) {
+      body["ignore_eos"] = true;
+      body["min_tokens"] = spec.max_tokens;
+    }
+  }
+  body["stream"] = options.stream;
+  if (options.stream) body["stream_options"] = {{"include_usage", true}};
+  if (!options.extra_body.empty()) {
+    auto extra = nlohmann::json::parse(options.extra_body, nullptr, false);
+    if (!extra.is_object()) {
+      throw std::invalid_argument("--extra-body must be a JSON object, e.g. '{\"ignore_eos\":true}'");
+    }
+    body.merge_patch(extra);
+  }
+  return body.dump();
+}
+
+ApiEvent OpenAIAdapter::parse_event(std::string_view data) {
+  if (data == "[DONE]") {
+    ApiEvent ev;
+    ev.kind = ApiEvent::Kind::kDone;
+    return ev;
+  }
+  return parse(data, true);
+}
+
+ApiEvent OpenAIAdapter::parse_response(std::string_view body) { return parse(body, false); }
+
+ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
+  ApiEvent ev;
+  const std::size_t need = json.size() + simdjson::SIMDJSON_PADDING;
+  if (padded_.size() < need) padded_.resize(std::max(need, padded_.size() * 2));
+  std::memcpy(padded_.data(), json.data(), json.size());
+  element root;
+  if (parser_.parse(padded_.data(), json.size(), false).get(root) != simdjson::SUCCESS ||
+      !root.is_object()) {
+    ev.kind = ApiEvent::Kind::kMalformed;
+    error_.assign("unparseable event: ");
+    error_.append(json.substr(0, 120));
+    ev.error_message = error_;
+    return ev;
+  }
+  element err;
+  if (root["error"].get(err) == simdjson::SUCCESS && !err.is_null()) {
+    ev.kind = ApiEvent::Kind::kError;
+    std::string_view msg;
+    if (err.get(msg) != simdjson::SUCCESS && err["message"].get(msg) != simdjson::SUCCESS) {
+      msg = "error object without message";
+    }
+    error_.assign(msg);
+    ev.error_message = error_;
+    return ev;
+  }
+  element choices;
+  if (root["choices"].get(choices) == simdjson::SUCCESS && choices.is_array()) {
+    for (element choice : choices.get_array()) {
+      if (api_ == core::ApiKind::kOpenAIChat) {
+        element msg;
+        if (choice[streamed ? "delta" : "message"].get(msg) == simdjson::SUCCESS &&
+            msg.is_object()) {
+          ev.content_bytes += string_bytes(msg, "content");
+          ev.content_bytes += string_bytes(msg, "reasoning_content");
+          ev.content_bytes += string_bytes(msg, "reasoning");
+        }
+      } else {
+        ev.content_bytes += string_bytes(choice, "text");
+      }
+      std::string_view finish;
+      if (choice["finish_reason"].get(finish) == simdjson::SUCCESS && !finish.empty()) {
+        finish_.assign(finish);
+        ev.finish_reason = finish_;
+      }
+    }
+  }
+  element usage;
+  if (root["usage"].get(usage) == simdjson::SUCCESS && usage.is_object()) {
+    std::int64_t v = 0;
+    if (usage["prompt_tokens"].get(v) == simdjson::SUCCESS) {
+      ev.prompt_tokens = v;
+      ev.has_usage = true;
+    }
+    if (usage["completion_tokens"].get(v) == simdjson::SUCCESS) {
+      ev.completion_tokens = v;
+      ev.has_usage = true;
+    }
+  }
+  return ev;
+}
+
+std::string OpenAIAdapter::error_message_from_body(std::string_view body) {
+  const auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object()) {
+    if (j.contains("error")) {
+      const auto& e = j["error"];
+      if (e.is_string()) return e.get<std::string>();
+      if (e.is_object() && e.contains("message") && e["message"].is_string()) {
+        return e["message"].get<std::string>();
+      }
+    }
+    for (const char* key : {"message", "detail"}) {
+      if (j.contains(key) && j[key].is_string()) return j[key].get<std::string>();
+    }
+  }
+  std::string_view first = body.substr(0, body.find('\n'));
+  return std::string(first.substr(0, 200));
+}
+
+std::vector<std::int32_t> distribute_tokens(const std::vector<std::int32_t>& chunk_bytes,
+                                            std::int64_t total_tokens) {
+  const std::size_t n = chunk_bytes.size();
+  std::vector<std::int32_t> tokens(n, 1);
+  if (n == 0 || total_tokens <= static_cast<std::int64_t>(n)) return tokens;
+  const std::int64_t extra = total_tokens - static_cast<std::int64_t>(n);
+  std::int64_t byte_sum = std::accumulate(chunk_bytes.begin(), chunk_bytes.end(), std::int64_t{0});
+  std::vector<std::pair<double, std::size_t>> remainders;
+  remainders.reserve(n);
+  std::int64_t given = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Without byte counts, spread evenly.
+    const double share = byte_sum > 0 ? static_cast<double>(extra) * chunk_bytes[i] / byte_sum
+                                      : static_cast<double>(extra) / static_cast<double>(n);
+    const auto whole = static_cast<std::int64_t>(share);
+    tokens[i] += static_cast<std::int32_t>(whole);
+    given += whole;
+    remainders.emplace_back(share - static_cast<double>(whole), i);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::int64_t k = 0; k < extra - given; ++k) {
+    ++tokens[remainders[static_cast<std::size_t>(k) % n].second];
+  }
+  return tokens;
+}
+
+}  // namespace tokenbench::client

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/core/run_config.h"
+
+namespace tokenbench::client {
+
+/// What one SSE event (or one whole non-streamed reply) said, as far as the benchmark cares.
+struct ApiEvent {
+  enum class Kind {
+    kData,       ///< a normal chunk (may carry content, finish_reason and/or usage)
+    kDone,       ///< `[DONE]`
+    kError,      ///< an error object sent by the server
+    kMalformed,  ///< not parseable as the API's JSON
+  };
+  Kind kind = Kind::kData;
+  /// Bytes of generated text this event carried (content plus reasoning). 0: not a token.
+  std::int64_t content_bytes = 0;
+  bool has_usage = false;
+  std::int64_t prompt_tokens = -1;
+  std::int64_t completion_tokens = -1;
+  std::string_view finish_reason;  ///< empty when absent; valid until the next parse call
+  std::string_view error_message;  ///< for kError / kMalformed; valid until the next parse call
+};
+
+/// Options that shape every request body.
+struct BodyOptions {
+  std::string model;
+  bool stream = true;
+  bool ignore_eos = false;  ///< add `ignore_eos: true` and `min_tokens: max_tokens` (vLLM, llama.cpp)
+  std::string extra_body;   ///< JSON object merged into the body last (RFC 7386 merge patch)
+};
+
+/// Turns RequestSpecs into OpenAI-compatible request bodies and server replies into ApiEvents.
+/// The engine knows nothing of OpenAI beyond this class. Body building runs before the run
+/// (allocates freely); parse_event runs on the hot path and reuses its buffers.
+/// Not thread-safe: one adapter per worker thread.
+class OpenAIAdapter {
+ public:
+  explicit OpenAIAdapter(core::ApiKind api) : api_(api) {}
+
+  /// The JSON body for `spec`. Throws std::invalid_argument when extra_body is not a JSON object
+  /// or a chat spec's messages_json is not a JSON array.
+  std::string build_body(const core::RequestSpec& spec, const BodyOptions& options) const;
+
+  /// Interprets the data of one SSE event of a streamed reply.
+  ApiEvent parse_event(std::string_view data);
+
+  /// Interprets a whole non-streamed reply body.
+  ApiEvent parse_response(std::string_view body);
+
+  /// Extracts a readable message from an HTTP error body ({"error":{"message":...}} or
+  /// {"message":...} or {"detail":...}); falls back to the body's first line, at most 200 bytes.
+  static std::string error_message_from_body(std::string_view body);
+
+ private:
+  ApiEvent parse(std::string_view json, bool streamed);
+
+  core::ApiKind api_;
+  simdjson::dom::parser parser_;
+  std::vector<char> padded_;  // the event copied with simdjson's padding
+  std::string error_;         // owns ApiEvent::error_message
+  std::string finish_;        // owns ApiEvent::finish_reason
+};
+
+/// Splits a request's output token count over its content chunks in proportion to the bytes each
+/// chunk carried (largest remainder), every chunk getting at least one token when total >= chunks.
+/// Used when the server's usage says more tokens than chunks arrived (several tokens per chunk).
+std::vector<std::int32_t> distribute_tokens(const std::vector<std::int32_t>& chunk_bytes,
+                                            std::int64_t total_tokens);
+
+}  // namespace tokenbench::client

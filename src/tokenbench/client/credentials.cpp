@@ -1,0 +1,63 @@
+#include "tokenbench/client/credentials.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace tokenbench::client {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::optional<std::string> find_api_key(const std::string& env_name,
+                                        const std::string& dotenv_path) {
+  if (env_name.empty()) return std::nullopt;
+  if (const char* v = std::getenv(env_name.c_str()); v != nullptr && v[0] != '\0') {
+    return std::string(v);
+  }
+  std::ifstream in(dotenv_path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    if (t.rfind("export ", 0) == 0) t = trim(t.substr(7));
+    const auto eq = t.find('=');
+    if (eq == std::string::npos || trim(t.substr(0, eq)) != env_name) continue;
+    std::string value = trim(t.substr(eq + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    } else if (const auto hash = value.find(" #"); hash != std::string::npos) {
+      value = trim(value.substr(0, hash));
+    }
+    if (!value.empty()) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> first_model_id(const std::string& models_body) {
+  const auto j = nlohmann::json::parse(models_body, nullptr, false);
+  if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) return std::nullopt;
+  for (const auto& m : j["data"]) {
+    if (m.is_object() && m.contains("id") && m["id"].is_string()) return m["id"].get<std::string>();
+  }
+  return std::nullopt;
+}
+
+std::string redact(std::string text, const std::string& secret) {
+  if (secret.empty()) return text;
+  for (auto pos = text.find(secret); pos != std::string::npos; pos = text.find(secret, pos)) {
+    text.replace(pos, secret.size(), "<redacted>");
+  }
+  return text;
+}
+
+}  // namespace tokenbench::client

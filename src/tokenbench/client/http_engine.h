@@ -1,0 +1,72 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tokenbench/core/clock.h"
+#include "tokenbench/core/request.h"
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/load/work_queue.h"
+
+namespace tokenbench::client {
+
+/// How the engine reaches the server. Plain data, fixed for the engine's lifetime.
+struct EngineConfig {
+  std::string url;                   ///< full request URL (base URL + endpoint)
+  std::vector<std::string> headers;  ///< full header lines, credentials included (never logged)
+  core::ApiKind api = core::ApiKind::kOpenAIChat;
+  bool stream = true;
+  double timeout_s = 600.0;  ///< per request, from send to the end of the reply
+  int workers = 1;           ///< worker threads, each with its own event loop and connections
+  int max_concurrency = 0;   ///< requests in flight across all workers; 0: unlimited
+};
+
+/// The requests of one phase. Schedule index i is served by spec (i % specs.size()), whose body is
+/// bodies[i % specs.size()]; its record id is id_base + i. Both vectors outlive the phase.
+struct PhaseWork {
+  const std::vector<core::RequestSpec>* specs = nullptr;
+  const std::vector<std::string>* bodies = nullptr;
+  core::Phase phase = core::Phase::kMeasure;
+  std::uint64_t id_base = 0;
+};
+
+/// Receives each finished request's record. Called from worker threads: must be thread-safe.
+using RecordSink = std::function<void(core::RequestRecord&&)>;
+
+class Worker;
+
+/// The HTTP load engine: `workers` threads, each owning a libcurl multi handle driven through the
+/// multi-socket API on its own epoll loop, its connections (kept alive across requests and phases)
+/// and its in-flight requests. Nothing is shared on the hot path except the lock-free WorkQueue.
+/// Stamps are taken from `clock` first thing in the callback that sees the bytes.
+///
+/// run_phase() must be called from one thread at a time; cancel() may be called from any thread.
+class HttpEngine {
+ public:
+  HttpEngine(EngineConfig config, const core::RunClock& clock);
+  ~HttpEngine();
+  HttpEngine(const HttpEngine&) = delete;
+  HttpEngine& operator=(const HttpEngine&) = delete;
+
+  /// Sends the phase's requests as `queue` makes them due, within the concurrency limit, and
+  /// blocks until the queue is exhausted and every request in flight has ended. `expected_count`
+  /// (when the schedule is finite) spreads unlimited concurrency evenly over the workers.
+  void run_phase(load::WorkQueue& queue, const PhaseWork& work, std::size_t expected_count,
+                 const RecordSink& sink);
+
+  /// Stops issuing requests and ends the ones in flight, recording them as canceled.
+  void cancel() { canceled_.store(true, std::memory_order_relaxed); }
+  bool canceled() const { return canceled_.load(std::memory_order_relaxed); }
+
+ private:
+  EngineConfig config_;
+  const core::RunClock& clock_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::atomic<bool> canceled_{false};
+};
+
+}  // namespace tokenbench::client

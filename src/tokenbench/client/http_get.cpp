@@ -1,0 +1,51 @@
+#include "tokenbench/client/http_get.h"
+
+#include <curl/curl.h>
+
+namespace tokenbench::client {
+namespace {
+
+std::size_t append(char* data, std::size_t size, std::size_t n, void* userp) {
+  static_cast<std::string*>(userp)->append(data, size * n);
+  return size * n;
+}
+
+}  // namespace
+
+void ensure_curl_initialized() {
+  static const bool done = [] { return curl_global_init(CURL_GLOBAL_ALL) == CURLE_OK; }();
+  (void)done;
+}
+
+HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,
+                       double timeout_s) {
+  ensure_curl_initialized();
+  HttpGetResult result;
+  CURL* easy = curl_easy_init();
+  if (easy == nullptr) {
+    result.error = "curl_easy_init failed";
+    return result;
+  }
+  curl_slist* list = nullptr;
+  for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
+  char error[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &result.body);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
+  const CURLcode rc = curl_easy_perform(easy);
+  if (rc == CURLE_OK) {
+    result.transport_ok = true;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &result.status);
+  } else {
+    result.error = error[0] != '\0' ? error : curl_easy_strerror(rc);
+  }
+  curl_slist_free_all(list);
+  curl_easy_cleanup(easy);
+  return result;
+}
+
+}  // namespace tokenbench::client

@@ -1,0 +1,111 @@
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace tokenbench::client {
+
+/// Incremental Server-Sent Events framer (the WHATWG event-stream format as LLM servers use it).
+///
+/// Bytes may arrive split at any offset; feed() keeps the partial line between calls. Lines end with
+/// LF, CRLF or CR. An event ends at a blank line; its `data:` lines are joined with '\n'. Comment
+/// lines (starting with ':') are keep-alives and are skipped; `event:`, `id:` and `retry:` fields are
+/// ignored. An event without data lines is not reported. "data:" with or without the following
+/// space is accepted.
+///
+/// Not thread-safe: one parser per stream, owned by the thread that owns the stream. Buffers are
+/// reused across events, so a warm parser does not allocate per event.
+class SseParser {
+ public:
+  SseParser() {
+    line_.reserve(512);
+    data_.reserve(1024);
+  }
+
+  /// Consumes `bytes`; calls `on_event(std::string_view data)` once for each completed event. The
+  /// view is valid only during the call.
+  template <typename OnEvent>
+  void feed(std::string_view bytes, OnEvent&& on_event);
+
+  /// True when bytes of an unfinished line or event are buffered (a stream that ends here was cut).
+  bool has_partial() const { return !line_.empty() || has_data_; }
+
+  /// Forgets all buffered state, keeping the buffers' capacity.
+  void reset() {
+    line_.clear();
+    data_.clear();
+    has_data_ = false;
+    skip_lf_ = false;
+  }
+
+ private:
+  template <typename OnEvent>
+  void on_line(std::string_view line, OnEvent& on_event);
+
+  std::string line_;  // an incomplete line carried over from the previous feed
+  std::string data_;  // the data of the event being assembled
+  bool has_data_ = false;
+  bool skip_lf_ = false;  // the previous feed ended with CR: a leading LF belongs to it
+};
+
+template <typename OnEvent>
+void SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
+  const char* p = bytes.data();
+  const char* end = p + bytes.size();
+  if (skip_lf_ && p < end) {
+    if (*p == '\n') ++p;
+    skip_lf_ = false;
+  }
+  while (p < end) {
+    // Find the next CR or LF.
+    const char* eol = p;
+    while (eol < end && *eol != '\n' && *eol != '\r') ++eol;
+    if (eol == end) {
+      line_.append(p, static_cast<std::size_t>(end - p));
+      return;
+    }
+    if (line_.empty()) {
+      on_line(std::string_view(p, static_cast<std::size_t>(eol - p)), on_event);
+    } else {
+      line_.append(p, static_cast<std::size_t>(eol - p));
+      on_line(std::string_view(line_), on_event);
+      line_.clear();
+    }
+    if (*eol == '\r') {
+      if (eol + 1 == end) {
+        skip_lf_ = true;
+        return;
+      }
+      if (eol[1] == '\n') ++eol;
+    }
+    p = eol + 1;
+  }
+}
+
+template <typename OnEvent>
+void SseParser::on_line(std::string_view line, OnEvent& on_event) {
+  if (line.empty()) {
+    if (has_data_) {
+      on_event(std::string_view(data_));
+      data_.clear();
+      has_data_ = false;
+    }
+    return;
+  }
+  if (line.front() == ':') return;  // comment / keep-alive
+  const std::size_t colon = line.find(':');
+  const std::string_view field = line.substr(0, colon);
+  if (field != "data") return;
+  std::string_view value;
+  if (colon != std::string_view::npos) {
+    value = line.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  }
+  if (has_data_) data_.push_back('\n');
+  data_.append(value);
+  has_data_ = true;
+}
+
+}  // namespace tokenbench::client

@@ -1,0 +1,428 @@
+#include "tokenbench/client/worker.h"
+
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "tokenbench/client/error_classify.h"
+
+namespace tokenbench::client {
+namespace {
+
+constexpr std::size_t kMaxErrorBody = 64 * 1024;
+constexpr int kMaxEvents = 512;
+constexpr int kIdleWaitMs = 50;  // upper bound on a wait, so cancellation is seen promptly
+
+bool header_is(std::string_view line, std::string_view name) {
+  if (line.size() <= name.size() || line[name.size()] != ':') return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Worker::Worker(const EngineConfig& config, const core::RunClock& clock)
+    : config_(config), clock_(clock), adapter_(config.api) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  multi_ = curl_multi_init();
+  if (epoll_fd_ < 0 || timer_fd_ < 0 || multi_ == nullptr) {
+    throw std::runtime_error(std::string("cannot create the event loop: ") + std::strerror(errno));
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = timer_fd_;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, timer_fd_, &ev);
+
+  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Worker::on_socket);
+  curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Worker::on_timer);
+  curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+
+  headers_ = curl_slist_append(headers_, "Content-Type: application/json");
+  headers_ = curl_slist_append(headers_, config_.stream ? "Accept: text/event-stream"
+                                                        : "Accept: application/json");
+  // curl 7.x sends "Expect: 100-continue" for larger bodies, costing a round trip per request.
+  headers_ = curl_slist_append(headers_, "Expect:");
+  for (const auto& h : config_.headers) headers_ = curl_slist_append(headers_, h.c_str());
+}
+
+Worker::~Worker() {
+  for (auto& t : pool_) {
+    if (t->easy != nullptr) {
+      curl_multi_remove_handle(multi_, t->easy);
+      curl_easy_cleanup(t->easy);
+    }
+  }
+  if (multi_ != nullptr) curl_multi_cleanup(multi_);
+  curl_slist_free_all(headers_);
+  if (timer_fd_ >= 0) close(timer_fd_);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+Transfer* Worker::acquire() {
+  if (!free_.empty()) {
+    Transfer* t = free_.back();
+    free_.pop_back();
+    return t;
+  }
+  auto t = std::make_unique<Transfer>();
+  t->worker = this;
+  t->easy = curl_easy_init();
+  if (t->easy == nullptr) throw std::runtime_error("curl_easy_init failed");
+  CURL* e = t->easy;
+  curl_easy_setopt(e, CURLOPT_URL, config_.url.c_str());
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_);
+  curl_easy_setopt(e, CURLOPT_POST, 1L);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Worker::on_write);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Worker::on_header);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->curl_error);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_s * 1000.0));
+  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // identity: streams must not be buffered
+  Transfer* raw = t.get();
+  pool_.push_back(std::move(t));
+  return raw;
+}
+
+void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots,
+                 const RecordSink& sink, const std::atomic<bool>& canceled) {
+  sink_ = &sink;
+  phase_ = work.phase;
+  exhausted_ = false;
+  freed_at_.clear();
+  slots_limited_ = config_.max_concurrency > 0;
+  if (slots_limited_) freed_at_.assign(slots, queue.phase_start());
+
+  epoll_event events[kMaxEvents];
+  while (true) {
+    if (canceled.load(std::memory_order_relaxed)) {
+      queue.stop();
+      cancel_all();
+      break;
+    }
+    const core::Nanos next_due = issue_due(queue, work, slots);
+    if (curl_timeout_now_) {
+      curl_timeout_now_ = false;
+      socket_action(CURL_SOCKET_TIMEOUT, 0);
+      drain_completed();
+      continue;
+    }
+    if (active_ == 0 && exhausted_) break;
+
+    core::Nanos wake = curl_deadline_;
+    if (next_due != core::kNever && (wake == core::kNever || next_due < wake)) wake = next_due;
+    arm_timer(wake);
+
+    const int n = epoll_wait(epoll_fd_, events, kMaxEvents, kIdleWaitMs);
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (fd == timer_fd_) {
+        std::uint64_t expirations = 0;
+        [[maybe_unused]] const auto r = read(timer_fd_, &expirations, sizeof expirations);
+        armed_ = core::kNever;
+        continue;
+      }
+      int mask = 0;
+      if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
+      if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+      if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+      socket_action(fd, mask);
+    }
+    if (curl_deadline_ != core::kNever && clock_.now() >= curl_deadline_) {
+      curl_deadline_ = core::kNever;
+      socket_action(CURL_SOCKET_TIMEOUT, 0);
+    }
+    drain_completed();
+  }
+  disarm_timer();
+  sink_ = nullptr;
+}
+
+core::Nanos Worker::issue_due(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots) {
+  while (active_ < slots) {
+    const core::Nanos now = clock_.now();
+    std::size_t index = 0;
+    core::Nanos due = 0;
+    if (!queue.peek(now, index, due)) {
+      exhausted_ = true;
+      return core::kNever;
+    }
+    if (due > now) return due;
+    if (!queue.try_claim(index)) continue;  // another worker took it; look again
+    // A request waiting for a slot was really due when the slot freed: the schedule's lag is
+    // measured from the later of the two, so queue time is the client's own delay.
+    core::Nanos scheduled = due;
+    if (slots_limited_) {
+      core::Nanos freed = queue.phase_start();
+      if (!freed_at_.empty()) {
+        freed = freed_at_.front();
+        freed_at_.pop_front();
+      }
+      scheduled = std::max(due, freed);
+    }
+    start(acquire(), work, index, scheduled);
+  }
+  return core::kNever;
+}
+
+void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due) {
+  const std::size_t n = work.specs->size();
+  const core::RequestSpec& spec = (*work.specs)[index % n];
+  const std::string& body = (*work.bodies)[index % n];
+  t->spec = &spec;
+  t->rec = core::RequestRecord{};
+  t->rec.id = work.id_base + index;
+  t->rec.phase = work.phase;
+  t->rec.streamed = config_.stream;
+  t->rec.scheduled = due;
+  t->rec.chunks.reserve(static_cast<std::size_t>(std::max<std::int64_t>(spec.max_tokens, 16)) + 2);
+  t->chunk_bytes.clear();
+  t->body.clear();
+  t->sse.reset();
+  t->curl_error[0] = '\0';
+  t->status = 0;
+  t->status_known = false;
+  t->event_stream = false;
+  t->done_seen = false;
+  t->aborted = false;
+  t->usage_prompt = -1;
+  t->usage_completion = -1;
+  curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  ++active_;
+  t->rec.sent = clock_.now();
+  curl_multi_add_handle(multi_, t->easy);
+}
+
+int Worker::on_socket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
+  auto* self = static_cast<Worker*>(userp);
+  epoll_event ev{};
+  ev.data.fd = fd;
+  if (what == CURL_POLL_REMOVE) {
+    epoll_ctl(self->epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    curl_multi_assign(self->multi_, fd, nullptr);
+    return 0;
+  }
+  ev.events = 0;
+  if (what & CURL_POLL_IN) ev.events |= EPOLLIN;
+  if (what & CURL_POLL_OUT) ev.events |= EPOLLOUT;
+  if (socketp == nullptr) {
+    epoll_ctl(self->epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+    curl_multi_assign(self->multi_, fd, self);  // any non-null marker: "registered"
+  } else {
+    epoll_ctl(self->epoll_fd_, EPOLL_CTL_MOD, fd, &ev);
+  }
+  return 0;
+}
+
+int Worker::on_timer(CURLM*, long timeout_ms, void* userp) {
+  auto* self = static_cast<Worker*>(userp);
+  if (timeout_ms < 0) {
+    self->curl_deadline_ = core::kNever;
+  } else if (timeout_ms == 0) {
+    self->curl_deadline_ = core::kNever;
+    self->curl_timeout_now_ = true;
+  } else {
+    self->curl_deadline_ = self->clock_.now() + timeout_ms * 1'000'000;
+  }
+  return 0;
+}
+
+std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void* userp) {
+  const core::Nanos now = static_cast<Transfer*>(userp)->worker->clock_.now();
+  auto* t = static_cast<Transfer*>(userp);
+  const std::size_t len = size * n;
+  std::string_view line(data, len);
+  if (line.rfind("HTTP/", 0) == 0) {
+    // A new status line (e.g. after "100 Continue"): forget earlier headers.
+    t->event_stream = false;
+  } else if (line == "\r\n" || line == "\n") {
+    t->rec.headers = now;
+  } else if (header_is(line, "content-type")) {
+    t->event_stream = line.find("text/event-stream") != std::string_view::npos;
+  }
+  return len;
+}
+
+std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* userp) {
+  auto* t = static_cast<Transfer*>(userp);
+  Worker* self = t->worker;
+  const core::Nanos now = self->clock_.now();  // the stamp comes first, before any parsing
+  const std::size_t len = size * n;
+  if (!t->status_known) {
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
+    t->status_known = true;
+  }
+  const bool success = t->status >= 200 && t->status < 300;
+  if (success && t->event_stream) {
+    t->sse.feed(std::string_view(data, len),
+                [t, self, now](std::string_view event) {
+                  if (!t->aborted) self->on_event(t, event, now);
+                });
+    return t->aborted ? 0 : len;  // returning less than len ends the transfer
+  }
+  if (t->body.size() < kMaxErrorBody || success) t->body.append(data, len);
+  return len;
+}
+
+void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
+  const ApiEvent ev = adapter_.parse_event(data);
+  switch (ev.kind) {
+    case ApiEvent::Kind::kDone:
+      t->done_seen = true;
+      return;
+    case ApiEvent::Kind::kError:
+      abort_transfer(t, core::ErrorClass::kServerError, ev.error_message);
+      return;
+    case ApiEvent::Kind::kMalformed:
+      abort_transfer(t, core::ErrorClass::kMalformed, ev.error_message);
+      return;
+    case ApiEvent::Kind::kData:
+      break;
+  }
+  if (ev.content_bytes > 0) {
+    if (t->rec.first_token == core::kNever) t->rec.first_token = now;
+    t->rec.last_token = now;
+    t->rec.chunks.push_back(core::ChunkStamp{now, 1});
+    t->chunk_bytes.push_back(static_cast<std::int32_t>(ev.content_bytes));
+    t->rec.output_chars += ev.content_bytes;
+  }
+  if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
+  if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
+  if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
+}
+
+void Worker::abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message) {
+  t->aborted = true;
+  t->rec.error = error;
+  t->rec.error_message.assign(message);
+}
+
+void Worker::socket_action(curl_socket_t fd, int mask) {
+  int running = 0;
+  curl_multi_socket_action(multi_, fd, mask, &running);
+}
+
+void Worker::drain_completed() {
+  int pending = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi_, &pending)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    Transfer* t = nullptr;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+    const CURLcode result = msg->data.result;
+    curl_multi_remove_handle(multi_, msg->easy_handle);  // invalidates msg
+    finish(t, result);
+  }
+}
+
+void Worker::finish(Transfer* t, CURLcode result) {
+  core::RequestRecord& rec = t->rec;
+  rec.done = clock_.now();
+  long status = 0;
+  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+  rec.http_status = static_cast<int>(status);
+
+  if (!t->aborted) {
+    const bool streamed_reply = t->event_stream && config_.stream;
+    if (result != CURLE_OK) {
+      classify_transport_error(result, t->curl_error, !rec.chunks.empty(), rec);
+    } else if (status < 200 || status >= 300) {
+      classify_http_status(static_cast<int>(status),
+                           OpenAIAdapter::error_message_from_body(t->body), rec);
+    } else if (streamed_reply) {
+      if (!t->done_seen && rec.finish_reason.empty()) {
+        rec.error = core::ErrorClass::kStreamCut;
+        rec.error_message = "the stream ended before [DONE]";
+      }
+    } else {
+      // A whole JSON reply: asked for with --no-stream, or a server that ignored "stream".
+      rec.streamed = false;
+      const ApiEvent ev = adapter_.parse_response(t->body);
+      if (ev.kind == ApiEvent::Kind::kMalformed) {
+        rec.error = core::ErrorClass::kMalformed;
+        rec.error_message.assign(ev.error_message);
+      } else if (ev.kind == ApiEvent::Kind::kError) {
+        rec.error = core::ErrorClass::kServerError;
+        rec.error_message.assign(ev.error_message);
+      } else {
+        rec.output_chars = ev.content_bytes;
+        rec.finish_reason.assign(ev.finish_reason);
+        if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
+        if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
+      }
+    }
+  }
+
+  if (t->usage_completion >= 0) {
+    rec.output_tokens = t->usage_completion;
+    rec.output_source = core::TokenSource::kUsage;
+    if (t->usage_completion > static_cast<std::int64_t>(rec.chunks.size())) {
+      const auto tokens = distribute_tokens(t->chunk_bytes, t->usage_completion);
+      for (std::size_t i = 0; i < tokens.size(); ++i) rec.chunks[i].tokens = tokens[i];
+    }
+  } else if (rec.streamed) {
+    rec.output_tokens = static_cast<std::int64_t>(rec.chunks.size());
+    rec.output_source = core::TokenSource::kChunks;
+  }
+  if (t->usage_prompt >= 0) {
+    rec.prompt_tokens = t->usage_prompt;
+    rec.prompt_source = core::TokenSource::kUsage;
+  } else {
+    rec.prompt_tokens = t->spec->input_tokens;
+    rec.prompt_source = t->spec->input_source;
+  }
+
+  --active_;
+  if (slots_limited_) freed_at_.push_back(rec.done);
+  (*sink_)(std::move(rec));
+  free_.push_back(t);
+}
+
+void Worker::cancel_all() {
+  for (auto& owned : pool_) {
+    Transfer* t = owned.get();
+    if (std::find(free_.begin(), free_.end(), t) != free_.end()) continue;
+    curl_multi_remove_handle(multi_, t->easy);
+    t->aborted = true;
+    t->rec.error = core::ErrorClass::kCanceled;
+    t->rec.error_message = "the run was stopped before the request ended";
+    finish(t, CURLE_ABORTED_BY_CALLBACK);
+  }
+}
+
+void Worker::arm_timer(core::Nanos wake) {
+  // Re-arming costs a syscall, and curl moves its deadline after nearly every event. A timer that
+  // is already set to fire no later than `wake` is left alone: waking early only costs one loop
+  // turn, while a syscall per event would cost every event.
+  if (wake == core::kNever || (armed_ != core::kNever && armed_ <= wake)) return;
+  armed_ = wake;
+  itimerspec spec{};
+  const auto tp = clock_.to_time_point(std::max<core::Nanos>(wake, 1));
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
+  spec.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+  spec.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+  if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
+  timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+void Worker::disarm_timer() {
+  armed_ = core::kNever;
+  itimerspec spec{};
+  timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+}  // namespace tokenbench::client

@@ -1,0 +1,93 @@
+#pragma once
+
+#include <curl/curl.h>
+
+#include <atomic>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tokenbench/client/api_adapter.h"
+#include "tokenbench/client/http_engine.h"
+#include "tokenbench/client/sse_parser.h"
+
+namespace tokenbench::client {
+
+/// One request in flight: its curl handle, its stream state and the record being filled.
+/// Owned by a Worker's pool and reused for later requests.
+struct Transfer {
+  class Worker* worker = nullptr;
+  CURL* easy = nullptr;
+  const core::RequestSpec* spec = nullptr;
+  core::RequestRecord rec;
+  SseParser sse;
+  std::vector<std::int32_t> chunk_bytes;  // bytes of text per content chunk, parallel to rec.chunks
+  std::string body;                       // non-streamed or error reply (bounded)
+  char curl_error[CURL_ERROR_SIZE] = {};
+  long status = 0;
+  bool status_known = false;
+  bool event_stream = false;
+  bool done_seen = false;
+  bool aborted = false;  // our write callback ended the transfer; rec.error says why
+  std::int64_t usage_prompt = -1;
+  std::int64_t usage_completion = -1;
+};
+
+/// The internals of one HttpEngine worker: a curl multi handle on an epoll loop with a timerfd for
+/// both curl's timeouts and the schedule's next due request. Used by one thread at a time.
+class Worker {
+ public:
+  Worker(const EngineConfig& config, const core::RunClock& clock);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Runs one phase with `slots` requests in flight at most (see HttpEngine::run_phase).
+  void run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots,
+           const RecordSink& sink, const std::atomic<bool>& canceled);
+
+ private:
+  static int on_socket(CURL* easy, curl_socket_t fd, int what, void* userp, void* socketp);
+  static int on_timer(CURLM* multi, long timeout_ms, void* userp);
+  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* userp);
+  static std::size_t on_write(char* data, std::size_t size, std::size_t n, void* userp);
+
+  /// Claims and starts every request that is due while slots are free; returns the due time of the
+  /// next request not yet started (kNever when none) and sets exhausted_ when the queue is empty.
+  core::Nanos issue_due(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots);
+  void start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due);
+  void on_event(Transfer* t, std::string_view data, core::Nanos now);
+  void abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message);
+  void drain_completed();
+  void finish(Transfer* t, CURLcode result);
+  void cancel_all();
+  void socket_action(curl_socket_t fd, int mask);
+  /// Makes the timerfd fire no later than `wake` (kNever: no new requirement).
+  void arm_timer(core::Nanos wake);
+  void disarm_timer();
+  Transfer* acquire();
+
+  const EngineConfig& config_;
+  const core::RunClock& clock_;
+  CURLM* multi_ = nullptr;
+  curl_slist* headers_ = nullptr;
+  int epoll_fd_ = -1;
+  int timer_fd_ = -1;
+  OpenAIAdapter adapter_;
+
+  std::vector<std::unique_ptr<Transfer>> pool_;
+  std::vector<Transfer*> free_;
+  std::size_t active_ = 0;
+  bool slots_limited_ = false;        // a concurrency limit applies
+  std::deque<core::Nanos> freed_at_;  // when each currently free slot became free (oldest first)
+  core::Nanos curl_deadline_ = core::kNever;
+  bool curl_timeout_now_ = false;
+  bool exhausted_ = false;
+  core::Nanos armed_ = core::kNever;
+  const RecordSink* sink_ = nullptr;
+  core::Phase phase_ = core::Phase::kMeasure;
+};
+
+}  // namespace tokenbench::client
