@@ -1,0 +1,89 @@
+#include "tokenbench/metrics/percentile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace tokenbench::metrics {
+namespace {
+
+void check_percentile(double p) {
+  if (!(p >= 0.0 && p <= 100.0)) {
+    throw std::invalid_argument("percentile " + std::to_string(p) + " is outside [0, 100]");
+  }
+}
+
+// numpy's _lerp: a + (b - a) * t, computed from the far end when t >= 0.5 so that the result is
+// exact at both ends and matches numpy bit for bit.
+double lerp(double a, double b, double t) {
+  const double diff = b - a;
+  if (t >= 0.5) return b - diff * (1.0 - t);
+  return a + diff * t;
+}
+
+}  // namespace
+
+double percentile_sorted(std::span<const double> sorted, double p) {
+  check_percentile(p);
+  if (sorted.empty()) return kUndefined;
+  const std::size_t n = sorted.size();
+  // numpy "linear": virtual index (n - 1) * q with q = p / 100.
+  const double q = p / 100.0;
+  const double virtual_index = static_cast<double>(n - 1) * q;
+  const double below = std::floor(virtual_index);
+  const auto lo = static_cast<std::size_t>(below);
+  const std::size_t hi = std::min(lo + 1, n - 1);
+  const double gamma = virtual_index - below;
+  return lerp(sorted[lo], sorted[hi], gamma);
+}
+
+double percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return percentile_sorted(values, p);
+}
+
+double mean(std::span<const double> values) {
+  if (values.empty()) return kUndefined;
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+double population_std(std::span<const double> values) {
+  if (values.empty()) return kUndefined;
+  const double m = mean(values);
+  double sum_sq = 0.0;
+  for (double v : values) sum_sq += (v - m) * (v - m);
+  return std::sqrt(sum_sq / static_cast<double>(values.size()));
+}
+
+double Distribution::at(double p) const {
+  for (const auto& [q, value] : percentiles) {
+    if (q == p) return value;
+  }
+  return kUndefined;
+}
+
+Distribution make_distribution(std::vector<double> values, std::span<const double> percentiles) {
+  std::vector<double> ps(percentiles.begin(), percentiles.end());
+  for (double p : ps) check_percentile(p);
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+
+  std::sort(values.begin(), values.end());
+  Distribution d;
+  d.count = values.size();
+  if (!values.empty()) {
+    d.mean = mean(values);
+    d.std = population_std(values);
+    d.min = values.front();
+    d.max = values.back();
+    d.median = percentile_sorted(values, 50.0);
+  }
+  d.percentiles.reserve(ps.size());
+  for (double p : ps) d.percentiles.emplace_back(p, percentile_sorted(values, p));
+  return d;
+}
+
+}  // namespace tokenbench::metrics

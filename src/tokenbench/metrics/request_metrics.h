@@ -1,0 +1,60 @@
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+
+namespace tokenbench::metrics {
+
+// Per-request figures derived from one core::RequestRecord, exactly as docs/METRICS.md defines
+// them (DESIGN.md §5; the defaults follow vLLM). Each function is pure; std::nullopt (or an empty
+// vector) means "undefined for this request", never zero. Times are milliseconds, rates tokens per
+// second.
+
+/// Time to first token: first content chunk minus send time. Streamed requests only.
+std::optional<double> ttft_ms(const core::RequestRecord& record);
+
+/// End-to-end latency: last content chunk minus send time for a streamed request (the usage chunk
+/// and [DONE] are excluded), transfer end minus send time for a non-streamed one.
+std::optional<double> e2el_ms(const core::RequestRecord& record);
+
+/// Time per output token, excluding the first: (E2EL - TTFT) / (output_tokens - 1), defined when
+/// TTFT and E2EL are and output_tokens > 1.
+std::optional<double> tpot_ms(const core::RequestRecord& record);
+
+/// Inter-token latencies: the gaps between consecutive content chunks (chunks[i].t -
+/// chunks[i-1].t), in arrival order. Empty when fewer than two chunks arrived.
+std::vector<double> itl_ms(const core::RequestRecord& record);
+
+/// ITL split per token: a gap g before a chunk that carried k >= 1 tokens contributes k values
+/// g / k. A chunk recorded with k <= 0 tokens counts as one.
+std::vector<double> itl_per_token_ms(const core::RequestRecord& record);
+
+/// Per-request output rate: (output_tokens - 1) / (last content chunk - first content chunk) in
+/// seconds. Defined for streamed requests with output_tokens > 1 and a positive span.
+std::optional<double> output_tps(const core::RequestRecord& record);
+
+/// Per-request total rate: (prompt_tokens + output_tokens) / E2EL in seconds, as evalscope's
+/// per-request "Total (tok/s)". Defined when E2EL is defined and positive.
+std::optional<double> total_tps(const core::RequestRecord& record);
+
+/// Client queue time: send time minus scheduled time. Large values mean a late client.
+std::optional<double> queue_time_ms(const core::RequestRecord& record);
+
+/// Every per-request figure of one record, computed at once.
+struct RequestMetrics {
+  std::optional<double> ttft_ms;
+  std::optional<double> e2el_ms;
+  std::optional<double> tpot_ms;
+  std::vector<double> itl_ms;
+  std::vector<double> itl_per_token_ms;
+  std::optional<double> output_tps;
+  std::optional<double> total_tps;
+  std::optional<double> queue_time_ms;
+};
+
+/// Computes every per-request figure of `record`.
+RequestMetrics derive_request_metrics(const core::RequestRecord& record);
+
+}  // namespace tokenbench::metrics

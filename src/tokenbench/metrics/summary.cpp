@@ -1,0 +1,290 @@
+#include "tokenbench/metrics/summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "tokenbench/metrics/request_metrics.h"
+
+namespace tokenbench::metrics {
+namespace {
+
+using core::kNever;
+using core::Nanos;
+using core::Phase;
+using core::RequestRecord;
+
+constexpr std::size_t kMaxErrorExampleChars = 200;
+
+[[noreturn]] void bad_slo(std::string_view item, std::string_view why) {
+  throw std::invalid_argument(fmt::format(
+      "bad SLO item '{}': {}; expected KEY:MS with KEY in ttft,tpot,itl,e2el (e.g. ttft:200)", item,
+      why));
+}
+
+std::optional<double>* slo_slot(SloSpec& slo, std::string_view key) {
+  if (key == "ttft") return &slo.ttft_ms;
+  if (key == "tpot") return &slo.tpot_ms;
+  if (key == "itl") return &slo.itl_ms;
+  if (key == "e2el") return &slo.e2el_ms;
+  return nullptr;
+}
+
+void parse_slo_item(std::string_view item, SloSpec& slo) {
+  const auto colon = item.find(':');
+  if (colon == std::string_view::npos) bad_slo(item, "missing ':'");
+  const std::string_view key = item.substr(0, colon);
+  const std::string_view value = item.substr(colon + 1);
+  std::optional<double>* slot = slo_slot(slo, key);
+  if (slot == nullptr) bad_slo(item, fmt::format("unknown key '{}'", key));
+  double ms = 0.0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+    bad_slo(item, fmt::format("'{}' is not a number of milliseconds", value));
+  }
+  if (!std::isfinite(ms) || ms < 0.0) bad_slo(item, "the value must be finite and >= 0");
+  if (slot->has_value()) bad_slo(item, fmt::format("'{}' is given more than once", key));
+  *slot = ms;
+}
+
+std::vector<double> report_percentiles(const std::vector<double>& requested) {
+  std::vector<double> ps = requested;
+  ps.insert(ps.end(), kVllmPercentiles.begin(), kVllmPercentiles.end());
+  for (double p : ps) {
+    if (!(p >= 0.0 && p <= 100.0)) {
+      throw std::invalid_argument(fmt::format("percentile {} is outside [0, 100]", p));
+    }
+  }
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  return ps;
+}
+
+// Every sample that summarize pools, one vector per distribution.
+struct Samples {
+  std::vector<double> ttft, tpot, itl, itl_per_token, e2el, output_tps, total_tps, queue;
+  std::vector<double> input_tokens, output_tokens;
+};
+
+void add_successful(const RequestRecord& r, Samples& s) {
+  const RequestMetrics m = derive_request_metrics(r);
+  if (m.ttft_ms) s.ttft.push_back(*m.ttft_ms);
+  if (m.tpot_ms) s.tpot.push_back(*m.tpot_ms);
+  if (m.e2el_ms) s.e2el.push_back(*m.e2el_ms);
+  if (m.output_tps) s.output_tps.push_back(*m.output_tps);
+  if (m.total_tps) s.total_tps.push_back(*m.total_tps);
+  s.itl.insert(s.itl.end(), m.itl_ms.begin(), m.itl_ms.end());
+  s.itl_per_token.insert(s.itl_per_token.end(), m.itl_per_token_ms.begin(),
+                         m.itl_per_token_ms.end());
+  s.input_tokens.push_back(static_cast<double>(r.prompt_tokens));
+  s.output_tokens.push_back(static_cast<double>(r.output_tokens));
+}
+
+// Measure phase: from the earliest scheduled (or, lacking it, sent) stamp to the latest transfer
+// end (or, lacking it, last content chunk).
+double measure_duration_s(const std::vector<RequestRecord>& records) {
+  Nanos start = kNever;
+  Nanos end = kNever;
+  for (const RequestRecord& r : records) {
+    if (r.phase != Phase::kMeasure) continue;
+    const Nanos s = r.scheduled != kNever ? r.scheduled : r.sent;
+    const Nanos e = r.done != kNever ? r.done : r.last_token;
+    if (s != kNever && (start == kNever || s < start)) start = s;
+    if (e != kNever && (end == kNever || e > end)) end = e;
+  }
+  if (start == kNever || end == kNever || end <= start) return kUndefined;
+  return core::to_seconds(end - start);
+}
+
+double per_second(double amount, double duration_s) {
+  return is_defined(duration_s) ? amount / duration_s : kUndefined;
+}
+
+void add_warnings(const Summary& s, std::int64_t chunk_counted, std::vector<std::string>& out) {
+  if (s.measured == 0) {
+    out.emplace_back("no measured requests");
+    return;
+  }
+  if (s.completed == 0) out.emplace_back("no successful requests");
+  if (s.failed > 0) {
+    out.push_back(fmt::format("{} of {} measured requests failed", s.failed, s.measured));
+  }
+  if (s.completed > 0 && s.streamed == 0) {
+    out.emplace_back(
+        "TTFT undefined: non-streaming run (TTFT, TPOT, ITL and per-request output "
+        "tok/s need --stream)");
+  } else if (s.non_streamed > 0) {
+    out.push_back(fmt::format(
+        "TTFT undefined for {} non-streamed requests; they are left out of TTFT, TPOT and ITL",
+        s.non_streamed));
+  }
+  const double p99_queue = s.queue_time_ms.at(99);
+  if (is_defined(p99_queue) && p99_queue > kClientLagWarnMs) {
+    out.push_back(fmt::format(
+        "client lag: p99 queue time {:.2f} ms exceeds {:.0f} ms; the client machine may be "
+        "saturated and figures may be inflated",
+        p99_queue, kClientLagWarnMs));
+  }
+  if (chunk_counted > 0) {
+    out.push_back(fmt::format(
+        "output tokens of {} requests were counted from chunks (no usage, no tokenizer); a chunk "
+        "may carry several tokens, so counts and token rates may be low",
+        chunk_counted));
+  }
+  if (!is_defined(s.duration_s)) {
+    out.emplace_back("measure-phase duration undefined (missing stamps); throughputs undefined");
+  }
+}
+
+}  // namespace
+
+SloSpec parse_slo(const std::vector<std::string>& items) {
+  SloSpec slo;
+  for (const std::string& item : items) {
+    std::size_t i = 0;
+    bool any = false;
+    while (i < item.size()) {
+      const auto is_sep = [](char c) {
+        return c == ',' || std::isspace(static_cast<unsigned char>(c));
+      };
+      while (i < item.size() && is_sep(item[i])) ++i;
+      std::size_t j = i;
+      while (j < item.size() && !is_sep(item[j])) ++j;
+      if (j > i) {
+        parse_slo_item(std::string_view(item).substr(i, j - i), slo);
+        any = true;
+      }
+      i = j;
+    }
+    if (!any) bad_slo(item, "empty item");
+  }
+  return slo;
+}
+
+std::string to_string(const SloSpec& slo) {
+  std::string out;
+  const auto add = [&out](std::string_view key, const std::optional<double>& v) {
+    if (!v) return;
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}:{}", key, *v);
+  };
+  add("ttft", slo.ttft_ms);
+  add("tpot", slo.tpot_ms);
+  add("itl", slo.itl_ms);
+  add("e2el", slo.e2el_ms);
+  return out;
+}
+
+bool meets_slo(const RequestRecord& record, const SloSpec& slo) {
+  if (!record.ok()) return false;
+  if (slo.ttft_ms) {
+    const auto v = ttft_ms(record);
+    if (!v || *v > *slo.ttft_ms) return false;
+  }
+  if (slo.tpot_ms) {
+    const auto v = tpot_ms(record);
+    const bool no_decode = record.output_tokens <= 1;
+    if (v ? *v > *slo.tpot_ms : !no_decode) return false;
+  }
+  if (slo.itl_ms) {
+    for (double gap : itl_ms(record)) {
+      if (gap > *slo.itl_ms) return false;
+    }
+  }
+  if (slo.e2el_ms) {
+    const auto v = e2el_ms(record);
+    if (!v || *v > *slo.e2el_ms) return false;
+  }
+  return true;
+}
+
+std::int64_t max_concurrency_observed(const std::vector<RequestRecord>& records) {
+  // +1 at send, -1 at transfer end; ends sort before starts at the same instant.
+  std::vector<std::pair<Nanos, int>> events;
+  for (const RequestRecord& r : records) {
+    if (r.phase != Phase::kMeasure || r.sent == kNever || r.done == kNever) continue;
+    events.emplace_back(r.sent, +1);
+    events.emplace_back(r.done, -1);
+  }
+  std::sort(events.begin(), events.end());
+  std::int64_t in_flight = 0;
+  std::int64_t peak = 0;
+  for (const auto& [t, delta] : events) {
+    in_flight += delta;
+    peak = std::max(peak, in_flight);
+  }
+  return peak;
+}
+
+Summary summarize(const std::vector<RequestRecord>& records, const SummaryOptions& options) {
+  Summary s;
+  s.slo = options.slo;
+  s.percentiles = report_percentiles(options.percentiles);
+
+  Samples samples;
+  std::int64_t chunk_counted = 0;
+  for (const RequestRecord& r : records) {
+    if (r.phase == Phase::kWarmup) {
+      ++s.warmup;
+      continue;
+    }
+    if (r.phase == Phase::kCooldown) {
+      ++s.cooldown;
+      continue;
+    }
+    ++s.measured;
+    if (const auto q = queue_time_ms(r)) samples.queue.push_back(*q);
+    if (!r.ok()) {
+      ++s.failed;
+      const std::string cls(core::to_string(r.error));
+      ++s.errors[cls];
+      if (r.http_status != 0) ++s.http_status[r.http_status];
+      if (!r.error_message.empty() && !s.error_examples.contains(cls)) {
+        s.error_examples[cls] = r.error_message.substr(0, kMaxErrorExampleChars);
+      }
+      continue;
+    }
+    ++s.completed;
+    ++(r.streamed ? s.streamed : s.non_streamed);
+    s.total_input_tokens += r.prompt_tokens;
+    s.total_output_tokens += r.output_tokens;
+    ++s.prompt_sources[std::string(core::to_string(r.prompt_source))];
+    ++s.output_sources[std::string(core::to_string(r.output_source))];
+    if (r.output_source == core::TokenSource::kChunks) ++chunk_counted;
+    if (!s.slo.empty() && meets_slo(r, s.slo)) ++s.good_completed;
+    add_successful(r, samples);
+  }
+
+  s.duration_s = measure_duration_s(records);
+  s.request_throughput = per_second(static_cast<double>(s.completed), s.duration_s);
+  s.output_throughput = per_second(static_cast<double>(s.total_output_tokens), s.duration_s);
+  s.total_token_throughput =
+      per_second(static_cast<double>(s.total_input_tokens + s.total_output_tokens), s.duration_s);
+  if (!s.slo.empty()) {
+    s.request_goodput = per_second(static_cast<double>(s.good_completed), s.duration_s);
+  }
+
+  std::vector<double> ps = s.percentiles;
+  ps.insert(ps.end(), kConsolePercentiles.begin(), kConsolePercentiles.end());
+  s.ttft_ms = make_distribution(std::move(samples.ttft), ps);
+  s.tpot_ms = make_distribution(std::move(samples.tpot), ps);
+  s.itl_ms = make_distribution(std::move(samples.itl), ps);
+  s.itl_per_token_ms = make_distribution(std::move(samples.itl_per_token), ps);
+  s.e2el_ms = make_distribution(std::move(samples.e2el), ps);
+  s.output_tps = make_distribution(std::move(samples.output_tps), ps);
+  s.total_tps = make_distribution(std::move(samples.total_tps), ps);
+  s.queue_time_ms = make_distribution(std::move(samples.queue), ps);
+  s.input_tokens = make_distribution(std::move(samples.input_tokens), ps);
+  s.output_tokens = make_distribution(std::move(samples.output_tokens), ps);
+
+  s.max_concurrency_observed = max_concurrency_observed(records);
+  add_warnings(s, chunk_counted, s.warnings);
+  return s;
+}
+
+}  // namespace tokenbench::metrics

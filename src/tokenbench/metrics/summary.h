@@ -1,0 +1,118 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/metrics/percentile.h"
+
+namespace tokenbench::metrics {
+
+/// Percentiles always computed, so that vLLM's p50/p90/p95/p99 keys are always present.
+inline constexpr std::array<double, 4> kVllmPercentiles{50, 90, 95, 99};
+
+/// Percentiles of the console's percentile table (evalscope's rows); always computed.
+inline constexpr std::array<double, 10> kConsolePercentiles{10, 25, 50, 66, 75, 80, 90, 95, 98, 99};
+
+/// Client queue time (p99, ms) above which the summary warns that the client lagged.
+inline constexpr double kClientLagWarnMs = 5.0;
+
+/// Service-level objectives for goodput, in milliseconds; an absent one is not checked.
+struct SloSpec {
+  std::optional<double> ttft_ms;
+  std::optional<double> tpot_ms;
+  std::optional<double> itl_ms;  ///< every inter-chunk gap of the request must be within it
+  std::optional<double> e2el_ms;
+
+  /// True when no objective is set.
+  bool empty() const { return !ttft_ms && !tpot_ms && !itl_ms && !e2el_ms; }
+};
+
+/// Parses SLO items of the form KEY:MS, KEY in ttft, tpot, itl, e2el (as vLLM's --goodput). An
+/// item may itself hold several, separated by commas or spaces ("ttft:200,tpot:50"). Throws
+/// std::invalid_argument with a one-line message naming the bad item on a malformed item, an
+/// unknown key, a negative or non-finite value, or a key given twice.
+SloSpec parse_slo(const std::vector<std::string>& items);
+
+/// Renders an SloSpec back as "ttft:200 tpot:50" (empty when no objective is set).
+std::string to_string(const SloSpec& slo);
+
+/// True when a successful `record` meets every objective of `slo`. A figure that is undefined for
+/// the request fails its objective, except TPOT and ITL for a request without a decode phase
+/// (at most one output token, or fewer than two chunks), which meet them vacuously.
+bool meets_slo(const core::RequestRecord& record, const SloSpec& slo);
+
+/// What summarize computes besides the fixed sets above.
+struct SummaryOptions {
+  std::vector<double> percentiles{50, 90, 95, 99};  ///< user-requested, in [0, 100]
+  SloSpec slo;
+};
+
+/// Aggregates of the measure phase of one run. Plain data, built by summarize.
+struct Summary {
+  std::int64_t measured = 0;      ///< measure-phase records
+  std::int64_t completed = 0;     ///< measure-phase records with record.ok()
+  std::int64_t failed = 0;        ///< measured - completed
+  std::int64_t warmup = 0;        ///< warmup-phase records (not aggregated)
+  std::int64_t cooldown = 0;      ///< cooldown-phase records (not aggregated)
+  std::int64_t streamed = 0;      ///< successful streamed requests
+  std::int64_t non_streamed = 0;  ///< successful non-streamed requests
+
+  std::map<std::string, std::int64_t> errors;  ///< failed requests per error class name
+  std::map<int, std::int64_t> http_status;     ///< failed requests per HTTP status (non-zero)
+  std::map<std::string, std::string> error_examples;  ///< first error message per class
+
+  double duration_s = kUndefined;              ///< max(done) - min(scheduled) over measured records
+  std::int64_t total_input_tokens = 0;         ///< successful requests
+  std::int64_t total_output_tokens = 0;        ///< successful requests
+  double request_throughput = kUndefined;      ///< completed / duration, req/s
+  double output_throughput = kUndefined;       ///< total output / duration, tok/s
+  double total_token_throughput = kUndefined;  ///< (total input + output) / duration, tok/s
+
+  SloSpec slo;                          ///< the objectives goodput was measured against
+  std::int64_t good_completed = 0;      ///< successful requests meeting every objective
+  double request_goodput = kUndefined;  ///< good_completed / duration; undefined without SLOs
+
+  /// Percentiles reported as vLLM keys: the requested ones plus kVllmPercentiles, ascending.
+  std::vector<double> percentiles;
+
+  // Distributions over successful measured requests (queue time: over every measured request
+  // that was sent). Each holds `percentiles` plus kConsolePercentiles.
+  Distribution ttft_ms;
+  Distribution tpot_ms;
+  Distribution itl_ms;            ///< pooled over requests
+  Distribution itl_per_token_ms;  ///< pooled over requests
+  Distribution e2el_ms;
+  Distribution output_tps;  ///< per request
+  Distribution total_tps;   ///< per request
+  Distribution queue_time_ms;
+  Distribution input_tokens;
+  Distribution output_tokens;
+
+  /// Successful requests per token-count source name (core::to_string(TokenSource)).
+  std::map<std::string, std::int64_t> prompt_sources;
+  std::map<std::string, std::int64_t> output_sources;
+
+  /// Most measured requests in flight at once (between send and transfer end).
+  std::int64_t max_concurrency_observed = 0;
+
+  /// Plain-language caveats about the figures (client lag, no successes, undefined TTFT, ...).
+  std::vector<std::string> warnings;
+};
+
+/// Aggregates `records` (any order, any phase). Only Phase::kMeasure records are aggregated;
+/// warmup and cooldown are only counted. Pure; throws std::invalid_argument for a percentile
+/// outside [0, 100].
+Summary summarize(const std::vector<core::RequestRecord>& records, const SummaryOptions& options);
+
+/// Most measure-phase requests in flight at once among `records` (those with both sent and done
+/// stamps), by a sweep over the stamps. A request ending at the instant another starts does not
+/// overlap it.
+std::int64_t max_concurrency_observed(const std::vector<core::RequestRecord>& records);
+
+}  // namespace tokenbench::metrics

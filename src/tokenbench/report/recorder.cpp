@@ -1,0 +1,71 @@
+#include "tokenbench/report/recorder.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "tokenbench/report/records_io.h"
+
+namespace tokenbench::report {
+
+Recorder::Recorder(const std::string& path) : path_(path) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (file_ == nullptr) {
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  }
+  thread_ = std::thread([this] { loop(); });
+}
+
+Recorder::~Recorder() { close(); }
+
+void Recorder::add(core::RequestRecord&& record) {
+  finished_.fetch_add(1, std::memory_order_relaxed);
+  if (!record.ok()) failed_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mutex_);
+  queue_.push_back(std::move(record));
+}
+
+void Recorder::close() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closing_) return;
+    closing_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+}
+
+void Recorder::loop() {
+  std::vector<core::RequestRecord> batch;
+  while (true) {
+    bool last = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      // Records are written within a fraction of a second of ending; the file is flushed with
+      // every batch, so a killed run loses at most the last interval.
+      wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return closing_; });
+      batch.swap(queue_);
+      last = closing_;
+    }
+    write_pending(batch);
+    if (last) return;
+  }
+}
+
+void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
+  if (batch.empty()) return;
+  for (auto& record : batch) {
+    const std::string line = record_to_jsonl_line(record);
+    std::fwrite(line.data(), 1, line.size(), file_);
+    records_.push_back(std::move(record));
+  }
+  batch.clear();
+  std::fflush(file_);
+}
+
+}  // namespace tokenbench::report

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+
+namespace tokenbench::report {
+
+/// Receives finished requests from the engine's workers and appends them to requests.jsonl on its
+/// own thread, flushing at least once a second, so that a killed run keeps what it measured.
+/// Keeps every record in memory for the summary.
+///
+/// add() is thread-safe and cheap (a lock and a move); everything else is for the owning thread.
+class Recorder {
+ public:
+  /// Opens (truncates) `path`. Throws std::runtime_error naming the path when it cannot.
+  explicit Recorder(const std::string& path);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  /// Queues a finished request. Any thread.
+  void add(core::RequestRecord&& record);
+
+  /// Writes what is queued, flushes, closes the file and stops the thread. Idempotent.
+  void close();
+
+  /// Every record added, in the order they ended. Call after close().
+  const std::vector<core::RequestRecord>& records() const { return records_; }
+
+  /// Requests that ended so far, and how many of those failed. Any thread.
+  std::int64_t finished() const { return finished_.load(std::memory_order_relaxed); }
+  std::int64_t failed() const { return failed_.load(std::memory_order_relaxed); }
+
+ private:
+  void loop();
+  void write_pending(std::vector<core::RequestRecord>& batch);
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<core::RequestRecord> queue_;  // guarded by mutex_
+  bool closing_ = false;                    // guarded by mutex_
+  std::vector<core::RequestRecord> records_;  // writer thread only, until close()
+  std::atomic<std::int64_t> finished_{0};
+  std::atomic<std::int64_t> failed_{0};
+  std::thread thread_;
+};
+
+}  // namespace tokenbench::report

@@ -1,0 +1,188 @@
+#include "tokenbench/report/records_io.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace tokenbench::report {
+namespace {
+
+using core::kNever;
+using core::Nanos;
+using nlohmann::json;
+
+json stamp_to_json(Nanos ns) { return ns == kNever ? json(nullptr) : json(ns); }
+
+Nanos stamp_from_json(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return kNever;
+  if (!it->is_number_integer()) {
+    throw std::runtime_error(fmt::format("field '{}' must be an integer or null", key));
+  }
+  return it->get<Nanos>();
+}
+
+template <typename T>
+void read_field(const json& object, const char* key, T& out) {
+  const auto it = object.find(key);
+  if (it == object.end()) return;
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    throw std::runtime_error(fmt::format("field '{}' has the wrong type", key));
+  }
+}
+
+template <typename E>
+E enum_from_json(const json& object, const char* key, E fallback,
+                 std::optional<E> (*parse)(std::string_view)) {
+  const auto it = object.find(key);
+  if (it == object.end()) return fallback;
+  if (!it->is_string()) throw std::runtime_error(fmt::format("field '{}' must be a string", key));
+  const auto value = parse(it->get_ref<const std::string&>());
+  if (!value) {
+    throw std::runtime_error(
+        fmt::format("field '{}' has unknown value '{}'", key, it->get_ref<const std::string&>()));
+  }
+  return *value;
+}
+
+}  // namespace
+
+json record_to_json(const core::RequestRecord& r) {
+  json chunk_ns = json::array();
+  json chunk_tokens = json::array();
+  for (const core::ChunkStamp& c : r.chunks) {
+    chunk_ns.push_back(c.t);
+    chunk_tokens.push_back(c.tokens);
+  }
+  // nlohmann::json keeps keys sorted; the field set, not the order, is the format.
+  return json{
+      {"id", r.id},
+      {"phase", core::to_string(r.phase)},
+      {"streamed", r.streamed},
+      {"scheduled_ns", stamp_to_json(r.scheduled)},
+      {"sent_ns", stamp_to_json(r.sent)},
+      {"headers_ns", stamp_to_json(r.headers)},
+      {"first_token_ns", stamp_to_json(r.first_token)},
+      {"last_token_ns", stamp_to_json(r.last_token)},
+      {"done_ns", stamp_to_json(r.done)},
+      {"chunk_ns", std::move(chunk_ns)},
+      {"chunk_tokens", std::move(chunk_tokens)},
+      {"prompt_tokens", r.prompt_tokens},
+      {"prompt_source", core::to_string(r.prompt_source)},
+      {"output_tokens", r.output_tokens},
+      {"output_source", core::to_string(r.output_source)},
+      {"output_chars", r.output_chars},
+      {"http_status", r.http_status},
+      {"error", core::to_string(r.error)},
+      {"error_message", r.error_message},
+      {"finish_reason", r.finish_reason},
+  };
+}
+
+std::string record_to_jsonl_line(const core::RequestRecord& record) {
+  // Replace invalid UTF-8 in server-provided messages rather than throwing mid-run.
+  std::string line = record_to_json(record).dump(-1, ' ', false, json::error_handler_t::replace);
+  line += '\n';
+  return line;
+}
+
+core::RequestRecord record_from_json(const json& o) {
+  if (!o.is_object()) throw std::runtime_error("a record must be a JSON object");
+  core::RequestRecord r;
+  read_field(o, "id", r.id);
+  r.phase = enum_from_json(o, "phase", r.phase, &core::phase_from_string);
+  read_field(o, "streamed", r.streamed);
+  r.scheduled = stamp_from_json(o, "scheduled_ns");
+  r.sent = stamp_from_json(o, "sent_ns");
+  r.headers = stamp_from_json(o, "headers_ns");
+  r.first_token = stamp_from_json(o, "first_token_ns");
+  r.last_token = stamp_from_json(o, "last_token_ns");
+  r.done = stamp_from_json(o, "done_ns");
+
+  std::vector<Nanos> chunk_ns;
+  std::vector<std::int32_t> chunk_tokens;
+  read_field(o, "chunk_ns", chunk_ns);
+  read_field(o, "chunk_tokens", chunk_tokens);
+  if (chunk_ns.size() != chunk_tokens.size()) {
+    throw std::runtime_error(fmt::format("chunk_ns has {} entries but chunk_tokens has {}",
+                                         chunk_ns.size(), chunk_tokens.size()));
+  }
+  r.chunks.reserve(chunk_ns.size());
+  for (std::size_t i = 0; i < chunk_ns.size(); ++i) {
+    r.chunks.push_back(core::ChunkStamp{chunk_ns[i], chunk_tokens[i]});
+  }
+
+  read_field(o, "prompt_tokens", r.prompt_tokens);
+  r.prompt_source =
+      enum_from_json(o, "prompt_source", r.prompt_source, &core::token_source_from_string);
+  read_field(o, "output_tokens", r.output_tokens);
+  r.output_source =
+      enum_from_json(o, "output_source", r.output_source, &core::token_source_from_string);
+  read_field(o, "output_chars", r.output_chars);
+  read_field(o, "http_status", r.http_status);
+  r.error = enum_from_json(o, "error", r.error, &core::error_class_from_string);
+  read_field(o, "error_message", r.error_message);
+  read_field(o, "finish_reason", r.finish_reason);
+  return r;
+}
+
+core::RequestRecord record_from_jsonl_line(std::string_view line) {
+  json object;
+  try {
+    object = json::parse(line.begin(), line.end());
+  } catch (const json::parse_error&) {
+    throw std::runtime_error("not valid JSON");
+  }
+  return record_from_json(object);
+}
+
+std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
+                                                    RecordsReadReport* report) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+
+  // Split first so that the final non-blank line is known before parsing.
+  struct Line {
+    std::string_view text;
+    std::int64_t number;
+  };
+  std::vector<Line> lines;
+  std::int64_t number = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    ++number;
+    std::string_view line(text.data() + pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") != std::string_view::npos) lines.push_back({line, number});
+    pos = end + 1;
+  }
+
+  RecordsReadReport local;
+  std::vector<core::RequestRecord> records;
+  records.reserve(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    try {
+      records.push_back(record_from_jsonl_line(lines[i].text));
+      ++local.lines_read;
+    } catch (const std::runtime_error& e) {
+      const std::string where =
+          fmt::format("{}:{}: malformed record ({})", path, lines[i].number, e.what());
+      if (i + 1 != lines.size()) throw std::runtime_error(where);
+      local.skipped_lines = 1;
+      local.skipped_reason = where + "; skipped as a truncated final line";
+    }
+  }
+  if (report != nullptr) *report = std::move(local);
+  return records;
+}
+
+}  // namespace tokenbench::report

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+
+namespace tokenbench::report {
+
+// requests.jsonl: one compact JSON object per line, one line per request, in the order requests
+// ended. Fields: id, phase, streamed, scheduled_ns, sent_ns, headers_ns, first_token_ns,
+// last_token_ns, done_ns (integer ns since the run's origin; null for a moment that never
+// happened), chunk_ns and chunk_tokens (parallel integer arrays, one entry per content chunk),
+// prompt_tokens, prompt_source, output_tokens, output_source, output_chars, http_status, error,
+// error_message, finish_reason. Enums are written by name (core::to_string).
+
+/// The JSON object of one record.
+nlohmann::json record_to_json(const core::RequestRecord& record);
+
+/// One requests.jsonl line: the compact JSON object of `record` followed by '\n'.
+std::string record_to_jsonl_line(const core::RequestRecord& record);
+
+/// Rebuilds a record from its JSON object; the exact inverse of record_to_json. Fields that are
+/// absent keep their defaults. Throws std::runtime_error with a one-line message on a value of
+/// the wrong type, an unknown enum name, or chunk arrays of different lengths.
+core::RequestRecord record_from_json(const nlohmann::json& object);
+
+/// Parses one requests.jsonl line (with or without its '\n'). Throws std::runtime_error with a
+/// one-line message when it is not a JSON object or record_from_json rejects it.
+core::RequestRecord record_from_jsonl_line(std::string_view line);
+
+/// What read_records_jsonl passed over.
+struct RecordsReadReport {
+  std::int64_t lines_read = 0;     ///< non-blank lines turned into records
+  std::int64_t skipped_lines = 0;  ///< a malformed final line (a run killed mid-write): 0 or 1
+  std::string skipped_reason;      ///< why the final line was skipped, naming file and line
+};
+
+/// Reads every record of a requests.jsonl file, in file order. Blank lines are ignored. A
+/// malformed final line (a run killed while writing it) is skipped and reported in `report`
+/// when given. Throws std::runtime_error with a one-line message naming the file and line number
+/// when the file cannot be opened or any other line is malformed.
+std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
+                                                    RecordsReadReport* report = nullptr);
+
+}  // namespace tokenbench::report

@@ -1,0 +1,48 @@
+#include "tokenbench/report/run_outputs.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "tokenbench/report/console.h"
+#include "tokenbench/report/summary_json.h"
+
+namespace tokenbench::report {
+
+void write_text_file(const std::string& path, const std::string& text) {
+  // Write beside the target, then rename: a reader never sees a half-written file.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  }
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RunOutputs write_run_outputs(const std::string& dir, const std::vector<core::RequestRecord>& records,
+                             const core::RunConfig& config) {
+  metrics::SummaryOptions options;
+  options.percentiles = config.percentiles;
+  options.slo = metrics::parse_slo(config.goodput);
+  RunOutputs out;
+  out.summary = metrics::summarize(records, options);
+  write_text_file(dir + "/" + kSummaryFile, summary_to_json(out.summary, config).dump(2) + "\n");
+  out.console = render_console_report(out.summary, config);
+  return out;
+}
+
+}  // namespace tokenbench::report

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/metrics/summary.h"
+
+namespace tokenbench::report {
+
+/// File names inside a results directory.
+inline constexpr const char* kSummaryFile = "summary.json";
+inline constexpr const char* kRequestsFile = "requests.jsonl";
+inline constexpr const char* kConfigFile = "config.yaml";
+
+/// What a finished (or rebuilt) run produced.
+struct RunOutputs {
+  metrics::Summary summary;
+  std::string console;  ///< the tables printed to the terminal
+};
+
+/// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json and returns
+/// the summary with its console tables. The same function serves `run` and `report`, so a report
+/// rebuilt from requests.jsonl is identical to the run's own. Throws std::runtime_error naming the
+/// file when it cannot be written, std::invalid_argument on a bad SLO item.
+RunOutputs write_run_outputs(const std::string& dir, const std::vector<core::RequestRecord>& records,
+                             const core::RunConfig& config);
+
+/// Writes `text` to `path` (replacing it). Throws std::runtime_error naming the path on failure.
+void write_text_file(const std::string& path, const std::string& text);
+
+/// Reads a whole file. Throws std::runtime_error naming the path when it cannot.
+std::string read_text_file(const std::string& path);
+
+}  // namespace tokenbench::report

@@ -1,0 +1,172 @@
+#include "tokenbench/report/summary_json.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string_view>
+
+namespace tokenbench::report {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr); }
+
+// vLLM writes datetime.now().strftime("%Y%m%d-%H%M%S"); derive it from the ISO 8601 label
+// ("2025-01-02T03:04:05Z" -> "20250102-030405"), or keep the label when it has another shape.
+std::string vllm_date(const std::string& iso) {
+  if (iso.size() < 19 || iso[4] != '-' || iso[7] != '-' || iso[10] != 'T' || iso[13] != ':' ||
+      iso[16] != ':') {
+    return iso;
+  }
+  return iso.substr(0, 4) + iso.substr(5, 2) + iso.substr(8, 2) + "-" + iso.substr(11, 2) +
+         iso.substr(14, 2) + iso.substr(17, 2);
+}
+
+json rate_value(double rate) {
+  if (std::isinf(rate) || rate <= 0.0) return "inf";
+  return rate;
+}
+
+void add_vllm_metric(json& out, std::string_view name, const metrics::Distribution& d,
+                     const std::vector<double>& percentiles) {
+  out[fmt::format("mean_{}_ms", name)] = number(d.mean);
+  out[fmt::format("median_{}_ms", name)] = number(d.median);
+  out[fmt::format("std_{}_ms", name)] = number(d.std);
+  for (double p : percentiles) {
+    out[fmt::format("p{}_{}_ms", percentile_word(p), name)] = number(d.at(p));
+  }
+}
+
+json slo_to_json(const metrics::SloSpec& slo) {
+  json out = json::object();
+  if (slo.ttft_ms) out["ttft_ms"] = *slo.ttft_ms;
+  if (slo.tpot_ms) out["tpot_ms"] = *slo.tpot_ms;
+  if (slo.itl_ms) out["itl_ms"] = *slo.itl_ms;
+  if (slo.e2el_ms) out["e2el_ms"] = *slo.e2el_ms;
+  return out;
+}
+
+json config_to_json(const core::RunConfig& c) {
+  return json{
+      {"base_url", c.base_url},
+      {"endpoint", c.endpoint},
+      {"api", core::to_string(c.api)},
+      {"model", c.model},
+      {"stream", c.stream},
+      {"timeout_s", c.timeout_s},
+      {"max_concurrency", c.max_concurrency},
+      {"request_rate", rate_value(c.request_rate)},
+      {"burstiness", c.burstiness},
+      {"arrival", core::to_string(c.arrival)},
+      {"num_prompts", c.num_prompts},
+      {"duration_s", c.duration_s},
+      {"warmup", c.warmup},
+      {"seed", c.seed},
+      {"workers", c.workers},
+      {"dataset", c.dataset},
+      {"dataset_path", c.dataset_path},
+      {"input_len", c.input_len},
+      {"output_len", c.output_len},
+      {"range_ratio", c.range_ratio},
+      {"ignore_eos", c.ignore_eos},
+      {"percentiles", c.percentiles},
+      {"goodput", c.goodput},
+      {"extra_headers", c.headers.size()},
+  };
+}
+
+}  // namespace
+
+std::string percentile_word(double p) {
+  if (p == std::floor(p)) return fmt::format("{}", static_cast<long long>(p));
+  return fmt::format("{}", p);
+}
+
+json distribution_to_json(const metrics::Distribution& d) {
+  json percentiles = json::object();
+  for (const auto& [p, value] : d.percentiles)
+    percentiles["p" + percentile_word(p)] = number(value);
+  return json{
+      {"count", d.count},
+      {"mean", number(d.mean)},
+      {"std", number(d.std)},
+      {"min", number(d.min)},
+      {"max", number(d.max)},
+      {"median", number(d.median)},
+      {"percentiles", std::move(percentiles)},
+  };
+}
+
+json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
+  const std::string backend = core::to_string(config.api);
+  json out = json::object();
+  out["date"] = vllm_date(config.started_at);
+  out["backend"] = backend;
+  out["endpoint_type"] = backend;
+  out["model_id"] = config.model;
+  out["num_prompts"] = config.num_prompts;
+  out["request_rate"] = rate_value(config.request_rate);
+  out["burstiness"] = config.burstiness;
+  out["max_concurrency"] =
+      config.max_concurrency > 0 ? json(config.max_concurrency) : json(nullptr);
+  out["duration"] = number(s.duration_s);
+  out["completed"] = s.completed;
+  out["failed"] = s.failed;
+  out["total_input_tokens"] = s.total_input_tokens;
+  out["total_output_tokens"] = s.total_output_tokens;
+  out["request_throughput"] = number(s.request_throughput);
+  out["request_goodput"] = s.slo.empty() ? json(nullptr) : number(s.request_goodput);
+  out["output_throughput"] = number(s.output_throughput);
+  out["total_token_throughput"] = number(s.total_token_throughput);
+  add_vllm_metric(out, "ttft", s.ttft_ms, s.percentiles);
+  add_vllm_metric(out, "tpot", s.tpot_ms, s.percentiles);
+  add_vllm_metric(out, "itl", s.itl_ms, s.percentiles);
+  add_vllm_metric(out, "e2el", s.e2el_ms, s.percentiles);
+
+  json errors = json::object();
+  for (const auto& [cls, n] : s.errors) errors[cls] = n;
+  json statuses = json::object();
+  for (const auto& [status, n] : s.http_status) statuses[std::to_string(status)] = n;
+  json examples = json::object();
+  for (const auto& [cls, message] : s.error_examples) examples[cls] = message;
+
+  json tb = json::object();
+  tb["started_at"] = config.started_at;
+  tb["requests"] = json{{"measured", s.measured},
+                        {"completed", s.completed},
+                        {"failed", s.failed},
+                        {"warmup", s.warmup},
+                        {"cooldown", s.cooldown},
+                        {"streamed", s.streamed},
+                        {"non_streamed", s.non_streamed}};
+  tb["errors"] = json{{"by_class", std::move(errors)},
+                      {"by_http_status", std::move(statuses)},
+                      {"examples", std::move(examples)}};
+  tb["duration_s"] = number(s.duration_s);
+  tb["goodput"] =
+      json{{"slo", slo_to_json(s.slo)},
+           {"good_completed", s.slo.empty() ? json(nullptr) : json(s.good_completed)},
+           {"request_goodput", s.slo.empty() ? json(nullptr) : number(s.request_goodput)}};
+  tb["distributions"] = json{
+      {"ttft_ms", distribution_to_json(s.ttft_ms)},
+      {"tpot_ms", distribution_to_json(s.tpot_ms)},
+      {"itl_ms", distribution_to_json(s.itl_ms)},
+      {"itl_per_token_ms", distribution_to_json(s.itl_per_token_ms)},
+      {"e2el_ms", distribution_to_json(s.e2el_ms)},
+      {"output_tps", distribution_to_json(s.output_tps)},
+      {"total_tps", distribution_to_json(s.total_tps)},
+      {"queue_time_ms", distribution_to_json(s.queue_time_ms)},
+      {"input_tokens", distribution_to_json(s.input_tokens)},
+      {"output_tokens", distribution_to_json(s.output_tokens)},
+  };
+  tb["token_sources"] = json{{"prompt", s.prompt_sources}, {"output", s.output_sources}};
+  tb["max_concurrency_observed"] = s.max_concurrency_observed;
+  tb["percentiles"] = s.percentiles;
+  tb["warnings"] = s.warnings;
+  tb["config"] = config_to_json(config);
+  out["tokenbench"] = std::move(tb);
+  return out;
+}
+
+}  // namespace tokenbench::report

@@ -1,0 +1,170 @@
+#include "tokenbench/report/records_io.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../metrics/test_records.h"
+#include "tokenbench/metrics/summary.h"
+#include "tokenbench/report/summary_json.h"
+
+namespace tokenbench::report {
+namespace {
+
+void expect_same_record(const core::RequestRecord& a, const core::RequestRecord& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.phase, b.phase);
+  EXPECT_EQ(a.streamed, b.streamed);
+  EXPECT_EQ(a.scheduled, b.scheduled);
+  EXPECT_EQ(a.sent, b.sent);
+  EXPECT_EQ(a.headers, b.headers);
+  EXPECT_EQ(a.first_token, b.first_token);
+  EXPECT_EQ(a.last_token, b.last_token);
+  EXPECT_EQ(a.done, b.done);
+  ASSERT_EQ(a.chunks.size(), b.chunks.size());
+  for (std::size_t i = 0; i < a.chunks.size(); ++i) {
+    EXPECT_EQ(a.chunks[i].t, b.chunks[i].t);
+    EXPECT_EQ(a.chunks[i].tokens, b.chunks[i].tokens);
+  }
+  EXPECT_EQ(a.prompt_tokens, b.prompt_tokens);
+  EXPECT_EQ(a.prompt_source, b.prompt_source);
+  EXPECT_EQ(a.output_tokens, b.output_tokens);
+  EXPECT_EQ(a.output_source, b.output_source);
+  EXPECT_EQ(a.output_chars, b.output_chars);
+  EXPECT_EQ(a.http_status, b.http_status);
+  EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.error_message, b.error_message);
+  EXPECT_EQ(a.finish_reason, b.finish_reason);
+}
+
+// A file under the test temp dir, removed at the end of the test.
+class RecordsFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("tokenbench_records_" + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl"))
+                .string();
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  void write(const std::string& text) {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out << text;
+  }
+  std::string path_;
+};
+
+core::RequestRecord odd_record() {
+  core::RequestRecord r = test_records::streamed_record(
+      18446744073709551615ull, 1, 2, {{3, 1}, {4.5, 7}, {1e6, 2}}, 2e6, 123456789012);
+  r.phase = core::Phase::kCooldown;
+  r.headers = core::kNever;
+  r.output_source = core::TokenSource::kTokenizer;
+  r.prompt_source = core::TokenSource::kApproximate;
+  r.output_chars = 4242;
+  r.error = core::ErrorClass::kStreamCut;
+  r.error_message = "cut \"mid\" stream\n\tline two, caf\xc3\xa9";
+  r.finish_reason = "";
+  return r;
+}
+
+TEST(RecordsIoTest, LineIsOneCompactObjectWithParallelChunkArrays) {
+  const core::RequestRecord r = test_records::streamed_record(7, 0, 1, {{10, 1}, {12, 3}}, 20, 5);
+  const std::string line = record_to_jsonl_line(r);
+  ASSERT_FALSE(line.empty());
+  EXPECT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  EXPECT_NE(line.find("\"chunk_ns\":[10000000,12000000]"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"chunk_tokens\":[1,3]"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"phase\":\"measure\""), std::string::npos) << line;
+  EXPECT_NE(line.find("\"output_source\":\"usage\""), std::string::npos) << line;
+  EXPECT_NE(line.find("\"error\":\"none\""), std::string::npos) << line;
+  EXPECT_NE(line.find("\"sent_ns\":1000000"), std::string::npos) << line;
+}
+
+TEST(RecordsIoTest, RoundTripIsExact) {
+  for (const core::RequestRecord& r : test_records::hand_built_run()) {
+    expect_same_record(r, record_from_jsonl_line(record_to_jsonl_line(r)));
+  }
+  const core::RequestRecord odd = odd_record();
+  const core::RequestRecord back = record_from_jsonl_line(record_to_jsonl_line(odd));
+  expect_same_record(odd, back);
+  EXPECT_NE(record_to_jsonl_line(odd).find("\"headers_ns\":null"), std::string::npos);
+}
+
+TEST(RecordsIoTest, RejectsBadFields) {
+  EXPECT_THROW(record_from_jsonl_line("[1,2]"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line("{\"phase\":\"later\"}"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line("{\"sent_ns\":\"soon\"}"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line("{\"chunk_ns\":[1,2],\"chunk_tokens\":[1]}"),
+               std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line("{\"id\":1"), std::runtime_error);
+}
+
+TEST_F(RecordsFileTest, ReadsBackAWholeRunAndRecomputesTheSameSummary) {
+  const std::vector<core::RequestRecord> records = test_records::hand_built_run();
+  std::string text;
+  for (const auto& r : records) text += record_to_jsonl_line(r);
+  text += record_to_jsonl_line(odd_record());
+  write(text + "\n");  // a blank line is ignored
+
+  RecordsReadReport report;
+  const std::vector<core::RequestRecord> back = read_records_jsonl(path_, &report);
+  ASSERT_EQ(back.size(), records.size() + 1);
+  for (std::size_t i = 0; i < records.size(); ++i) expect_same_record(records[i], back[i]);
+  EXPECT_EQ(report.lines_read, 5);
+  EXPECT_EQ(report.skipped_lines, 0);
+
+  std::vector<core::RequestRecord> with_odd = records;
+  with_odd.push_back(odd_record());
+  metrics::SummaryOptions options;
+  options.slo = metrics::parse_slo({"ttft:150"});
+  const core::RunConfig config;
+  EXPECT_EQ(summary_to_json(metrics::summarize(with_odd, options), config),
+            summary_to_json(metrics::summarize(back, options), config));
+}
+
+TEST_F(RecordsFileTest, TruncatedFinalLineIsSkippedAndReported) {
+  const std::vector<core::RequestRecord> records = test_records::hand_built_run();
+  const std::string last = record_to_jsonl_line(records[2]);
+  write(record_to_jsonl_line(records[0]) + record_to_jsonl_line(records[1]) +
+        last.substr(0, last.size() / 2));
+  RecordsReadReport report;
+  const std::vector<core::RequestRecord> back = read_records_jsonl(path_, &report);
+  ASSERT_EQ(back.size(), 2u);
+  expect_same_record(records[1], back[1]);
+  EXPECT_EQ(report.skipped_lines, 1);
+  EXPECT_NE(report.skipped_reason.find(path_ + ":3"), std::string::npos) << report.skipped_reason;
+  // Without a report the truncated line is still tolerated.
+  EXPECT_EQ(read_records_jsonl(path_).size(), 2u);
+}
+
+TEST_F(RecordsFileTest, MalformedMiddleLineNamesFileAndLine) {
+  const std::vector<core::RequestRecord> records = test_records::hand_built_run();
+  write(record_to_jsonl_line(records[0]) + "{\"id\": 2, oops\n" + record_to_jsonl_line(records[1]));
+  try {
+    read_records_jsonl(path_);
+    FAIL() << "a malformed middle line was accepted";
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(path_ + ":2"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST_F(RecordsFileTest, MissingFileIsAnError) {
+  EXPECT_THROW(read_records_jsonl(path_ + ".absent"), std::runtime_error);
+}
+
+TEST_F(RecordsFileTest, EmptyFileHasNoRecords) {
+  write("");
+  EXPECT_TRUE(read_records_jsonl(path_).empty());
+}
+
+}  // namespace
+}  // namespace tokenbench::report
