@@ -1,0 +1,15 @@
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include "tokenbench/sim/server_context.h"
+
+namespace tokenbench::sim {
+
+/// Serves one accepted connection until it closes: reads HTTP/1.1 requests (keep-alive), routes
+/// them, and writes replies, streaming completions over chunked transfer encoding. Internal to
+/// sim/. Must be called on the thread that runs the socket's io_context; the session then lives
+/// on that thread only, owned by its pending handlers. `context` must outlive the io_context.
+void start_http_session(boost::asio::ip::tcp::socket socket, ServerContext& context);
+
+}  // namespace tokenbench::sim

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tokenbench/sim/generation_plan.h"
+#include "tokenbench/sim/openai_request.h"
+
+namespace tokenbench::sim {
+
+/// Appends `text` to `out` as the inside of a JSON string (quotes not included).
+void append_json_escaped(std::string& out, std::string_view text);
+
+/// `{"error":{"message":M,"type":T,"code":STATUS}}`, the OpenAI error shape.
+std::string error_body(int status, std::string_view type, std::string_view message);
+
+/// The body of GET /v1/models for one served model.
+std::string models_body(std::string_view model, std::int64_t created);
+
+/// Appends a complete HTTP/1.1 response with a JSON body and Content-Length. `extra_headers` are
+/// whole header lines, each ending in "\r\n". Adds "Connection: close" when !keep_alive.
+void append_json_response(std::string& out, int status, std::string_view body, bool keep_alive,
+                          std::string_view extra_headers = {});
+
+/// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding.
+void append_stream_head(std::string& out, bool keep_alive);
+
+/// The identity fields every chunk of one response repeats.
+struct ResponseIdentity {
+  ApiKind api = ApiKind::kChat;
+  std::string_view id;  ///< "chatcmpl-..." or "cmpl-..."
+  std::int64_t created = 0;
+  std::string_view model;  ///< already JSON-safe
+};
+
+/// Appends the id of a response ("chatcmpl-" or "cmpl-" and 16 hex digits) for an arrival index.
+void append_response_id(std::string& out, ApiKind api, std::uint64_t seed, std::uint64_t arrival);
+
+/// Renders the SSE events of one streaming response. reset() pre-renders the parts that every
+/// event of the response repeats, so that each token costs three appends into the caller's buffer.
+/// Reusable across responses (storage is kept); owned by one stream, not thread-safe.
+class EventRenderer {
+ public:
+  void reset(const ResponseIdentity& identity);
+
+  /// The chat role chunk (delta {"role":"assistant","content":""}); chat only.
+  void append_role(std::string& out) const;
+  /// One token: chat delta.content or completions text. `text` must need no JSON escaping.
+  void append_token(std::string& out, std::string_view text) const;
+  /// The finish chunk: empty delta (chat) or empty text (completions) and the finish_reason.
+  void append_finish(std::string& out, FinishReason reason) const;
+  /// The usage chunk: "choices":[] and the usage object.
+  void append_usage(std::string& out, std::int64_t prompt_tokens,
+                    std::int64_t completion_tokens) const;
+
+  static void append_done(std::string& out);
+  /// An event whose data is not JSON (the malformed fault).
+  static void append_malformed(std::string& out);
+  /// `data: {"error":{...,"type":"server_error","code":500}}` (the error_event fault).
+  static void append_error_event(std::string& out);
+
+ private:
+  ApiKind api_ = ApiKind::kChat;
+  std::string head_;          ///< `data: {"id":...,"model":M,"choices":[`
+  std::string token_prefix_;  ///< head_ plus the choice's opening up to the text's quote
+};
+
+/// Appends the body of a non-streaming reply: chat message content or completions text (the
+/// request's tokens joined), finish_reason and usage.
+void append_completion_body(std::string& out, const ResponseIdentity& identity, std::uint64_t seed,
+                            std::uint64_t arrival, const GenerationPlan& plan,
+                            std::int64_t prompt_tokens);
+
+}  // namespace tokenbench::sim

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace tokenbench::sim {
+
+/// Which completion endpoint a request came to.
+enum class ApiKind { kChat, kCompletions };
+
+/// The fields of an OpenAI-style completion request that the simulator acts on. Plain data.
+struct CompletionRequest {
+  ApiKind api = ApiKind::kChat;
+  bool stream = false;
+  bool include_usage = false;      ///< stream_options.include_usage
+  bool ignore_eos = false;         ///< vLLM extension: generate exactly max_tokens
+  std::int64_t max_tokens = 0;     ///< max_tokens, else max_completion_tokens, else the default
+  std::int64_t min_tokens = 0;     ///< vLLM extension: at least this many tokens
+  std::int64_t prompt_tokens = 0;  ///< core::approx_token_count over the prompt / message contents
+};
+
+/// A request the simulator refuses: the HTTP status and the OpenAI error object's fields.
+struct RequestError {
+  int status = 400;
+  std::string type = "invalid_request_error";
+  std::string message;
+};
+
+/// Parses and validates a completion request body. `served_model` is the only model name accepted
+/// (a request naming another gets 404); `default_max_tokens` applies when the request sets no
+/// limit. Pure; safe from any thread.
+std::variant<CompletionRequest, RequestError> parse_completion_request(
+    ApiKind api, std::string_view body, std::string_view served_model,
+    std::int64_t default_max_tokens);
+
+}  // namespace tokenbench::sim

@@ -1,0 +1,17 @@
+#include "tokenbench/sim/server_context.h"
+
+#include <ctime>
+#include <utility>
+
+#include "tokenbench/sim/openai_render.h"
+
+namespace tokenbench::sim {
+
+ServerContext::ServerContext(SimConfig c)
+    : config(std::move(c)), faults(config.faults, config.seed) {
+  append_json_escaped(model_json, config.model);
+  models_reply = models_body(config.model, static_cast<std::int64_t>(std::time(nullptr)));
+  if (!config.api_key.empty()) expected_auth = "Bearer " + config.api_key;
+}
+
+}  // namespace tokenbench::sim

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "tokenbench/sim/fault_injector.h"
+#include "tokenbench/sim/sim_config.h"
+
+namespace tokenbench::sim {
+
+/// State shared by every connection of one SimServer (internal to sim/). Owned by the server and
+/// outlives all of its sessions. Everything is immutable after construction except
+/// `next_arrival`, which any io thread may increment.
+struct ServerContext {
+  explicit ServerContext(SimConfig c);
+
+  SimConfig config;
+  FaultInjector faults;
+  std::string model_json;     ///< the served model name, JSON-escaped once
+  std::string models_reply;   ///< the body of GET /v1/models
+  std::string expected_auth;  ///< "Bearer <api_key>", empty when no key is required
+  /// The arrival index of the next accepted completion request (0-based).
+  std::atomic<std::uint64_t> next_arrival{0};
+};
+
+}  // namespace tokenbench::sim

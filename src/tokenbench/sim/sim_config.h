@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tokenbench/sim/fault_injector.h"
+#include "tokenbench/sim/token_timeline.h"
+
+namespace tokenbench::sim {
+
+/// Everything `tokenbench serve-sim` needs to run: where to listen, what to serve, how fast, and
+/// which faults to inject. Plain data; filled once (by the CLI or a test), then copied into the
+/// SimServer, which never changes it.
+struct SimConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8000;              ///< 0 picks a free port (see SimServer::port())
+  std::string model = "sim-model";        ///< the served model name
+  int threads = 1;                        ///< io threads, each with its own event loop
+  std::uint64_t seed = 0;                 ///< drives token text, EOS lengths, jitter and faults
+  std::int64_t default_max_tokens = 256;  ///< output limit when a request sets none
+  std::string api_key;                    ///< when not empty, /v1/* requires "Bearer <api_key>"
+  TimingConfig timing;
+  std::vector<FaultRule> faults;  ///< checked in order; the first that fires wins
+};
+
+}  // namespace tokenbench::sim
