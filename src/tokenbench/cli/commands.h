@@ -8,7 +8,6 @@ namespace tokenbench::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;      ///< usage or configuration error
 inline constexpr int kExitNoMeasure = 2;  ///< the run could not measure anything
-inline constexpr int kExitSloFailed = 3;  ///< an SLO gate failed
 
 /// Each subcommand registers its flags on `app` and, when chosen, runs and stores its exit code in
 /// `exit_code`. One file per subcommand.

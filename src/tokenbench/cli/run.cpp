@@ -1,0 +1,325 @@
+// `tokenbench run`: parses flags into a RunConfig, resolves the target, and drives a Benchmark.
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "tokenbench/cli/commands.h"
+#include "tokenbench/client/credentials.h"
+#include "tokenbench/client/http_get.h"
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/load/benchmark.h"
+#include "tokenbench/metrics/summary.h"
+#include "tokenbench/report/recorder.h"
+#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/workload/workload.h"
+
+namespace tokenbench::cli {
+namespace {
+
+struct RunFlags {
+  core::RunConfig config;
+  std::string api;  // empty: inferred from the endpoint
+  std::string arrival = "gamma";
+  std::string percentiles = "50,90,95,99";
+  bool no_stream = false;
+  bool no_ignore_eos = false;
+  bool quiet = false;
+};
+
+std::atomic<load::Benchmark*> g_running{nullptr};
+
+extern "C" void on_interrupt(int) {
+  if (load::Benchmark* b = g_running.load()) b->cancel();
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<double> parse_percentiles(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t used = 0;
+      const double p = std::stod(item, &used);
+      if (used != item.size() || !(p > 0 && p < 100)) throw std::invalid_argument(item);
+      out.push_back(p);
+    } catch (const std::exception&) {
+      throw UsageError("--percentiles: '" + item +
+                       "' is not a number between 0 and 100 (e.g. --percentiles 50,90,99)");
+    }
+  }
+  if (out.empty()) throw UsageError("--percentiles needs at least one value, e.g. 50,90,99");
+  return out;
+}
+
+std::string trim_slashes(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+void finalize_config(RunFlags& f) {
+  core::RunConfig& c = f.config;
+  c.base_url = trim_slashes(c.base_url);
+  if (c.base_url.rfind("http://", 0) != 0 && c.base_url.rfind("https://", 0) != 0) {
+    throw UsageError("--base-url '" + c.base_url +
+                     "' must start with http:// or https:// (e.g. http://127.0.0.1:8000)");
+  }
+  if (c.endpoint.empty() || c.endpoint.front() != '/') c.endpoint = "/" + c.endpoint;
+  if (f.api.empty()) {
+    c.api = c.endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
+                                                         : core::ApiKind::kOpenAICompletions;
+  } else if (f.api == "openai-chat") {
+    c.api = core::ApiKind::kOpenAIChat;
+  } else if (f.api == "openai") {
+    c.api = core::ApiKind::kOpenAICompletions;
+  } else {
+    throw UsageError("--api '" + f.api + "' is not known: use openai-chat or openai");
+  }
+  if (f.arrival == "gamma" || f.arrival == "poisson") {
+    c.arrival = core::ArrivalKind::kGamma;
+    if (f.arrival == "poisson") c.burstiness = 1.0;
+  } else if (f.arrival == "constant") {
+    c.arrival = core::ArrivalKind::kConstant;
+  } else {
+    throw UsageError("--arrival '" + f.arrival + "' is not known: use gamma, poisson or constant");
+  }
+  c.stream = !f.no_stream;
+  c.ignore_eos = !f.no_ignore_eos;
+  c.percentiles = parse_percentiles(f.percentiles);
+  if (!(c.request_rate > 0)) throw UsageError("--request-rate must be > 0 (or inf)");
+  if (!(c.burstiness > 0)) throw UsageError("--burstiness must be > 0");
+  if (c.max_concurrency < 0) throw UsageError("--max-concurrency must be >= 0");
+  if (c.num_prompts < 0 || c.warmup < 0) throw UsageError("--num-prompts and --warmup must be >= 0");
+  if (c.duration_s < 0) throw UsageError("--duration must be >= 0");
+  if (c.num_prompts == 0 && c.duration_s == 0) c.num_prompts = 1000;  // vLLM's default
+  if (c.input_len < 1 || c.output_len < 0) {
+    throw UsageError("--input-len must be >= 1 and --output-len >= 0");
+  }
+  if (c.range_ratio < 0 || c.range_ratio >= 1) throw UsageError("--range-ratio must be in [0, 1)");
+  if (!(c.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
+  for (const auto& h : c.headers) {
+    if (h.find(':') == std::string::npos) {
+      throw UsageError("--header '" + h + "' must look like 'Name: value'");
+    }
+  }
+  try {
+    metrics::parse_slo(c.goodput);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--goodput: ") + e.what());
+  }
+  if (c.dataset == "jsonl" && !std::filesystem::is_regular_file(c.dataset_path)) {
+    throw UsageError("dataset file '" + c.dataset_path +
+                     "' does not exist: check --dataset-path (a JSON Lines file)");
+  }
+}
+
+// Lets thousands of streams open their sockets.
+void raise_fd_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+std::string default_output_dir(const core::RunConfig& c) {
+  std::string stamp = c.started_at;  // 2026-11-29T10:11:12Z -> 20261129-101112
+  std::string compact;
+  for (char ch : stamp) {
+    if (ch >= '0' && ch <= '9') compact.push_back(ch);
+  }
+  if (compact.size() >= 14) compact = compact.substr(0, 8) + "-" + compact.substr(8, 6);
+  std::string model;
+  for (char ch : c.model) model.push_back(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch : '_');
+  return "results/" + compact + "-" + (model.empty() ? "model" : model);
+}
+
+int run_command(RunFlags& f) {
+  try {
+    finalize_config(f);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
+    return kExitUsage;
+  }
+  core::RunConfig& c = f.config;
+  c.started_at = core::wall_clock_iso8601();
+
+  std::vector<std::string> headers = c.headers;
+  const std::optional<std::string> api_key = client::find_api_key(c.api_key_env);
+  if (api_key) headers.push_back("Authorization: Bearer " + *api_key);
+  const std::string secret = api_key.value_or("");
+
+  // Preflight: the server must answer before we measure it; /v1/models also names the model.
+  const auto models = client::http_get(c.base_url + "/v1/models", headers, 10.0);
+  if (!models.transport_ok) {
+    std::fprintf(stderr,
+                 "tokenbench: error: cannot reach %s: %s. Is the server running? Check "
+                 "--base-url.\n",
+                 c.base_url.c_str(), client::redact(models.error, secret).c_str());
+    return kExitNoMeasure;
+  }
+  if (c.model.empty()) {
+    const auto id = models.status == 200 ? client::first_model_id(models.body) : std::nullopt;
+    if (!id) {
+      std::fprintf(stderr,
+                   "tokenbench: error: %s/v1/models (HTTP %ld) names no model: pass --model "
+                   "NAME\n",
+                   c.base_url.c_str(), models.status);
+      return kExitNoMeasure;
+    }
+    c.model = *id;
+  }
+  if (c.output_dir.empty()) c.output_dir = default_output_dir(c);
+
+  std::unique_ptr<load::Benchmark> bench;
+  try {
+    std::filesystem::create_directories(c.output_dir);
+    report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
+    bench = std::make_unique<load::Benchmark>(c, headers, workload::build_workload(c));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
+    return kExitUsage;
+  }
+  raise_fd_limit();
+  report::Recorder recorder(c.output_dir + "/" + report::kRequestsFile);
+
+  if (!f.quiet) {
+    std::fprintf(stderr, "tokenbench: %s%s model %s, %s, %d worker%s -> %s\n", c.base_url.c_str(),
+                 c.endpoint.c_str(), c.model.c_str(),
+                 c.num_prompts > 0 ? fmt::format("{} requests", c.num_prompts).c_str()
+                                   : fmt::format("{} s", c.duration_s).c_str(),
+                 bench->workers(), bench->workers() == 1 ? "" : "s", c.output_dir.c_str());
+  }
+  std::atomic<bool> finished{false};
+  std::thread progress;
+  if (!f.quiet && isatty(STDERR_FILENO)) {
+    progress = std::thread([&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      while (!finished.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::fprintf(stderr, "\r  %lld done, %lld failed, %.1f s   ",
+                     static_cast<long long>(recorder.finished()),
+                     static_cast<long long>(recorder.failed()), s);
+      }
+      std::fprintf(stderr, "\n");
+    });
+  }
+
+  g_running.store(bench.get());
+  std::signal(SIGINT, on_interrupt);
+  bench->run([&recorder, &secret](core::RequestRecord&& r) {
+    if (!r.ok() && !secret.empty()) r.error_message = client::redact(std::move(r.error_message), secret);
+    recorder.add(std::move(r));
+  });
+  std::signal(SIGINT, SIG_DFL);
+  g_running.store(nullptr);
+  finished.store(true);
+  if (progress.joinable()) progress.join();
+  recorder.close();
+
+  report::RunOutputs out;
+  try {
+    out = report::write_run_outputs(c.output_dir, recorder.records(), c);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
+    return kExitNoMeasure;
+  }
+  std::fputs(out.console.c_str(), stdout);
+  std::printf("Results: %s\n", c.output_dir.c_str());
+  if (bench->canceled()) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
+  if (out.summary.completed == 0) {
+    std::string why;
+    if (!out.summary.error_examples.empty()) {
+      why = ": " + out.summary.error_examples.begin()->first + ": " +
+            out.summary.error_examples.begin()->second;
+    }
+    std::fprintf(stderr, "tokenbench: error: no request succeeded%s\n", why.c_str());
+    return kExitNoMeasure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<RunFlags>();
+  core::RunConfig& c = flags->config;
+  CLI::App* cmd = app.add_subcommand("run", "Benchmark an OpenAI-compatible server");
+  // Target
+  cmd->add_option("--base-url", c.base_url, "Server URL, e.g. http://127.0.0.1:8000")
+      ->capture_default_str();
+  cmd->add_option("--endpoint", c.endpoint, "Request path")->capture_default_str();
+  cmd->add_option("--api", flags->api,
+                  "openai-chat | openai (legacy completions); default: inferred from --endpoint");
+  cmd->add_option("--model", c.model, "Model name; default: the first id of GET /v1/models");
+  cmd->add_option("--header", c.headers, "Extra request header 'Name: value' (repeatable)");
+  cmd->add_option("--extra-body", c.extra_body,
+                  "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
+  cmd->add_option("--timeout", c.timeout_s, "Per-request timeout in seconds")
+      ->capture_default_str();
+  cmd->add_option("--api-key-env", c.api_key_env,
+                  "Environment variable (or .env key) holding the API key")
+      ->capture_default_str();
+  cmd->add_flag("--no-stream", flags->no_stream, "Non-streaming requests (TTFT undefined)");
+  // Load
+  cmd->add_option("--max-concurrency", c.max_concurrency,
+                  "Requests in flight at most (closed loop); 0: unlimited")
+      ->capture_default_str();
+  cmd->add_option("--request-rate", c.request_rate, "Arrivals per second (open loop); inf: all at once")
+      ->capture_default_str();
+  cmd->add_option("--burstiness", c.burstiness, "Gamma shape of inter-arrival gaps; 1 is Poisson")
+      ->capture_default_str();
+  cmd->add_option("--arrival", flags->arrival, "gamma | poisson | constant")->capture_default_str();
+  cmd->add_option("--num-prompts", c.num_prompts,
+                  "Requests to measure (default 1000 when --duration is not given)");
+  cmd->add_option("--duration", c.duration_s, "Stop issuing requests after this many seconds");
+  cmd->add_option("--warmup", c.warmup, "Requests sent before measuring, not aggregated")
+      ->capture_default_str();
+  cmd->add_option("--seed", c.seed, "Seed of the workload and the arrival schedule")
+      ->capture_default_str();
+  cmd->add_option("--workers", c.workers, "Worker threads; 0: one per core (at most the concurrency)")
+      ->capture_default_str();
+  // Workload
+  cmd->add_option("--dataset", c.dataset, "random | jsonl")->capture_default_str();
+  cmd->add_option("--dataset-path", c.dataset_path, "JSON Lines file for --dataset jsonl");
+  cmd->add_option("--input-len", c.input_len, "Random prompt length in tokens")
+      ->capture_default_str();
+  cmd->add_option("--output-len", c.output_len, "Output length in tokens (sent as max_tokens)")
+      ->capture_default_str();
+  cmd->add_option("--range-ratio", c.range_ratio,
+                  "Random lengths drawn from [len*(1-r), len*(1+r)]")
+      ->capture_default_str();
+  cmd->add_flag("--no-ignore-eos", flags->no_ignore_eos,
+                "Do not send ignore_eos/min_tokens (for servers that reject them)");
+  // Figures and output
+  cmd->add_option("--percentiles", flags->percentiles, "Percentiles to report, comma-separated")
+      ->capture_default_str();
+  cmd->add_option("--goodput", c.goodput, "SLOs for goodput, e.g. --goodput ttft:200 tpot:50")
+      ->expected(1, 4);
+  cmd->add_option("--output-dir", c.output_dir,
+                  "Results directory (default results/<timestamp>-<model>)");
+  cmd->add_flag("--quiet", flags->quiet, "No progress line");
+  cmd->callback([flags, &exit_code] { exit_code = run_command(*flags); });
+}
+
+}  // namespace tokenbench::cli

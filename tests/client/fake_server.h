@@ -1,0 +1,98 @@
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tokenbench::testing {
+
+/// One piece of a scripted reply: bytes to write, then a pause.
+struct Piece {
+  std::string bytes;
+  std::chrono::milliseconds pause{0};
+};
+
+/// A loopback TCP server that answers every connection with the same scripted bytes, written in
+/// pieces with pauses, then closes the connection. For engine tests against server shapes that
+/// serve-sim does not produce. Serves connections one at a time on its own thread.
+class FakeServer {
+ public:
+  explicit FakeServer(std::vector<Piece> script) : script_(std::move(script)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    listen(fd_, 64);
+    socklen_t len = sizeof addr;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+
+  ~FakeServer() {
+    stop_ = true;
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int connections() const { return connections_.load(); }
+
+ private:
+  void serve() {
+    while (!stop_) {
+      const int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      ++connections_;
+      read_request(c);
+      for (const auto& piece : script_) {
+        if (!piece.bytes.empty()) {
+          [[maybe_unused]] auto n = write(c, piece.bytes.data(), piece.bytes.size());
+        }
+        if (piece.pause.count() > 0) std::this_thread::sleep_for(piece.pause);
+      }
+      close(c);
+    }
+  }
+
+  // Reads the request headers and its Content-Length body.
+  static void read_request(int c) {
+    std::string req;
+    char buf[4096];
+    std::size_t need = std::string::npos;
+    while (need == std::string::npos || req.size() < need) {
+      const ssize_t n = read(c, buf, sizeof buf);
+      if (n <= 0) return;
+      req.append(buf, static_cast<std::size_t>(n));
+      const auto end = req.find("\r\n\r\n");
+      if (need == std::string::npos && end != std::string::npos) {
+        std::size_t body = 0;
+        const auto cl = req.find("Content-Length: ");
+        if (cl != std::string::npos) body = std::stoul(req.substr(cl + 16));
+        need = end + 4 + body;
+      }
+    }
+  }
+
+  std::vector<Piece> script_;
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
+  std::thread thread_;
+};
+
+}  // namespace tokenbench::testing

@@ -1,0 +1,218 @@
+// The engine against scripted servers: shapes of vLLM, SGLang, gateways, and broken replies.
+
+#include "tokenbench/client/http_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "fake_server.h"
+#include "test_files.h"
+#include "tokenbench/load/arrival_schedule.h"
+#include "tokenbench/load/work_queue.h"
+
+namespace tokenbench::client {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Piece;
+
+std::string sse_headers(const std::string& content_type = "text/event-stream") {
+  std::string h = "HTTP/1.1 200 OK\r\nConnection: close\r\n";
+  if (!content_type.empty()) h += "Content-Type: " + content_type + "\r\n";
+  return h + "\r\n";
+}
+
+std::string chat_chunk(const std::string& content) {
+  return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + content +
+         "\"},\"finish_reason\":null}]}\n\n";
+}
+
+// Runs `count` requests (one at a time) against `url` and returns their records.
+std::vector<core::RequestRecord> run_requests(const std::string& url, std::size_t count,
+                                              bool stream = true, double timeout_s = 10) {
+  core::RunClock clock;
+  EngineConfig config;
+  config.url = url + "/v1/chat/completions";
+  config.stream = stream;
+  config.timeout_s = timeout_s;
+  config.max_concurrency = 1;
+  HttpEngine engine(config, clock);
+  std::vector<core::RequestSpec> specs(1);
+  specs[0].input_tokens = 3;
+  specs[0].input_source = core::TokenSource::kDataset;
+  specs[0].max_tokens = 8;
+  std::vector<std::string> bodies{R"({"messages":[{"role":"user","content":"hi"}]})"};
+  const auto schedule = load::ArrivalSchedule::immediate(count);
+  load::WorkQueue queue(schedule, clock.now());
+  PhaseWork work;
+  work.specs = &specs;
+  work.bodies = &bodies;
+  std::mutex m;
+  std::vector<core::RequestRecord> records;
+  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
+    std::lock_guard<std::mutex> lock(m);
+    records.push_back(std::move(r));
+  });
+  return records;
+}
+
+TEST(HttpEngine, LlamaServerStreamStampsEveryContentChunk) {
+  const std::string body = tokenbench::testing::read_fixture("llama-server-chat-usage.sse");
+  std::vector<Piece> script{{sse_headers(), 0ms}};
+  // Deliver the events 5 ms apart, split mid-event, as a slow server would.
+  std::size_t pos = 0;
+  while (pos < body.size()) {
+    const std::size_t next = body.find("\n\n", pos);
+    const std::size_t end = next == std::string::npos ? body.size() : next + 2;
+    const std::size_t half = pos + (end - pos) / 2;
+    script.push_back({body.substr(pos, half - pos), 0ms});
+    script.push_back({body.substr(half, end - half), 5ms});
+    pos = end;
+  }
+  tokenbench::testing::FakeServer server(script);
+  const auto records = run_requests(server.url(), 1);
+  ASSERT_EQ(records.size(), 1u);
+  const auto& r = records[0];
+  EXPECT_EQ(r.error, core::ErrorClass::kNone) << r.error_message;
+  EXPECT_EQ(r.http_status, 200);
+  ASSERT_EQ(r.chunks.size(), 12u);
+  EXPECT_EQ(r.output_tokens, 12);
+  EXPECT_EQ(r.output_source, core::TokenSource::kUsage);
+  EXPECT_EQ(r.prompt_tokens, 33);
+  EXPECT_EQ(r.prompt_source, core::TokenSource::kUsage);
+  EXPECT_EQ(r.finish_reason, "length");
+  EXPECT_EQ(r.first_token, r.chunks.front().t);
+  EXPECT_EQ(r.last_token, r.chunks.back().t);
+  // The role chunk came 5 ms before the first content chunk; chunks are about 5 ms apart.
+  EXPECT_GE(r.first_token - r.sent, 5'000'000);
+  for (std::size_t i = 1; i < r.chunks.size(); ++i) {
+    EXPECT_GE(r.chunks[i].t - r.chunks[i - 1].t, 4'000'000) << i;
+  }
+  EXPECT_GT(r.done, r.last_token);
+  EXPECT_LE(r.sent, r.headers);
+}
+
+TEST(HttpEngine, GatewayShapeCrlfNoSpaceCommentsAndNoContentType) {
+  tokenbench::testing::FakeServer server({
+      {sse_headers(""), 0ms},
+      {": ping\r\n\r\n", 2ms},
+      {"data:{\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\r\n\r\n", 2ms},
+      {"data:{\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\r\n\r\n", 2ms},
+      {"data:{\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\r\n\r\n", 2ms},
+      {"data:[DONE]\r\n\r\n", 0ms},
+  });
+  const auto r = run_requests(server.url(), 1).at(0);
+  EXPECT_TRUE(r.ok()) << r.error_message;
+  EXPECT_EQ(r.chunks.size(), 2u);
+  EXPECT_EQ(r.output_tokens, 2);
+  EXPECT_EQ(r.output_source, core::TokenSource::kChunks);  // no usage sent
+  EXPECT_EQ(r.prompt_tokens, 3);
+  EXPECT_EQ(r.prompt_source, core::TokenSource::kDataset);
+}
+
+TEST(HttpEngine, SeveralTokensPerChunkAreSplitByUsage) {
+  tokenbench::testing::FakeServer server({
+      {sse_headers(), 0ms},
+      {chat_chunk("ab"), 1ms},
+      {chat_chunk("cdef"), 1ms},
+      {"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}],"
+       "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":6}}\n\ndata: [DONE]\n\n",
+       0ms},
+  });
+  const auto r = run_requests(server.url(), 1).at(0);
+  EXPECT_TRUE(r.ok()) << r.error_message;
+  ASSERT_EQ(r.chunks.size(), 2u);
+  EXPECT_EQ(r.output_tokens, 6);
+  EXPECT_EQ(r.chunks[0].tokens, 2);  // 2 of 6 bytes: 1 + 4 * 2/6 = 2.33
+  EXPECT_EQ(r.chunks[1].tokens, 4);
+}
+
+TEST(HttpEngine, StreamIgnoredByTheServerIsMeasuredAsNonStreamed) {
+  const std::string body = tokenbench::testing::read_fixture("llama-server-chat-nonstream.json");
+  tokenbench::testing::FakeServer server({
+      {"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body,
+       0ms},
+  });
+  const auto r = run_requests(server.url(), 1).at(0);
+  EXPECT_TRUE(r.ok()) << r.error_message;
+  EXPECT_FALSE(r.streamed);
+  EXPECT_EQ(r.first_token, core::kNever);
+  EXPECT_EQ(r.output_tokens, 6);
+  EXPECT_EQ(r.prompt_tokens, 29);
+}
+
+TEST(HttpEngine, CutStreamKeepsTheChunksThatArrived) {
+  tokenbench::testing::FakeServer server({
+      {"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n",
+       0ms},
+      {"1e\r\ndata: {\"choices\":[{\"text\"", 0ms},  // a chunk promised, then the socket closes
+  });
+  auto r = run_requests(server.url(), 1).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kStreamCut) << r.error_message;
+
+  tokenbench::testing::FakeServer clean_close({
+      {sse_headers(), 0ms},
+      {chat_chunk("a"), 1ms},
+      {chat_chunk("b"), 0ms},  // then close without [DONE] or a finish reason
+  });
+  r = run_requests(clean_close.url(), 1).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kStreamCut);
+  EXPECT_EQ(r.chunks.size(), 2u);
+}
+
+TEST(HttpEngine, HttpErrorsAreClassifiedWithTheServersMessage) {
+  const std::string http = tokenbench::testing::read_fixture("llama-server-bad-request.http");
+  tokenbench::testing::FakeServer bad_request({{http, 0ms}});
+  auto r = run_requests(bad_request.url(), 1).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kHttp4xx);
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_EQ(r.error_message, "HTTP 400: Expected 'messages' to be an array");
+
+  tokenbench::testing::FakeServer unavailable(
+      {{"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 21\r\n\r\n{\"detail\":\"overload\"}",
+        0ms}});
+  r = run_requests(unavailable.url(), 1).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kHttp5xx);
+  EXPECT_EQ(r.error_message, "HTTP 503: overload");
+}
+
+TEST(HttpEngine, MalformedAndErrorEventsEndTheRequest) {
+  tokenbench::testing::FakeServer malformed({{sse_headers(), 0ms},
+                                             {chat_chunk("a"), 0ms},
+                                             {"data: {oops\n\n", 0ms},
+                                             {chat_chunk("b") + "data: [DONE]\n\n", 0ms}});
+  auto r = run_requests(malformed.url(), 1).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kMalformed);
+  EXPECT_EQ(r.chunks.size(), 1u);
+
+  tokenbench::testing::FakeServer error_event(
+      {{sse_headers(), 0ms},
+       {chat_chunk("a"), 0ms},
+       {"data: {\"error\":{\"message\":\"KV cache exhausted\",\"code\":500}}\n\n", 0ms}});
+  r = run_requests(error_event.url(), 1).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kServerError);
+  EXPECT_EQ(r.error_message, "KV cache exhausted");
+}
+
+TEST(HttpEngine, EmptyReplyAndTimeout) {
+  tokenbench::testing::FakeServer nothing({{"", 0ms}});
+  auto r = run_requests(nothing.url(), 1).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kStreamCut) << r.error_message;  // "Empty reply"
+
+  tokenbench::testing::FakeServer slow({{sse_headers(), 0ms}, {chat_chunk("a"), 1500ms}});
+  r = run_requests(slow.url(), 1, true, 0.3).at(0);
+  EXPECT_EQ(r.error, core::ErrorClass::kTimeout) << r.error_message;
+  EXPECT_EQ(r.chunks.size(), 1u);
+}
+
+TEST(HttpEngine, UnreachableServerIsAConnectError) {
+  const auto r = run_requests("http://127.0.0.1:1", 2);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].error, core::ErrorClass::kConnect);
+  EXPECT_FALSE(r[0].error_message.empty());
+}
+
+}  // namespace
+}  // namespace tokenbench::client

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tokenbench::e2e {
+
+/// What a finished child process left behind.
+struct ProcessResult {
+  int exit_code = -1;  ///< -1 when it was killed by a signal or timed out
+  bool timed_out = false;
+  std::string out;  ///< everything it wrote to stdout
+  std::string err;  ///< everything it wrote to stderr
+};
+
+/// Runs `args` (args[0] is the program) to completion, killing it after `timeout`. `env` entries
+/// are set in the child on top of the parent's environment ("" value: unset).
+ProcessResult run_process(const std::vector<std::string>& args,
+                          std::chrono::seconds timeout = std::chrono::seconds(60),
+                          const std::map<std::string, std::string>& env = {});
+
+/// A child process started in the background; killed (SIGTERM, then SIGKILL) on destruction.
+class BackgroundProcess {
+ public:
+  explicit BackgroundProcess(const std::vector<std::string>& args,
+                             const std::map<std::string, std::string>& env = {});
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  /// Waits up to `timeout` for a stdout line containing `needle`; returns the line ("" on timeout).
+  std::string wait_for_line(const std::string& needle, std::chrono::milliseconds timeout);
+  /// Sends `sig` and waits for the exit; returns the exit code (-1 for death by signal).
+  int stop(int sig);
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  std::string buffered_;
+};
+
+/// serve-sim started on a free loopback port with `extra_args`; its base URL once listening.
+class SimProcess {
+ public:
+  explicit SimProcess(const std::vector<std::string>& extra_args = {});
+  const std::string& url() const { return url_; }
+
+ private:
+  BackgroundProcess process_;
+  std::string url_;
+};
+
+/// A fresh empty directory under the test temp dir.
+std::string make_temp_dir(const std::string& name);
+
+/// Reads a whole file ("" when missing).
+std::string slurp(const std::string& path);
+
+}  // namespace tokenbench::e2e
