@@ -191,12 +191,13 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->rec.scheduled = due;
   t->rec.chunks.reserve(static_cast<std::size_t>(std::max<std::int64_t>(spec.max_tokens, 16)) + 2);
   t->chunk_bytes.clear();
+  t->chunk_bytes.reserve(t->rec.chunks.capacity());
   t->body.clear();
   t->sse.reset();
   t->curl_error[0] = '\0';
   t->status = 0;
   t->status_known = false;
-  t->event_stream = false;
+  t->event_stream = config_.stream;
   t->done_seen = false;
   t->aborted = false;
   t->usage_prompt = -1;
@@ -249,11 +250,14 @@ std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void*
   std::string_view line(data, len);
   if (line.rfind("HTTP/", 0) == 0) {
     // A new status line (e.g. after "100 Continue"): forget earlier headers.
-    t->event_stream = false;
+    t->event_stream = t->worker->config_.stream;
   } else if (line == "\r\n" || line == "\n") {
     t->rec.headers = now;
   } else if (header_is(line, "content-type")) {
-    t->event_stream = line.find("text/event-stream") != std::string_view::npos;
+    // A streamed request gets SSE unless the server says it sent one JSON document instead
+    // (it ignored "stream"); some gateways label SSE text/plain or not at all.
+    t->event_stream = t->worker->config_.stream &&
+                      line.find("application/json") == std::string_view::npos;
   }
   return len;
 }
@@ -337,7 +341,7 @@ void Worker::finish(Transfer* t, CURLcode result) {
   rec.http_status = static_cast<int>(status);
 
   if (!t->aborted) {
-    const bool streamed_reply = t->event_stream && config_.stream;
+    const bool streamed_reply = t->event_stream;
     if (result != CURLE_OK) {
       classify_transport_error(result, t->curl_error, !rec.chunks.empty(), rec);
     } else if (status < 200 || status >= 300) {
