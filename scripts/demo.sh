@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# make demo: start serve-sim on a free loopback port, run a real benchmark against it, stop it.
+set -euo pipefail
+BIN=${1:-build/tokenbench}
+LOG=$(mktemp)
+"$BIN" serve-sim --port 0 --ttft-ms 40 --itl-ms 8 --jitter-ms 2 --seed 1 >"$LOG" 2>&1 &
+SIM_PID=$!
+trap 'kill $SIM_PID 2>/dev/null || true; wait $SIM_PID 2>/dev/null || true; rm -f "$LOG"' EXIT
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$LOG" && break
+  sleep 0.05
+done
+URL=$(grep -o 'http://[0-9.]*:[0-9]*' "$LOG" | head -1)
+if [ -z "$URL" ]; then
+  echo "demo: serve-sim did not start:" >&2
+  cat "$LOG" >&2
+  exit 1
+fi
+echo "demo: serve-sim is listening on $URL"
+"$BIN" run --base-url "$URL" --num-prompts 200 --max-concurrency 16 --warmup 8 \
+  --input-len 256 --output-len 64 --range-ratio 0.25 --seed 1 \
+  --goodput ttft:100 tpot:12 --output-dir results/demo
