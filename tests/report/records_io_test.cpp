@@ -97,6 +97,17 @@ TEST(RecordsIoTest, RoundTripIsExact) {
   EXPECT_NE(record_to_jsonl_line(odd).find("\"headers_ns\":null"), std::string::npos);
 }
 
+TEST(RecordsIoTest, LineHoldsExactlyTheObjectOfRecordToJson) {
+  for (const core::RequestRecord& r : test_records::hand_built_run()) {
+    EXPECT_EQ(nlohmann::json::parse(record_to_jsonl_line(r)), record_to_json(r));
+  }
+  EXPECT_EQ(nlohmann::json::parse(record_to_jsonl_line(odd_record())), record_to_json(odd_record()));
+  core::RequestRecord bad_utf8;
+  bad_utf8.error_message = "broken \xff byte";
+  const auto parsed = nlohmann::json::parse(record_to_jsonl_line(bad_utf8));
+  EXPECT_EQ(parsed["error_message"], "broken \xef\xbf\xbd byte");  // U+FFFD replaces it
+}
+
 TEST(RecordsIoTest, RejectsBadFields) {
   EXPECT_THROW(record_from_jsonl_line("[1,2]"), std::runtime_error);
   EXPECT_THROW(record_from_jsonl_line("{\"phase\":\"later\"}"), std::runtime_error);

@@ -1,0 +1,98 @@
+// Micro-benchmarks of the hot path: SSE framing, event parsing, and the metrics of a run.
+
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tokenbench/client/api_adapter.h"
+#include "tokenbench/client/sse_parser.h"
+#include "tokenbench/metrics/summary.h"
+
+namespace {
+
+using tokenbench::client::OpenAIAdapter;
+using tokenbench::client::SseParser;
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(TOKENBENCH_FIXTURES_DIR) + "/" + name, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A captured llama.cpp stream fed in pieces of `range(0)` bytes, as sockets deliver it.
+void BM_SseFraming(benchmark::State& state) {
+  const std::string bytes = fixture("llama-server-chat-usage.sse");
+  const auto piece = static_cast<std::size_t>(state.range(0));
+  SseParser parser;
+  std::int64_t events = 0;
+  for (auto _ : state) {
+    for (std::size_t off = 0; off < bytes.size(); off += piece) {
+      parser.feed(std::string_view(bytes).substr(off, piece),
+                  [&](std::string_view e) { benchmark::DoNotOptimize(e.data()); ++events; });
+    }
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes.size()));
+  state.SetItemsProcessed(events);  // items/s = events/s
+}
+BENCHMARK(BM_SseFraming)->Arg(16)->Arg(256)->Arg(4096);
+
+// Framing plus JSON interpretation of every event: the per-token work of the client.
+void BM_SseFramingAndParsing(benchmark::State& state) {
+  const std::string bytes = fixture("llama-server-chat-usage.sse");
+  SseParser parser;
+  OpenAIAdapter adapter(tokenbench::core::ApiKind::kOpenAIChat);
+  std::int64_t events = 0;
+  for (auto _ : state) {
+    parser.feed(bytes, [&](std::string_view e) {
+      benchmark::DoNotOptimize(adapter.parse_event(e).content_bytes);
+      ++events;
+    });
+  }
+  state.SetItemsProcessed(events);  // items/s = events/s
+}
+BENCHMARK(BM_SseFramingAndParsing);
+
+std::vector<tokenbench::core::RequestRecord> synthetic_records(std::size_t n, int tokens) {
+  std::mt19937_64 rng(1);
+  std::uniform_int_distribution<int> gap(5'000'000, 15'000'000);
+  std::vector<tokenbench::core::RequestRecord> records(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& r = records[i];
+    r.id = i;
+    r.scheduled = static_cast<tokenbench::core::Nanos>(i) * 1'000'000;
+    r.sent = r.scheduled + 10'000;
+    r.headers = r.sent + 1'000'000;
+    tokenbench::core::Nanos t = r.sent + 50'000'000;
+    for (int k = 0; k < tokens; ++k) {
+      r.chunks.push_back({t, 1});
+      t += gap(rng);
+    }
+    r.first_token = r.chunks.front().t;
+    r.last_token = r.chunks.back().t;
+    r.done = r.last_token + 100'000;
+    r.prompt_tokens = 512;
+    r.output_tokens = tokens;
+    r.http_status = 200;
+  }
+  return records;
+}
+
+// The whole summary of a run of `range(0)` requests of 256 tokens.
+void BM_Summarize(benchmark::State& state) {
+  const auto records = synthetic_records(static_cast<std::size_t>(state.range(0)), 256);
+  tokenbench::metrics::SummaryOptions options;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(tokenbench::metrics::summarize(records, options).completed);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_Summarize)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
