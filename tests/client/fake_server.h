@@ -20,12 +20,14 @@ struct Piece {
   std::chrono::milliseconds pause{0};
 };
 
-/// A loopback TCP server that answers every connection with the same scripted bytes, written in
-/// pieces with pauses, then closes the connection. For engine tests against server shapes that
-/// serve-sim does not produce. Serves connections one at a time on its own thread.
+/// A loopback TCP server that answers every request with the same scripted bytes, written in
+/// pieces with pauses, then closes the connection (or, with `keep_alive`, waits for the next
+/// request on it: the script must then frame its body). For engine tests against server shapes
+/// that serve-sim does not produce. Serves connections one at a time on its own thread.
 class FakeServer {
  public:
-  explicit FakeServer(std::vector<Piece> script) : script_(std::move(script)) {
+  explicit FakeServer(std::vector<Piece> script, bool keep_alive = false)
+      : script_(std::move(script)), keep_alive_(keep_alive) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
     setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -50,6 +52,7 @@ class FakeServer {
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int connections() const { return connections_.load(); }
+  int requests() const { return requests_.load(); }
 
  private:
   void serve() {
@@ -57,25 +60,28 @@ class FakeServer {
       const int c = accept(fd_, nullptr, nullptr);
       if (c < 0) return;
       ++connections_;
-      read_request(c);
-      for (const auto& piece : script_) {
-        if (!piece.bytes.empty()) {
-          [[maybe_unused]] auto n = write(c, piece.bytes.data(), piece.bytes.size());
+      while (read_request(c)) {
+        ++requests_;
+        for (const auto& piece : script_) {
+          if (!piece.bytes.empty()) {
+            [[maybe_unused]] auto n = write(c, piece.bytes.data(), piece.bytes.size());
+          }
+          if (piece.pause.count() > 0) std::this_thread::sleep_for(piece.pause);
         }
-        if (piece.pause.count() > 0) std::this_thread::sleep_for(piece.pause);
+        if (!keep_alive_) break;
       }
       close(c);
     }
   }
 
-  // Reads the request headers and its Content-Length body.
-  static void read_request(int c) {
+  // Reads the request headers and its Content-Length body; false when the peer closed.
+  static bool read_request(int c) {
     std::string req;
     char buf[4096];
     std::size_t need = std::string::npos;
     while (need == std::string::npos || req.size() < need) {
       const ssize_t n = read(c, buf, sizeof buf);
-      if (n <= 0) return;
+      if (n <= 0) return false;
       req.append(buf, static_cast<std::size_t>(n));
       const auto end = req.find("\r\n\r\n");
       if (need == std::string::npos && end != std::string::npos) {
@@ -85,13 +91,16 @@ class FakeServer {
         need = end + 4 + body;
       }
     }
+    return true;
   }
 
   std::vector<Piece> script_;
+  bool keep_alive_ = false;
   int fd_ = -1;
   std::uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<int> connections_{0};
+  std::atomic<int> requests_{0};
   std::thread thread_;
 };
 

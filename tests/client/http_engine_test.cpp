@@ -207,6 +207,20 @@ TEST(HttpEngine, EmptyReplyAndTimeout) {
   EXPECT_EQ(r.chunks.size(), 1u);
 }
 
+TEST(HttpEngine, KeepAliveConnectionIsReusedAcrossRequests) {
+  const std::string body = chat_chunk("a") + chat_chunk("b") + "data: [DONE]\n\n";
+  tokenbench::testing::FakeServer server(
+      {{"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
+            std::to_string(body.size()) + "\r\n\r\n" + body,
+        0ms}},
+      /*keep_alive=*/true);
+  const auto records = run_requests(server.url(), 10);
+  ASSERT_EQ(records.size(), 10u);
+  for (const auto& r : records) EXPECT_TRUE(r.ok()) << r.error_message;
+  EXPECT_EQ(server.requests(), 10);
+  EXPECT_EQ(server.connections(), 1);
+}
+
 TEST(HttpEngine, UnreachableServerIsAConnectError) {
   const auto r = run_requests("http://127.0.0.1:1", 2);
   ASSERT_EQ(r.size(), 2u);

@@ -66,6 +66,8 @@ TEST(EndToEnd, CountsAndTimingMatchTheSimulator) {
     EXPECT_TRUE(s.contains(key)) << key;
   }
   EXPECT_NEAR(s["request_throughput"].get<double>(), 20.0 / s["duration"].get<double>(), 1e-9);
+  // Two workers share the limit of 4 exactly: never more in flight, and all 4 slots used.
+  EXPECT_EQ(s["tokenbench"]["max_concurrency_observed"], 4);
 
   const auto records = read_jsonl(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 20u);

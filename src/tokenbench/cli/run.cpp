@@ -41,9 +41,9 @@ struct RunFlags {
 
 std::atomic<load::Benchmark*> g_running{nullptr};
 
-extern "C" void on_interrupt(int) {
+extern "C" void on_interrupt(int sig) {
   if (load::Benchmark* b = g_running.load()) b->cancel();
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(sig, SIG_DFL);  // a second Ctrl-C (or SIGTERM) ends the process at once
 }
 
 class UsageError : public std::runtime_error {
@@ -227,11 +227,13 @@ int run_command(RunFlags& f) {
 
   g_running.store(bench.get());
   std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   bench->run([&recorder, &secret](core::RequestRecord&& r) {
     if (!r.ok() && !secret.empty()) r.error_message = client::redact(std::move(r.error_message), secret);
     recorder.add(std::move(r));
   });
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   g_running.store(nullptr);
   finished.store(true);
   if (progress.joinable()) progress.join();
