@@ -90,6 +90,18 @@ TEST(OpenAIAdapter, ReasoningCountsAsOutput) {
             4);
 }
 
+TEST(OpenAIAdapter, TextViewsAndNoDoubleCountedReasoning) {
+  OpenAIAdapter adapter(core::ApiKind::kOpenAIChat);
+  // Some servers send the same reasoning under both names: it is one text, counted once.
+  const auto ev = adapter.parse_event(
+      R"({"choices":[{"delta":{"reasoning_content":"think","reasoning":"think","content":"ok"}}]})");
+  EXPECT_EQ(ev.reasoning_text, "think");
+  EXPECT_EQ(ev.content_text, "ok");
+  EXPECT_EQ(ev.content_bytes, 7);
+  OpenAIAdapter completions(core::ApiKind::kOpenAICompletions);
+  EXPECT_EQ(completions.parse_event(R"({"choices":[{"text":" glad"}]})").content_text, " glad");
+}
+
 TEST(OpenAIAdapter, SglangUsageInTheFinishChunk) {
   OpenAIAdapter adapter(core::ApiKind::kOpenAIChat);
   const auto ev = adapter.parse_event(

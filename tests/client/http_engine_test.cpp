@@ -30,13 +30,15 @@ std::string chat_chunk(const std::string& content) {
 
 // Runs `count` requests (one at a time) against `url` and returns their records.
 std::vector<core::RequestRecord> run_requests(const std::string& url, std::size_t count,
-                                              bool stream = true, double timeout_s = 10) {
+                                              bool stream = true, double timeout_s = 10,
+                                              bool keep_text = false) {
   core::RunClock clock;
   EngineConfig config;
   config.url = url + "/v1/chat/completions";
   config.stream = stream;
   config.timeout_s = timeout_s;
   config.max_concurrency = 1;
+  config.keep_text = keep_text;
   HttpEngine engine(config, clock);
   std::vector<core::RequestSpec> specs(1);
   specs[0].input_tokens = 3;
@@ -109,6 +111,16 @@ TEST(HttpEngine, GatewayShapeCrlfNoSpaceCommentsAndNoContentType) {
   EXPECT_EQ(r.output_source, core::TokenSource::kChunks);  // no usage sent
   EXPECT_EQ(r.prompt_tokens, 3);
   EXPECT_EQ(r.prompt_source, core::TokenSource::kDataset);
+}
+
+TEST(HttpEngine, GeneratedTextIsKeptOnlyWhenAsked) {
+  tokenbench::testing::FakeServer server({
+      {sse_headers(), 0ms},
+      {"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"hm \"}}]}\n\n", 0ms},
+      {chat_chunk("Hello") + chat_chunk(", world") + "data: [DONE]\n\n", 0ms},
+  });
+  EXPECT_EQ(run_requests(server.url(), 1, true, 10, true).at(0).output_text, "hm Hello, world");
+  EXPECT_EQ(run_requests(server.url(), 1).at(0).output_text, "");
 }
 
 TEST(HttpEngine, SeveralTokensPerChunkAreSplitByUsage) {

@@ -12,10 +12,10 @@ namespace {
 
 using simdjson::dom::element;
 
-std::int64_t string_bytes(const element& parent, const char* key) {
+std::string_view string_field(const element& parent, const char* key) {
   std::string_view s;
-  if (parent[key].get(s) == simdjson::SUCCESS) return static_cast<std::int64_t>(s.size());
-  return 0;
+  if (parent[key].get(s) == simdjson::SUCCESS) return s;
+  return {};
 }
 
 }  // namespace
@@ -96,17 +96,22 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
   element choices;
   if (root["choices"].get(choices) == simdjson::SUCCESS && choices.is_array()) {
     for (element choice : choices.get_array()) {
+      std::string_view content;
+      std::string_view reasoning;
       if (api_ == core::ApiKind::kOpenAIChat) {
         element msg;
         if (choice[streamed ? "delta" : "message"].get(msg) == simdjson::SUCCESS &&
             msg.is_object()) {
-          ev.content_bytes += string_bytes(msg, "content");
-          ev.content_bytes += string_bytes(msg, "reasoning_content");
-          ev.content_bytes += string_bytes(msg, "reasoning");
+          content = string_field(msg, "content");
+          reasoning = string_field(msg, "reasoning_content");
+          if (reasoning.empty()) reasoning = string_field(msg, "reasoning");
         }
       } else {
-        ev.content_bytes += string_bytes(choice, "text");
+        content = string_field(choice, "text");
       }
+      ev.content_bytes += static_cast<std::int64_t>(content.size() + reasoning.size());
+      if (ev.content_text.empty()) ev.content_text = content;
+      if (ev.reasoning_text.empty()) ev.reasoning_text = reasoning;
       std::string_view finish;
       if (choice["finish_reason"].get(finish) == simdjson::SUCCESS && !finish.empty()) {
         finish_.assign(finish);

@@ -23,6 +23,10 @@ struct ApiEvent {
   Kind kind = Kind::kData;
   /// Bytes of generated text this event carried (content plus reasoning). 0: not a token.
   std::int64_t content_bytes = 0;
+  /// The generated text itself: reasoning (reasoning_content or reasoning) and content of the
+  /// first choice; views valid until the next parse call.
+  std::string_view reasoning_text;
+  std::string_view content_text;
   bool has_usage = false;
   std::int64_t prompt_tokens = -1;
   std::int64_t completion_tokens = -1;

@@ -23,6 +23,7 @@ struct EngineConfig {
   double timeout_s = 600.0;  ///< per request, from send to the end of the reply
   int workers = 1;           ///< worker threads, each with its own event loop and connections
   int max_concurrency = 0;   ///< requests in flight across all workers; 0: unlimited
+  bool keep_text = false;    ///< keep each request's generated text in RequestRecord::output_text
 };
 
 /// The requests of one phase. Schedule index i is served by spec (i % specs.size()), whose body is

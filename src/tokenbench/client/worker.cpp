@@ -190,6 +190,7 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->rec.streamed = config_.stream;
   t->rec.scheduled = due;
   t->rec.chunks.reserve(static_cast<std::size_t>(std::max<std::int64_t>(spec.max_tokens, 16)) + 2);
+  if (config_.keep_text) t->rec.output_text.reserve(t->rec.chunks.capacity() * 8);
   t->chunk_bytes.clear();
   t->chunk_bytes.reserve(t->rec.chunks.capacity());
   t->body.clear();
@@ -304,6 +305,10 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
     t->rec.chunks.push_back(core::ChunkStamp{now, 1});
     t->chunk_bytes.push_back(static_cast<std::int32_t>(ev.content_bytes));
     t->rec.output_chars += ev.content_bytes;
+    if (config_.keep_text) {
+      t->rec.output_text.append(ev.reasoning_text);
+      t->rec.output_text.append(ev.content_text);
+    }
   }
   if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
   if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
@@ -364,6 +369,10 @@ void Worker::finish(Transfer* t, CURLcode result) {
         rec.error_message.assign(ev.error_message);
       } else {
         rec.output_chars = ev.content_bytes;
+        if (config_.keep_text) {
+          rec.output_text.assign(ev.reasoning_text);
+          rec.output_text.append(ev.content_text);
+        }
         rec.finish_reason.assign(ev.finish_reason);
         if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
         if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;

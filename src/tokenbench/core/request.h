@@ -88,6 +88,9 @@ struct RequestRecord {
   std::int64_t output_tokens = 0;
   TokenSource output_source = TokenSource::kUnknown;
   std::int64_t output_chars = 0;  ///< bytes of generated text (content + reasoning)
+  /// The generated text (content + reasoning), kept in memory only when the run needs it (a local
+  /// tokenizer counts output tokens from it); never written to requests.jsonl.
+  std::string output_text;
 
   int http_status = 0;
   ErrorClass error = ErrorClass::kNone;

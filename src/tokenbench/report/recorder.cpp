@@ -9,7 +9,8 @@
 
 namespace tokenbench::report {
 
-Recorder::Recorder(const std::string& path) : path_(path) {
+Recorder::Recorder(const std::string& path, Finalizer finalize)
+    : path_(path), finalize_(std::move(finalize)) {
   file_ = std::fopen(path.c_str(), "w");
   if (file_ == nullptr) {
     throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
@@ -60,6 +61,7 @@ void Recorder::loop() {
 void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
   if (batch.empty()) return;
   for (auto& record : batch) {
+    if (finalize_) finalize_(record);
     const std::string line = record_to_jsonl_line(record);
     std::fwrite(line.data(), 1, line.size(), file_);
     records_.push_back(std::move(record));

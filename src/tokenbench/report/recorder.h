@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,8 +21,12 @@ namespace tokenbench::report {
 /// add() is thread-safe and cheap (a lock and a move); everything else is for the owning thread.
 class Recorder {
  public:
+  /// Runs on the recorder thread for each record before it is written: work that must not slow
+  /// the engine's threads (e.g. counting output tokens with a local tokenizer).
+  using Finalizer = std::function<void(core::RequestRecord&)>;
+
   /// Opens (truncates) `path`. Throws std::runtime_error naming the path when it cannot.
-  explicit Recorder(const std::string& path);
+  explicit Recorder(const std::string& path, Finalizer finalize = {});
   ~Recorder();
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -44,6 +49,7 @@ class Recorder {
   void write_pending(std::vector<core::RequestRecord>& batch);
 
   std::string path_;
+  Finalizer finalize_;
   std::FILE* file_ = nullptr;
   std::mutex mutex_;
   std::condition_variable wake_;
