@@ -4,8 +4,12 @@
 // from /proc), and token throughput, for each stream count. Reports the median of --repeat runs.
 //
 // usage: tokenbench_load_bench [--streams 1,64,512] [--tokens 256] [--repeat 3] [--itl-ms 0]
+//                              [--preset NAME] [--per-stream N]
 // With --itl-ms > 0 the simulator spaces tokens, so that events arrive one by one rather than
-// coalesced into large reads: the harder case for the client per token.
+// coalesced into large reads: the harder case for the client per token. With --preset the
+// simulator runs its engine model (e.g. `zero`: the engine thread with every cost zero) instead of
+// fixed delays, so the server's figure includes the engine thread and its hand-off to the io
+// thread. --per-stream sets the requests per stream (default 8, or 4 with --itl-ms).
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -24,6 +28,8 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/load/benchmark.h"
 #include "tokenbench/report/recorder.h"
+#include "tokenbench/sim/engine_params.h"
+#include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_server.h"
 #include "tokenbench/workload/workload.h"
 
@@ -59,7 +65,7 @@ double cpu_seconds_of(pid_t pid) {
 
 // Runs serve-sim in a child process (forked before this process starts any thread), so that its
 // CPU is not counted as the client's. Returns the child's pid and writes its port.
-pid_t start_sim(std::uint16_t& port, double itl_ms) {
+pid_t start_sim(std::uint16_t& port, double itl_ms, const std::string& preset) {
   int fds[2];
   if (pipe(fds) != 0) std::exit(1);
   const pid_t pid = fork();
@@ -69,6 +75,12 @@ pid_t start_sim(std::uint16_t& port, double itl_ms) {
     config.port = 0;
     config.timing.ttft_ms = 0;
     config.timing.itl_ms = itl_ms;
+    if (!preset.empty()) {
+      const auto params = tokenbench::sim::find_engine_preset(preset);
+      if (!params) _exit(2);
+      config.mode = tokenbench::sim::TimingMode::kEngine;
+      config.engine = *params;
+    }
     tokenbench::sim::SimServer server(config);
     server.start();
     const std::uint16_t p = server.port();
@@ -83,14 +95,15 @@ pid_t start_sim(std::uint16_t& port, double itl_ms) {
   return pid;
 }
 
-Sample run_once(std::uint16_t port, pid_t sim, int streams, int tokens, bool paced) {
+Sample run_once(std::uint16_t port, pid_t sim, int streams, int tokens, bool paced,
+                int per_stream) {
   tokenbench::core::RunConfig c;
   c.base_url = "http://127.0.0.1:" + std::to_string(port);
   c.model = "sim-model";
   c.max_concurrency = streams;
   c.workers = 1;
   // Paced streams take tokens x ITL each: fewer requests keep the run short.
-  c.num_prompts = paced ? std::max(16, streams * 4) : std::max(200, streams * 8);
+  c.num_prompts = std::max(paced ? 16 : 200, streams * per_stream);
   c.input_len = 16;
   c.output_len = tokens;
   tokenbench::load::Benchmark bench(c, {}, tokenbench::workload::build_workload(c));
@@ -123,6 +136,8 @@ int main(int argc, char** argv) {
   int tokens = 256;
   int repeat = 3;
   double itl_ms = 0;
+  int per_stream = 0;
+  std::string preset;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--streams") {
@@ -136,23 +151,29 @@ int main(int argc, char** argv) {
       repeat = std::stoi(argv[i + 1]);
     } else if (flag == "--itl-ms") {
       itl_ms = std::stod(argv[i + 1]);
+    } else if (flag == "--preset") {
+      preset = argv[i + 1];
+    } else if (flag == "--per-stream") {
+      per_stream = std::stoi(argv[i + 1]);
     }
   }
+  if (per_stream <= 0) per_stream = itl_ms > 0 ? 4 : 8;
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
     lim.rlim_cur = lim.rlim_max;
     setrlimit(RLIMIT_NOFILE, &lim);
   }
   std::uint16_t port = 0;
-  const pid_t sim = start_sim(port, itl_ms);
-  std::printf("| streams | requests x tokens | tok/s | client CPU us/token | server CPU us/token "
-              "| client/server | failed |\n|---|---|---|---|---|---|---|\n");
+  const pid_t sim = start_sim(port, itl_ms, preset);
+  std::printf(
+      "| streams | requests x tokens | tok/s | client CPU us/token | server CPU us/token "
+      "| client/server | failed |\n|---|---|---|---|---|---|---|\n");
   for (int n : streams) {
     std::vector<double> tps, client_us, server_us;
     long failed = 0;
     double total_tokens = 0;
     for (int r = 0; r < repeat; ++r) {
-      const Sample s = run_once(port, sim, n, tokens, itl_ms > 0);
+      const Sample s = run_once(port, sim, n, tokens, itl_ms > 0, per_stream);
       tps.push_back(s.tokens / s.wall_s);
       client_us.push_back(s.client_cpu_s * 1e6 / s.tokens);
       server_us.push_back(s.server_cpu_s * 1e6 / s.tokens);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim_test_client.h"
+#include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/fault_injector.h"
 #include "tokenbench/sim/sim_server.h"
 
@@ -65,17 +66,30 @@ TEST(SimFaultTest, FirstMatchingRuleWins) {
   EXPECT_EQ(faults.decide(1).kind, FaultKind::kHttp429);
 }
 
-// A server where every accepted completion request gets `fault`.
-std::unique_ptr<SimServer> server_with(const std::string& fault, double itl_ms = 0) {
-  SimConfig c;
-  c.port = 0;
-  c.timing.ttft_ms = 0;
-  c.timing.itl_ms = itl_ms;
-  c.faults.push_back(parse_fault_rule(fault));
-  auto server = std::make_unique<SimServer>(c);
-  server->start();
-  return server;
-}
+// Every fault behaves the same with fixed delays and with the engine model.
+class SimFaultServerTest : public ::testing::TestWithParam<TimingMode> {
+ protected:
+  // A server where every accepted completion request gets `fault` (no delays, or the zero-cost
+  // engine).
+  std::unique_ptr<SimServer> server_with(const std::string& fault) {
+    SimConfig c;
+    c.port = 0;
+    c.timing.ttft_ms = 0;
+    c.timing.itl_ms = 0;
+    c.mode = GetParam();
+    c.engine = *find_engine_preset("zero");
+    c.faults.push_back(parse_fault_rule(fault));
+    auto server = std::make_unique<SimServer>(c);
+    server->start();
+    return server;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Modes, SimFaultServerTest,
+                         ::testing::Values(TimingMode::kFixed, TimingMode::kEngine),
+                         [](const auto& info) {
+                           return info.param == TimingMode::kFixed ? "Fixed" : "Engine";
+                         });
 
 const std::string kStream10 =
     R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":10,"ignore_eos":true,)"
@@ -109,21 +123,21 @@ int content_events(const HttpReply& reply) {
   return n;
 }
 
-TEST(SimFaultTest, Http429HasRetryAfter) {
+TEST_P(SimFaultServerTest, Http429HasRetryAfter) {
   auto server = server_with("http_429:1");
   const HttpReply reply = post(server->port(), kStream10);
   expect_error(reply, 429, "rate_limit_error");
   EXPECT_EQ(reply.header("retry-after"), "1");
 }
 
-TEST(SimFaultTest, Http500And503) {
+TEST_P(SimFaultServerTest, Http500And503) {
   auto s500 = server_with("http_500:1");
   expect_error(post(s500->port(), kStream10), 500, "server_error");
   auto s503 = server_with("http_503:1");
   expect_error(post(s503->port(), kWhole10), 503, "server_error");
 }
 
-TEST(SimFaultTest, EveryNCountsOnlyAcceptedCompletionRequests) {
+TEST_P(SimFaultServerTest, EveryNCountsOnlyAcceptedCompletionRequests) {
   auto server = server_with("http_500:every=2");
   TestConnection conn(server->port());
   conn.send_request("POST", "/v1/chat/completions", kWhole10);
@@ -138,7 +152,7 @@ TEST(SimFaultTest, EveryNCountsOnlyAcceptedCompletionRequests) {
   EXPECT_EQ(conn.read_reply().status, 200);
 }
 
-TEST(SimFaultTest, StreamCutClosesMidStream) {
+TEST_P(SimFaultServerTest, StreamCutClosesMidStream) {
   auto server = server_with("stream_cut:1");
   const HttpReply reply = post(server->port(), kStream10);
   EXPECT_EQ(reply.status, 200);
@@ -148,7 +162,7 @@ TEST(SimFaultTest, StreamCutClosesMidStream) {
   for (const auto& e : reply.events) EXPECT_NE(e.data, "[DONE]");
 }
 
-TEST(SimFaultTest, StreamCutTruncatesWholeReply) {
+TEST_P(SimFaultServerTest, StreamCutTruncatesWholeReply) {
   auto server = server_with("stream_cut:1");
   const HttpReply reply = post(server->port(), kWhole10);
   EXPECT_EQ(reply.status, 200);
@@ -157,7 +171,7 @@ TEST(SimFaultTest, StreamCutTruncatesWholeReply) {
   EXPECT_TRUE(json::parse(reply.body, nullptr, false).is_discarded());
 }
 
-TEST(SimFaultTest, MalformedSendsOneNonJsonEventThenContinues) {
+TEST_P(SimFaultServerTest, MalformedSendsOneNonJsonEventThenContinues) {
   auto server = server_with("malformed:1");
   const HttpReply reply = post(server->port(), kStream10);
   EXPECT_TRUE(reply.complete);
@@ -175,7 +189,7 @@ TEST(SimFaultTest, MalformedSendsOneNonJsonEventThenContinues) {
   EXPECT_TRUE(json::parse(whole.body, nullptr, false).is_discarded());
 }
 
-TEST(SimFaultTest, ErrorEventEndsTheStreamProperly) {
+TEST_P(SimFaultServerTest, ErrorEventEndsTheStreamProperly) {
   auto server = server_with("error_event:1");
   TestConnection conn(server->port());
   conn.send_request("POST", "/v1/chat/completions", kStream10);
@@ -194,7 +208,7 @@ TEST(SimFaultTest, ErrorEventEndsTheStreamProperly) {
   expect_error(conn.read_reply(), 500, "server_error");
 }
 
-TEST(SimFaultTest, StallPausesMidStream) {
+TEST_P(SimFaultServerTest, StallPausesMidStream) {
   auto server = server_with("stall:1:0.2");
   TestConnection conn(server->port());
   const auto sent = TestClock::now();
@@ -206,7 +220,7 @@ TEST(SimFaultTest, StallPausesMidStream) {
   EXPECT_LT(reply.events[1].at - sent, std::chrono::milliseconds(150));
 }
 
-TEST(SimFaultTest, SlowFirstByteDelaysHeaders) {
+TEST_P(SimFaultServerTest, SlowFirstByteDelaysHeaders) {
   auto server = server_with("slow_first_byte:1:0.2");
   TestConnection conn(server->port());
   const auto sent = TestClock::now();

@@ -1,7 +1,9 @@
 // `tokenbench serve-sim`: parses flags into a SimConfig, runs a SimServer until SIGINT/SIGTERM.
 
 #include <pthread.h>
+#include <sys/resource.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -11,16 +13,32 @@
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/fault_injector.h"
+#include "tokenbench/sim/generation_plan.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_server.h"
 
 namespace tokenbench::cli {
 namespace {
 
+// One engine flag: where CLI11 writes it, and where it goes in EngineParams when given.
+struct EngineFlag {
+  CLI::Option* option = nullptr;
+  double value = 0;
+  double sim::EngineParams::*real = nullptr;
+  std::int64_t sim::EngineParams::*integer = nullptr;
+};
+
 struct ServeSimOptions {
   sim::SimConfig config;
   std::vector<std::string> faults;
+  std::string preset;
+  std::string eos = "uniform";
+  bool prefix_caching = false;
+  std::vector<CLI::Option*> fixed_flags;  // --ttft-ms, --itl-ms, --jitter-ms
+  CLI::Option* prefix_caching_flag = nullptr;
+  std::vector<EngineFlag> engine_flags;
 };
 
 // The URL form of a host: IPv6 literals go in brackets.
@@ -28,14 +46,81 @@ std::string url_host(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
+std::string preset_names() {
+  std::string names = "fixed";
+  for (const auto& p : sim::engine_presets()) names += ", " + std::string(p.name);
+  return names;
+}
+
+// Chooses fixed delays or the engine, and fills the engine's parameters. Throws
+// std::invalid_argument with a one-line message.
+void resolve_timing(ServeSimOptions& options) {
+  sim::SimConfig& config = options.config;
+  bool fixed_given = false;
+  for (const CLI::Option* o : options.fixed_flags) fixed_given = fixed_given || o->count() > 0;
+  bool engine_given = options.prefix_caching_flag->count() > 0;
+  for (const EngineFlag& f : options.engine_flags) engine_given = engine_given || f.option->count();
+
+  const bool fixed = options.preset == "fixed" || (options.preset.empty() && fixed_given);
+  if (fixed) {
+    if (engine_given) {
+      throw std::invalid_argument(
+          "engine flags (--max-num-seqs, --kv-cache-tokens, ...) do not apply to fixed delays "
+          "(--preset fixed, or --ttft-ms/--itl-ms/--jitter-ms)");
+    }
+    config.mode = sim::TimingMode::kFixed;
+    config.timing.ttft_ms /= config.time_scale;
+    config.timing.itl_ms /= config.time_scale;
+    config.timing.jitter_ms /= config.time_scale;
+    return;
+  }
+  if (fixed_given) {
+    throw std::invalid_argument("--ttft-ms, --itl-ms and --jitter-ms apply only to --preset fixed");
+  }
+  const std::string name =
+      options.preset.empty() ? std::string(sim::kDefaultPreset) : options.preset;
+  const auto params = sim::find_engine_preset(name);
+  if (!params) {
+    throw std::invalid_argument("unknown preset '" + name + "' (known: " + preset_names() + ")");
+  }
+  config.mode = sim::TimingMode::kEngine;
+  config.engine = *params;
+  for (const EngineFlag& f : options.engine_flags) {
+    if (f.option->count() == 0) continue;
+    if (f.real != nullptr) config.engine.*f.real = f.value;
+    if (f.integer != nullptr) {
+      if (f.value != std::floor(f.value)) {
+        throw std::invalid_argument(f.option->get_name() + " must be a whole number");
+      }
+      config.engine.*f.integer = static_cast<std::int64_t>(f.value);
+    }
+  }
+  if (options.prefix_caching) config.engine.enable_prefix_caching = true;
+  if (config.engine.kv_cache_tokens < config.engine.block_size) {
+    throw std::invalid_argument("--kv-cache-tokens must hold at least one block (--block-size)");
+  }
+}
+
+// 10,000 concurrent streams need as many descriptors: take the hard limit.
+void raise_file_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
 int run_serve_sim(ServeSimOptions& options) {
   sim::SimConfig& config = options.config;
   try {
     for (const std::string& f : options.faults) config.faults.push_back(sim::parse_fault_rule(f));
+    config.eos = sim::parse_eos_config(options.eos);
+    resolve_timing(options);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "tokenbench serve-sim: error: %s\n", e.what());
     return kExitUsage;
   }
+  raise_file_limit();
 
   // Block the stop signals before any io thread exists, so that every thread inherits the mask
   // and only sigwait() below sees them.
@@ -63,10 +148,24 @@ int run_serve_sim(ServeSimOptions& options) {
   return kExitOk;
 }
 
+void add_engine_flag(CLI::App* cmd, ServeSimOptions& options, const std::string& name,
+                     const std::string& help, double sim::EngineParams::*real,
+                     std::int64_t sim::EngineParams::*integer, double min) {
+  options.engine_flags.push_back({});
+  EngineFlag& f = options.engine_flags.back();
+  f.real = real;
+  f.integer = integer;
+  const sim::EngineParams defaults = *sim::find_engine_preset(sim::kDefaultPreset);
+  f.value = real != nullptr ? defaults.*real : static_cast<double>(defaults.*integer);
+  f.option = cmd->add_option(name, f.value, help + " (engine; default from the preset)")
+                 ->check(CLI::Range(min, 1e15));
+}
+
 }  // namespace
 
 void add_serve_sim_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ServeSimOptions>();
+  options->engine_flags.reserve(8);  // add_engine_flag keeps pointers into it
   sim::SimConfig& c = options->config;
   CLI::App* cmd = app.add_subcommand(
       "serve-sim", "Run an OpenAI-compatible simulated LLM server (see docs/SIMULATOR.md)");
@@ -84,16 +183,53 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--api-key", c.api_key,
                   "Require 'Authorization: Bearer KEY' on /v1/* (empty: no key needed)");
-  cmd->add_option("--ttft-ms", c.timing.ttft_ms, "Delay from request receipt to the first token")
-      ->check(CLI::NonNegativeNumber)
+  cmd->add_option("--preset", options->preset,
+                  "Timing model: an engine preset, or 'fixed' for fixed delays (known: " +
+                      preset_names() + "; default " + std::string(sim::kDefaultPreset) +
+                      ", or fixed when --ttft-ms/--itl-ms/--jitter-ms are given)");
+  cmd->add_option("--time-scale", c.time_scale,
+                  "Run the model this many times faster than real time (reported times shrink "
+                  "by as much)")
+      ->check(CLI::Range(1e-3, 1e6))
       ->capture_default_str();
-  cmd->add_option("--itl-ms", c.timing.itl_ms, "Delay between consecutive tokens")
-      ->check(CLI::NonNegativeNumber)
+  add_engine_flag(cmd, *options, "--max-num-seqs", "Most sequences in the running batch", nullptr,
+                  &sim::EngineParams::max_num_seqs, 1);
+  add_engine_flag(cmd, *options, "--max-num-batched-tokens", "Token budget of one step", nullptr,
+                  &sim::EngineParams::max_num_batched_tokens, 1);
+  add_engine_flag(cmd, *options, "--kv-cache-tokens", "KV cache capacity in tokens", nullptr,
+                  &sim::EngineParams::kv_cache_tokens, 1);
+  add_engine_flag(cmd, *options, "--block-size", "Tokens per KV block", nullptr,
+                  &sim::EngineParams::block_size, 1);
+  add_engine_flag(cmd, *options, "--step-overhead-ms", "Fixed cost of every step",
+                  &sim::EngineParams::step_overhead_ms, nullptr, 0);
+  add_engine_flag(cmd, *options, "--prefill-us-per-token", "Cost of each prompt token computed",
+                  &sim::EngineParams::prefill_us_per_token, nullptr, 0);
+  add_engine_flag(cmd, *options, "--decode-us-per-seq", "Cost of each sequence decoding a token",
+                  &sim::EngineParams::decode_us_per_seq, nullptr, 0);
+  add_engine_flag(cmd, *options, "--decode-us-per-kv-token",
+                  "Cost of each context token a decode reads (memory-bound)",
+                  &sim::EngineParams::decode_us_per_kv_token, nullptr, 0);
+  options->prefix_caching_flag =
+      cmd->add_flag("--enable-prefix-caching", options->prefix_caching,
+                    "Shared prompt prefixes skip prefill (block-hash based, as vLLM)");
+  cmd->add_option("--eos-dist", options->eos,
+                  "EOS length of requests without ignore_eos: uniform, exponential:MEAN, "
+                  "normal:MEAN:STDDEV or none")
       ->capture_default_str();
-  cmd->add_option("--jitter-ms", c.timing.jitter_ms,
-                  "Uniform noise in [-J, +J] added to each delay (clamped at 0)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  options->fixed_flags.push_back(
+      cmd->add_option("--ttft-ms", c.timing.ttft_ms,
+                      "Fixed delays: from request receipt to the first token")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str());
+  options->fixed_flags.push_back(
+      cmd->add_option("--itl-ms", c.timing.itl_ms, "Fixed delays: between consecutive tokens")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str());
+  options->fixed_flags.push_back(
+      cmd->add_option("--jitter-ms", c.timing.jitter_ms,
+                      "Fixed delays: uniform noise in [-J, +J] added to each delay (clamped at 0)")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str());
   cmd->add_option("--fault", options->faults,
                   "Inject a fault, KIND:SPEC[:SECONDS]; SPEC is a probability or every=N; KIND is "
                   "http_429, http_500, http_503, stream_cut, malformed, error_event, stall, "

@@ -1,5 +1,7 @@
 #include "tokenbench/sim/http_session.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <boost/asio/buffer.hpp>
@@ -25,6 +27,7 @@
 #include "tokenbench/sim/generation_plan.h"
 #include "tokenbench/sim/openai_render.h"
 #include "tokenbench/sim/openai_request.h"
+#include "tokenbench/sim/sim_metrics.h"
 #include "tokenbench/sim/token_timeline.h"
 
 namespace tokenbench::sim {
@@ -44,15 +47,20 @@ constexpr std::size_t kMaxBatchBytes = 64u << 10;
 constexpr std::string_view kCrlf = "\r\n";
 constexpr std::string_view kLastChunk = "0\r\n\r\n";
 constexpr std::string_view kRetryAfter = "Retry-After: 1\r\n";
+constexpr std::string_view kPrometheusType = "text/plain; version=0.0.4; charset=utf-8";
 
 Clock::duration seconds_to_duration(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket socket, ServerContext& context)
-      : socket_(std::move(socket)), ctx_(context), timer_(socket_.get_executor()) {
+  HttpSession(tcp::socket socket, ServerContext& context, std::size_t loop)
+      : socket_(std::move(socket)), ctx_(context), loop_(loop), timer_(socket_.get_executor()) {
     error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
   }
@@ -119,6 +127,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       if (method != http::verb::get) return method_not_allowed();
       return reply_json(200, R"({"status":"ok"})");
     }
+    if (target == "/metrics") {  // like vLLM's, open without the API key
+      if (method != http::verb::get) return method_not_allowed();
+      out_.clear();
+      append_response(out_, 200, kPrometheusType, ctx_.metrics.render(), keep_alive_);
+      return write_out();
+    }
     const bool models = target == "/v1/models";
     const bool chat = target == "/v1/chat/completions";
     const bool completions = target == "/v1/completions";
@@ -138,13 +152,27 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return reply_json(200, ctx_.models_reply);
     }
     if (method != http::verb::post) return method_not_allowed();
-    auto parsed =
-        parse_completion_request(chat ? ApiKind::kChat : ApiKind::kCompletions, req.body(),
-                                 ctx_.config.model, ctx_.config.default_max_tokens);
+    const EngineParams& engine = ctx_.config.engine;
+    const bool hashed = ctx_.engine && engine.enable_prefix_caching;
+    auto parsed = parse_completion_request(
+        chat ? ApiKind::kChat : ApiKind::kCompletions, req.body(), ctx_.config.model,
+        ctx_.config.default_max_tokens, hashed ? engine.block_size : 0);
     if (auto* err = std::get_if<RequestError>(&parsed)) {
       return reply_error(err->status, err->type, err->message);
     }
-    start_completion(std::get<CompletionRequest>(parsed));
+    auto& request = std::get<CompletionRequest>(parsed);
+    const std::int64_t wanted =
+        std::max<std::int64_t>(1, request.prompt_tokens) + request.max_tokens;
+    if (ctx_.engine && wanted > engine.kv_cache_tokens) {
+      // The whole sequence must fit in the KV cache, as vLLM's max_model_len check demands.
+      return reply_error(
+          400, "invalid_request_error",
+          fmt::format("This model's maximum context length is {} tokens. However, you requested {} "
+                      "tokens ({} in the messages, {} in the completion). Please reduce the length "
+                      "of the messages or completion.",
+                      engine.kv_cache_tokens, wanted, request.prompt_tokens, request.max_tokens));
+    }
+    start_completion(std::move(request));
   }
 
   void method_not_allowed() {
@@ -176,11 +204,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   void response_done() {
+    in_completion_ = false;
     if (!keep_alive_) return close();
     read_request();
   }
 
   void close() {
+    cancel_engine();
+    if (fixed_running_) finish_fixed_metrics(/*aborted=*/true);
+    in_completion_ = false;
     error_code ignored;
     timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
@@ -189,9 +221,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   // ---- Completions ----
 
-  void start_completion(const CompletionRequest& request) {
-    request_ = request;
+  void start_completion(CompletionRequest&& request) {
+    request_ = std::move(request);
     arrival_ = ctx_.next_arrival.fetch_add(1, std::memory_order_relaxed);
+    ++serial_;
+    in_completion_ = true;
     fault_ = ctx_.faults.decide(arrival_);
     switch (fault_.kind) {
       case FaultKind::kHttp429:
@@ -205,39 +239,156 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       default:
         break;
     }
-    plan_ = plan_generation(request_, ctx_.config.seed, arrival_);
+    plan_ = plan_generation(request_, ctx_.config.seed, arrival_, ctx_.config.eos);
     fault_at_ = plan_.output_tokens / 2;
     fault_done_ = false;
     id_.clear();
     append_response_id(id_, request_.api, ctx_.config.seed, arrival_);
     identity_ = {request_.api, id_, static_cast<std::int64_t>(std::time(nullptr)), ctx_.model_json};
-    Clock::time_point start = received_;
-    if (fault_.kind == FaultKind::kSlowFirstByte) start += seconds_to_duration(fault_.seconds);
-    timeline_.emplace(ctx_.config.timing, ctx_.config.seed, arrival_, start);
+    start_ = received_;
+    if (fault_.kind == FaultKind::kSlowFirstByte) start_ += seconds_to_duration(fault_.seconds);
+    available_ = 0;
+    stall_until_ = {};
+    watch_disconnect();
 
-    if (!request_.stream) return schedule_whole_reply(start);
-    if (start > Clock::now()) {
-      timer_.expires_at(start);
-      timer_.async_wait([self = shared_from_this()](error_code ec) {
-        if (!ec) self->begin_stream();
-      });
+    if (!ctx_.engine) {
+      timeline_.emplace(ctx_.config.timing, ctx_.config.seed, arrival_, start_);
+      start_fixed_metrics();
+      if (!request_.stream) return schedule_whole_reply();
+    }
+    if (start_ > Clock::now()) {
+      arm_timer(start_, [](HttpSession& s) { s.begin(); });
       return;
     }
-    begin_stream();
+    begin();
   }
 
-  // Non-streaming: the reply leaves when its last token would have.
-  void schedule_whole_reply(Clock::time_point start) {
-    Clock::time_point due = start;
-    for (std::int64_t i = 0; i < plan_.output_tokens; ++i) due = timeline_->next();
-    if (fault_.kind == FaultKind::kStall) due += seconds_to_duration(fault_.seconds);
-    timer_.expires_at(due);
-    timer_.async_wait([self = shared_from_this()](error_code ec) {
-      if (!ec) self->send_whole_reply();
+  // The request starts for real (after a slow_first_byte pause): a stream sends its head, and in
+  // engine mode the request enters the engine.
+  void begin() {
+    if (ctx_.engine) submit_to_engine();
+    if (request_.stream) begin_stream();
+  }
+
+  void submit_to_engine() {
+    EngineSubmission s;
+    s.id = arrival_;
+    s.prompt_tokens = request_.prompt_tokens;
+    s.output_tokens = plan_.output_tokens;
+    s.finish = plan_.finish;
+    s.block_hashes = std::move(request_.block_hashes);
+    s.received = start_;
+    s.sink = shared_from_this();
+    s.loop = loop_;
+    engine_active_ = true;
+    ctx_.engine->submit(std::move(s));
+  }
+
+  void cancel_engine() {
+    if (!engine_active_) return;
+    engine_active_ = false;
+    ctx_.engine->cancel(arrival_);
+  }
+
+  // Tokens from the engine thread, delivered on this session's loop.
+  void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished) override {
+    if (id != arrival_ || !engine_active_) return;  // a request this session gave up
+    available_ += tokens;
+    if (finished) engine_active_ = false;
+    if (!request_.stream) {
+      if (!finished) return;
+      if (fault_.kind == FaultKind::kStall) {
+        arm_timer(Clock::now() + seconds_to_duration(fault_.seconds),
+                  [](HttpSession& s) { s.send_whole_reply(); });
+        return;
+      }
+      return send_whole_reply();
+    }
+    if (!writing_ && !timer_armed_ && !ended_) pump();
+  }
+
+  // A client that goes away mid-request frees its engine resources at once, not at the next
+  // write: the socket turns readable with nothing to read (EOF).
+  void watch_disconnect() {
+    socket_.async_wait(tcp::socket::wait_read,
+                       [self = shared_from_this(), serial = serial_](error_code ec) {
+                         if (ec || serial != self->serial_ || !self->in_completion_) return;
+                         error_code aec;
+                         if (self->socket_.available(aec) == 0 || aec) self->close();
+                       });
+  }
+
+  // Runs `then` at `at`. Re-arming cancels the previous wait, whose handler then does nothing.
+  template <typename F>
+  void arm_timer(Clock::time_point at, F then) {
+    timer_armed_ = true;
+    const std::uint64_t generation = ++timer_generation_;
+    timer_.expires_at(at);
+    timer_.async_wait([self = shared_from_this(), then, generation](error_code ec) {
+      if (generation != self->timer_generation_) return;
+      self->timer_armed_ = false;
+      if (!ec) then(*self);
     });
   }
 
+  // ---- Metrics of fixed-delay mode (the engine records its own) ----
+
+  void start_fixed_metrics() {
+    if (!fixed_delta_) fixed_delta_ = std::make_unique<MetricsDelta>();
+    fixed_delta_->clear();
+    fixed_running_ = true;
+    ctx_.metrics.add_running(1);
+  }
+
+  // Token `index` of a fixed-delay reply is due at `due`.
+  void note_fixed_token(std::int64_t index, Clock::time_point due) {
+    MetricsDelta& d = *fixed_delta_;
+    if (index == 0) {
+      d.ttft.observe(seconds_between(received_, due));
+      d.prompt_tokens += request_.prompt_tokens;
+      first_due_ = due;
+    } else {
+      d.itl.observe(seconds_between(last_due_, due));
+    }
+    ++d.generation_tokens;
+    last_due_ = due;
+  }
+
+  void finish_fixed_metrics(bool aborted) {
+    fixed_running_ = false;
+    MetricsDelta& d = *fixed_delta_;
+    if (aborted) {
+      ++d.success_abort;
+    } else {
+      const double e2e = seconds_between(received_, last_due_);
+      const double ttft = seconds_between(received_, first_due_);
+      d.e2e.observe(e2e);
+      d.queue.observe(0.0);
+      d.prefill.observe(ttft);
+      d.decode.observe(e2e - ttft);
+      d.inference.observe(e2e);
+      ++(plan_.finish == FinishReason::kStop ? d.success_stop : d.success_length);
+    }
+    ctx_.metrics.merge(d);
+    ctx_.metrics.add_running(-1);
+  }
+
+  // Non-streaming, fixed delays: the reply leaves when its last token would have.
+  void schedule_whole_reply() {
+    Clock::time_point due = start_;
+    for (std::int64_t i = 0; i < plan_.output_tokens; ++i) {
+      due = timeline_->next();
+      note_fixed_token(i, due);
+    }
+    if (fault_.kind == FaultKind::kStall) due += seconds_to_duration(fault_.seconds);
+    arm_timer(due, [](HttpSession& s) { s.send_whole_reply(); });
+  }
+
   void send_whole_reply() {
+    if (fixed_running_) {
+      finish_fixed_metrics(fault_.kind == FaultKind::kErrorEvent ||
+                           fault_.kind == FaultKind::kStreamCut);
+    }
     body_.clear();
     out_.clear();
     switch (fault_.kind) {
@@ -267,8 +418,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     next_token_ = 0;
     ended_ = false;
     cut_ = false;
-    next_due_ = timeline_->next();
+    if (!ctx_.engine) next_due_ = timeline_->next();
     pump();
+  }
+
+  bool token_ready(Clock::time_point now) const {
+    if (ctx_.engine) return next_token_ < available_ && now >= stall_until_;
+    return next_due_ <= now;
   }
 
   // Renders every event that is due now (up to kMaxBatchBytes) and writes them in one go, or
@@ -287,17 +443,21 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         }
         EventRenderer::append_done(body_);
         ended_ = true;
+        if (fixed_running_) finish_fixed_metrics(/*aborted=*/false);
         break;
       }
-      if (next_due_ > now) break;
+      if (!token_ready(now)) break;
       renderer_.append_token(body_, token_text(ctx_.config.seed, arrival_, next_token_));
-      if (++next_token_ < plan_.output_tokens) next_due_ = timeline_->next();
+      if (!ctx_.engine) note_fixed_token(next_token_, next_due_);
+      if (++next_token_ < plan_.output_tokens && !ctx_.engine) next_due_ = timeline_->next();
     }
     if (!head_.empty() || !body_.empty() || ended_) return write_stream();
-    timer_.expires_at(next_due_);
-    timer_.async_wait([self = shared_from_this()](error_code ec) {
-      if (!ec) self->pump();
-    });
+    // Wait for the next token: its due time (fixed delays), the end of a stall, or the engine.
+    if (!ctx_.engine) {
+      arm_timer(next_due_, [](HttpSession& s) { s.pump(); });
+    } else if (stall_until_ > now) {
+      arm_timer(stall_until_, [](HttpSession& s) { s.pump(); });
+    }
   }
 
   // Applies the mid-stream fault due before token fault_at_; may end the stream.
@@ -307,6 +467,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       case FaultKind::kStreamCut:
         ended_ = true;
         cut_ = true;
+        cancel_engine();
         return;
       case FaultKind::kMalformed:
         EventRenderer::append_malformed(body_);
@@ -315,9 +476,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         EventRenderer::append_error_event(body_);
         EventRenderer::append_done(body_);
         ended_ = true;
+        cancel_engine();
+        if (fixed_running_) finish_fixed_metrics(/*aborted=*/true);
         return;
       case FaultKind::kStall: {
         const auto pause = seconds_to_duration(fault_.seconds);
+        if (ctx_.engine) {
+          // The engine goes on generating; what it makes meanwhile leaves in one burst.
+          stall_until_ = Clock::now() + pause;
+          return;
+        }
         timeline_->delay(pause);
         if (next_token_ < plan_.output_tokens) next_due_ += pause;
         return;
@@ -341,12 +509,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     if (ended_ && !cut_) buffers[n++] = asio::buffer(kLastChunk.data(), kLastChunk.size());
     if (n == 0) return close();  // a cut with nothing pending
+    writing_ = true;
     asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, std::size_t) {
       self->on_stream_written(ec);
     });
   }
 
   void on_stream_written(error_code ec) {
+    writing_ = false;
     if (ec) return close();
     head_.clear();
     body_.clear();
@@ -357,6 +527,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   tcp::socket socket_;
   ServerContext& ctx_;
+  std::size_t loop_;
   asio::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -380,15 +551,32 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::int64_t next_token_ = 0;
   std::int64_t fault_at_ = 0;
   Clock::time_point next_due_;
+  Clock::time_point start_;  ///< receipt, plus the slow_first_byte pause
   bool fault_done_ = false;
   bool ended_ = false;
   bool cut_ = false;
+  bool writing_ = false;
+  bool timer_armed_ = false;
+  std::uint64_t timer_generation_ = 0;
+  bool in_completion_ = false;
+  std::uint64_t serial_ = 0;  ///< counts completions, so that stale disconnect watches are ignored
+
+  // Engine mode.
+  bool engine_active_ = false;  ///< the request is in the engine
+  std::int64_t available_ = 0;  ///< tokens the engine has generated for it
+  Clock::time_point stall_until_;
+
+  // Fixed-delay mode metrics of the request in progress.
+  std::unique_ptr<MetricsDelta> fixed_delta_;
+  bool fixed_running_ = false;
+  Clock::time_point first_due_;
+  Clock::time_point last_due_;
 };
 
 }  // namespace
 
-void start_http_session(tcp::socket socket, ServerContext& context) {
-  std::make_shared<HttpSession>(std::move(socket), context)->read_request();
+void start_http_session(tcp::socket socket, ServerContext& context, std::size_t loop) {
+  std::make_shared<HttpSession>(std::move(socket), context, loop)->read_request();
 }
 
 }  // namespace tokenbench::sim

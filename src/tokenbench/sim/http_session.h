@@ -9,7 +9,10 @@ namespace tokenbench::sim {
 /// Serves one accepted connection until it closes: reads HTTP/1.1 requests (keep-alive), routes
 /// them, and writes replies, streaming completions over chunked transfer encoding. Internal to
 /// sim/. Must be called on the thread that runs the socket's io_context; the session then lives
-/// on that thread only, owned by its pending handlers. `context` must outlive the io_context.
-void start_http_session(boost::asio::ip::tcp::socket socket, ServerContext& context);
+/// on that thread only, owned by its pending handlers (and, while a request is in the engine, by
+/// the engine). `context` must outlive the io_context; `loop` is the index of that io_context
+/// among the server's loops (the engine posts tokens there).
+void start_http_session(boost::asio::ip::tcp::socket socket, ServerContext& context,
+                        std::size_t loop);
 
 }  // namespace tokenbench::sim

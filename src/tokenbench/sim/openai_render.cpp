@@ -93,10 +93,15 @@ std::string models_body(std::string_view model, std::int64_t created) {
 
 void append_json_response(std::string& out, int status, std::string_view body, bool keep_alive,
                           std::string_view extra_headers) {
+  append_response(out, status, "application/json", body, keep_alive, extra_headers);
+}
+
+void append_response(std::string& out, int status, std::string_view content_type,
+                     std::string_view body, bool keep_alive, std::string_view extra_headers) {
   fmt::format_to(std::back_inserter(out),
                  "HTTP/1.1 {} {}\r\nServer: tokenbench-sim\r\n"
-                 "Content-Type: application/json\r\nContent-Length: {}\r\n",
-                 status, reason_phrase(status), body.size());
+                 "Content-Type: {}\r\nContent-Length: {}\r\n",
+                 status, reason_phrase(status), content_type, body.size());
   out += extra_headers;
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";

@@ -23,6 +23,10 @@ std::string models_body(std::string_view model, std::int64_t created);
 void append_json_response(std::string& out, int status, std::string_view body, bool keep_alive,
                           std::string_view extra_headers = {});
 
+/// Appends a complete HTTP/1.1 response with any body type and Content-Length.
+void append_response(std::string& out, int status, std::string_view content_type,
+                     std::string_view body, bool keep_alive, std::string_view extra_headers = {});
+
 /// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding.
 void append_stream_head(std::string& out, bool keep_alive);
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/sim/sim_rng.h"
 
 namespace tokenbench::sim {
 namespace {
@@ -50,11 +51,87 @@ bool read_bool(const json& body, const char* key, bool& out) {
   return true;
 }
 
+// FNV-1a: a cheap, stable hash of a word.
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// Chains token hashes and records the state at the end of every full block, as vLLM's block
+// hashes do: a block's hash identifies its tokens and every token before them.
+class PromptHasher {
+ public:
+  PromptHasher(std::int64_t block_size, std::vector<std::uint64_t>& out)
+      : block_size_(block_size), out_(out) {}
+
+  void add_role(std::string_view role) { state_ = mix_keys(state_, fnv1a(role), 0x201e); }
+
+  void add_token(std::uint64_t token) {
+    state_ = mix_keys(state_, token);
+    if (++tokens_ % block_size_ == 0) out_.push_back(state_);
+  }
+
+  // The words that core::approx_token_count counts, one token each.
+  void add_text(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && is_space(text[i])) ++i;
+      const std::size_t start = i;
+      while (i < text.size() && !is_space(text[i])) ++i;
+      if (i > start) add_token(fnv1a(text.substr(start, i - start)));
+    }
+  }
+
+  void add_content(const json& content) {
+    if (content.is_string()) return add_text(content.get_ref<const std::string&>());
+    if (!content.is_array()) return;
+    for (const json& part : content) {
+      const auto text = part.find("text");
+      if (text != part.end() && text->is_string()) add_text(text->get_ref<const std::string&>());
+    }
+  }
+
+ private:
+  static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+  std::int64_t block_size_;
+  std::vector<std::uint64_t>& out_;
+  std::uint64_t state_ = 0x9f2c;
+  std::int64_t tokens_ = 0;
+};
+
+void hash_prompt(const json& body, ApiKind api, std::int64_t block_size,
+                 std::vector<std::uint64_t>& out) {
+  PromptHasher hasher(block_size, out);
+  if (api == ApiKind::kChat) {
+    for (const json& m : body["messages"]) {
+      const auto role = m.find("role");
+      hasher.add_role(role != m.end() && role->is_string() ? role->get_ref<const std::string&>()
+                                                           : std::string());
+      if (const auto content = m.find("content"); content != m.end()) hasher.add_content(*content);
+    }
+    return;
+  }
+  const json& prompt = body["prompt"];
+  if (prompt.is_string()) return hasher.add_text(prompt.get_ref<const std::string&>());
+  for (const json& item : prompt) {
+    if (item.is_string()) {
+      hasher.add_text(item.get_ref<const std::string&>());
+    } else if (item.is_number_integer()) {
+      hasher.add_token(mix64(static_cast<std::uint64_t>(item.get<std::int64_t>())));
+    }
+  }
+}
+
 }  // namespace
 
 std::variant<CompletionRequest, RequestError> parse_completion_request(
     ApiKind api, std::string_view body_text, std::string_view served_model,
-    std::int64_t default_max_tokens) {
+    std::int64_t default_max_tokens, std::int64_t hash_block_size) {
   const json body = json::parse(body_text, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) return bad_request("The request body is not valid JSON.");
   if (!body.is_object()) return bad_request("The request body must be a JSON object.");
@@ -120,6 +197,7 @@ std::variant<CompletionRequest, RequestError> parse_completion_request(
       return bad_request("'stream_options.include_usage' must be a boolean.");
     }
   }
+  if (hash_block_size > 0) hash_prompt(body, api, hash_block_size, req.block_hashes);
   return req;
 }
 

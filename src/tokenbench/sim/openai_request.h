@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace tokenbench::sim {
 
@@ -19,6 +20,9 @@ struct CompletionRequest {
   std::int64_t max_tokens = 0;     ///< max_tokens, else max_completion_tokens, else the default
   std::int64_t min_tokens = 0;     ///< vLLM extension: at least this many tokens
   std::int64_t prompt_tokens = 0;  ///< core::approx_token_count over the prompt / message contents
+  /// With prefix caching: the chained hash of each full block of prompt tokens (block i covers
+  /// tokens [i*B, (i+1)*B) and its hash identifies every token up to its end). Empty otherwise.
+  std::vector<std::uint64_t> block_hashes;
 };
 
 /// A request the simulator refuses: the HTTP status and the OpenAI error object's fields.
@@ -30,9 +34,11 @@ struct RequestError {
 
 /// Parses and validates a completion request body. `served_model` is the only model name accepted
 /// (a request naming another gets 404); `default_max_tokens` applies when the request sets no
-/// limit. Pure; safe from any thread.
+/// limit. With `hash_block_size` > 0 the prompt's block hashes are computed (prefix caching):
+/// tokens are the words that core::approx_token_count counts (or the ids of a pre-tokenised
+/// prompt), and each chat message's role is mixed in before its content. Pure; any thread.
 std::variant<CompletionRequest, RequestError> parse_completion_request(
     ApiKind api, std::string_view body, std::string_view served_model,
-    std::int64_t default_max_tokens);
+    std::int64_t default_max_tokens, std::int64_t hash_block_size = 0);
 
 }  // namespace tokenbench::sim

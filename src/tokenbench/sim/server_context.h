@@ -2,24 +2,30 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "tokenbench/sim/engine_runner.h"
 #include "tokenbench/sim/fault_injector.h"
 #include "tokenbench/sim/sim_config.h"
+#include "tokenbench/sim/sim_metrics.h"
 
 namespace tokenbench::sim {
 
 /// State shared by every connection of one SimServer (internal to sim/). Owned by the server and
 /// outlives all of its sessions. Everything is immutable after construction except
-/// `next_arrival`, which any io thread may increment.
+/// `next_arrival` (any io thread may increment it), `metrics` (internally locked) and `engine`
+/// (its submit() and cancel() are safe from any thread).
 struct ServerContext {
   explicit ServerContext(SimConfig c);
 
   SimConfig config;
   FaultInjector faults;
-  std::string model_json;     ///< the served model name, JSON-escaped once
-  std::string models_reply;   ///< the body of GET /v1/models
-  std::string expected_auth;  ///< "Bearer <api_key>", empty when no key is required
+  SimMetrics metrics;
+  std::unique_ptr<EngineRunner> engine;  ///< null in fixed-delay mode
+  std::string model_json;                ///< the served model name, JSON-escaped once
+  std::string models_reply;              ///< the body of GET /v1/models
+  std::string expected_auth;             ///< "Bearer <api_key>", empty when no key is required
   /// The arrival index of the next accepted completion request (0-based).
   std::atomic<std::uint64_t> next_arrival{0};
 };

@@ -4,10 +4,18 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/fault_injector.h"
+#include "tokenbench/sim/generation_plan.h"
 #include "tokenbench/sim/token_timeline.h"
 
 namespace tokenbench::sim {
+
+/// Where token timing comes from.
+enum class TimingMode {
+  kFixed,   ///< fixed per-request delays (TimingConfig): the first simulator version
+  kEngine,  ///< the continuous-batching engine model (EngineParams) on its own thread
+};
 
 /// Everything `tokenbench serve-sim` needs to run: where to listen, what to serve, how fast, and
 /// which faults to inject. Plain data; filled once (by the CLI or a test), then copied into the
@@ -20,7 +28,11 @@ struct SimConfig {
   std::uint64_t seed = 0;                 ///< drives token text, EOS lengths, jitter and faults
   std::int64_t default_max_tokens = 256;  ///< output limit when a request sets none
   std::string api_key;                    ///< when not empty, /v1/* requires "Bearer <api_key>"
-  TimingConfig timing;
+  TimingMode mode = TimingMode::kFixed;
+  TimingConfig timing;      ///< kFixed: the delays (already divided by the time scale)
+  EngineParams engine;      ///< kEngine: the model's parameters
+  double time_scale = 1.0;  ///< kEngine: model time runs this many times faster than real time
+  EosConfig eos;            ///< how EOS lengths are drawn
   std::vector<FaultRule> faults;  ///< checked in order; the first that fires wins
 };
 

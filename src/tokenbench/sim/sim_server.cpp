@@ -72,8 +72,9 @@ void SimServer::Impl::on_accept(error_code ec, tcp::socket socket, std::size_t l
     });
     return;
   }
-  asio::post(loops[loop_index]->ioc,
-             [this, s = std::move(socket)]() mutable { start_http_session(std::move(s), ctx); });
+  asio::post(loops[loop_index]->ioc, [this, s = std::move(socket), loop_index]() mutable {
+    start_http_session(std::move(s), ctx, loop_index);
+  });
   accept_next();
 }
 
@@ -112,6 +113,11 @@ void SimServer::start() {
   impl_->acceptor = std::move(acceptor);
   impl_->retry_timer = std::make_unique<asio::steady_timer>(ioc0);
   impl_->started = true;
+  if (impl_->ctx.engine) {
+    std::vector<asio::io_context*> iocs;
+    for (auto& loop : impl_->loops) iocs.push_back(&loop->ioc);
+    impl_->ctx.engine->start(std::move(iocs));
+  }
   impl_->accept_next();
   for (auto& loop : impl_->loops) {
     loop->thread = std::thread([l = loop.get()] { l->ioc.run(); });
@@ -124,6 +130,7 @@ void SimServer::stop() {
   std::lock_guard lock(impl_->mu);
   if (!impl_->started || impl_->stopped) return;
   impl_->stopped = true;
+  if (impl_->ctx.engine) impl_->ctx.engine->stop();
   for (auto& loop : impl_->loops) {
     loop->work.reset();
     loop->ioc.stop();
@@ -135,6 +142,9 @@ void SimServer::stop() {
   // loops, which destroys the pending handlers and with them the sessions and their sockets.
   error_code ignored;
   impl_->acceptor->close(ignored);
+  // The engine holds sessions (and so sockets) of requests in flight: drop them while their
+  // io_contexts still exist.
+  if (impl_->ctx.engine) impl_->ctx.engine->clear();
   impl_->retry_timer.reset();
   impl_->acceptor.reset();
   impl_->loops.clear();

@@ -8,10 +8,12 @@
 namespace tokenbench::sim {
 
 /// An OpenAI-compatible simulated LLM server (`tokenbench serve-sim`): GET /v1/models, GET /health,
-/// POST /v1/chat/completions and /v1/completions, streaming or not, with fixed-delay token timing
-/// and injected faults (docs/SIMULATOR.md).
+/// GET /metrics, POST /v1/chat/completions and /v1/completions, streaming or not, with token
+/// timing from a continuous-batching engine model (or fixed delays) and injected faults
+/// (docs/SIMULATOR.md).
 ///
-/// Owns its io threads: `config.threads` event loops, each owning the connections it was handed.
+/// Owns its io threads: `config.threads` event loops, each owning the connections it was handed,
+/// and in engine mode one engine thread that talks to them only through queues.
 /// start(), port() and stop() are meant for one controlling thread (not an io thread); stop() and
 /// the destructor must never be called from an io thread.
 class SimServer {

@@ -1,0 +1,229 @@
+#include "tokenbench/sim/engine_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <utility>
+
+namespace tokenbench::sim {
+
+struct EngineModel::Request {
+  EngineRequest spec;
+  std::int64_t generated = 0;   // output tokens emitted so far
+  std::int64_t num_tokens = 0;  // prompt + generated: the tokens whose KV the request needs
+  std::int64_t computed = 0;    // tokens whose KV is in the cache
+  bool prefilling = false;      // admitted, prompt (or recompute) not yet fully computed
+  bool finished = false;
+  std::int64_t chunk = 0;  // prefill tokens scheduled in the current step
+  bool decoding = false;   // decodes one token in the current step
+  KvHolding kv;
+  ModelNanos first_scheduled = -1;
+  ModelNanos first_token = -1;
+  ModelNanos last_token = -1;
+};
+
+namespace {
+
+std::int64_t blocks_for(std::int64_t tokens, std::int64_t block_size) {
+  return (tokens + block_size - 1) / block_size;
+}
+
+}  // namespace
+
+EngineModel::EngineModel(const EngineParams& params)
+    : params_(params),
+      kv_(params.total_blocks(), params.enable_prefix_caching),
+      watermark_blocks_(static_cast<std::int64_t>(
+          std::floor(params.watermark * static_cast<double>(params.total_blocks())))) {
+  params_.block_size = std::max<std::int64_t>(1, params_.block_size);
+  params_.max_num_seqs = std::max<std::int64_t>(1, params_.max_num_seqs);
+  params_.max_num_batched_tokens = std::max<std::int64_t>(1, params_.max_num_batched_tokens);
+}
+
+EngineModel::~EngineModel() = default;
+
+void EngineModel::add(EngineRequest request) {
+  auto r = std::make_unique<Request>();
+  r->spec = std::move(request);
+  r->spec.prompt_tokens = std::max<std::int64_t>(1, r->spec.prompt_tokens);
+  r->spec.output_tokens = std::max<std::int64_t>(1, r->spec.output_tokens);
+  r->num_tokens = r->spec.prompt_tokens;
+  waiting_.push_back(r.get());
+  requests_.emplace(r->spec.id, std::move(r));
+}
+
+std::optional<std::uint32_t> EngineModel::abort(std::uint64_t id) {
+  const auto it = requests_.find(id);
+  if (it == requests_.end()) return std::nullopt;
+  Request* r = it->second.get();
+  const std::uint32_t tag = r->spec.tag;
+  kv_.release(r->kv);
+  std::erase(running_, r);
+  std::erase(waiting_, r);
+  requests_.erase(it);
+  return tag;
+}
+
+double EngineModel::kv_usage() const {
+  const std::int64_t total = kv_.total_blocks();
+  return total > 0 ? static_cast<double>(kv_.used_blocks()) / static_cast<double>(total) : 0.0;
+}
+
+ModelNanos EngineModel::step_duration(std::int64_t prefill_tokens, std::int64_t decode_seqs,
+                                      std::int64_t context_tokens) const {
+  const double ns = params_.step_overhead_ms * 1e6 +
+                    static_cast<double>(prefill_tokens) * params_.prefill_us_per_token * 1e3 +
+                    static_cast<double>(decode_seqs) * params_.decode_us_per_seq * 1e3 +
+                    static_cast<double>(context_tokens) * params_.decode_us_per_kv_token * 1e3;
+  return static_cast<ModelNanos>(std::llround(std::max(0.0, ns)));
+}
+
+void EngineModel::preempt(Request& r) {
+  // Recompute preemption: the KV is dropped and the request goes back to the front of the queue;
+  // when admitted again it prefills its prompt and the tokens generated so far.
+  kv_.release(r.kv);
+  r.computed = 0;
+  r.prefilling = false;
+  r.chunk = 0;
+  r.decoding = false;
+  std::erase(running_, &r);
+  waiting_.push_front(&r);
+}
+
+bool EngineModel::admit(Request& r, std::int64_t& budget) {
+  const std::int64_t bs = params_.block_size;
+  const std::span<const std::uint64_t> all_hashes(r.spec.block_hashes);
+  // At least one token is always computed, so a fully cached prompt still runs one prefill token.
+  const std::int64_t max_hit_blocks =
+      std::min<std::int64_t>(static_cast<std::int64_t>(all_hashes.size()), (r.num_tokens - 1) / bs);
+  const auto hashes = all_hashes.first(static_cast<std::size_t>(max_hit_blocks));
+  const std::int64_t hits = kv_.count_hits(hashes);
+  const std::int64_t needed = blocks_for(r.num_tokens, bs) - hits;
+  const std::int64_t available = kv_.free_blocks() - kv_.count_evictable_hits(hashes, hits);
+  // The watermark keeps headroom for the decodes of running requests; an empty batch takes the
+  // head of the queue whenever it fits at all.
+  const std::int64_t reserve = running_.empty() ? 0 : watermark_blocks_;
+  if (needed > available - reserve) return false;
+  if (params_.enable_prefix_caching) {
+    outcome_.cache_queried_tokens += r.spec.prompt_tokens;
+    outcome_.cache_hit_tokens += hits * bs;
+  }
+  kv_.take_hits(hashes, hits, r.kv);
+  kv_.allocate(needed, r.kv);
+  r.computed = hits * bs;
+  r.prefilling = true;
+  if (r.first_scheduled < 0) r.first_scheduled = outcome_.start;
+  r.chunk = std::min(r.num_tokens - r.computed, budget);
+  budget -= r.chunk;
+  running_.push_back(&r);
+  return true;
+}
+
+void EngineModel::finish_prefill(Request& r) {
+  r.prefilling = false;
+  const auto prompt_blocks =
+      std::min<std::size_t>(r.spec.block_hashes.size(),
+                            static_cast<std::size_t>(r.spec.prompt_tokens / params_.block_size));
+  kv_.register_blocks(std::span<const std::uint64_t>(r.spec.block_hashes).first(prompt_blocks),
+                      r.kv);
+}
+
+const StepOutcome& EngineModel::step(ModelNanos start) {
+  StepOutcome& o = outcome_;
+  o.start = start;
+  o.end = start;
+  o.prefill_tokens = o.decode_seqs = o.context_tokens = o.preempted = 0;
+  o.new_prompt_tokens = o.cache_queried_tokens = o.cache_hit_tokens = 0;
+  o.emitted.clear();
+  o.finished.clear();
+  std::int64_t budget = params_.max_num_batched_tokens;
+  const std::int64_t bs = params_.block_size;
+
+  // 1. One decode token for every running sequence past its prefill, oldest first. A decode that
+  //    needs a block when none is free preempts the newest running request (maybe itself).
+  for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    Request* r = running_[i];
+    if (r->prefilling) continue;
+    const std::int64_t need = blocks_for(r->num_tokens, bs) - r->kv.blocks();
+    bool self_preempted = false;
+    while (need > kv_.free_blocks()) {
+      Request* victim = running_.back();
+      preempt(*victim);
+      ++o.preempted;
+      if (victim == r) {
+        self_preempted = true;
+        break;
+      }
+    }
+    if (self_preempted) break;
+    if (need > 0) kv_.allocate(need, r->kv);
+    r->decoding = true;
+    --budget;
+    ++o.decode_seqs;
+    o.context_tokens += r->num_tokens;
+  }
+  // 2. Chunked prefill: requests already running continue their prompts first...
+  for (Request* r : running_) {
+    if (!r->prefilling) continue;
+    r->chunk = std::min(r->num_tokens - r->computed, budget);
+    budget -= r->chunk;
+  }
+  // 3. ...then the waiting queue is admitted in order while the prompt fits in the cache, the
+  //    batch has room and the step has budget. The first request that does not fit blocks the rest.
+  while (!waiting_.empty() && budget > 0 &&
+         static_cast<std::int64_t>(running_.size()) < params_.max_num_seqs) {
+    if (!admit(*waiting_.front(), budget)) break;
+    waiting_.pop_front();
+  }
+  for (const Request* r : running_) o.prefill_tokens += r->prefilling ? r->chunk : 0;
+  if (o.prefill_tokens == 0 && o.decode_seqs == 0) return o;  // nothing could run
+  o.end = start + step_duration(o.prefill_tokens, o.decode_seqs, o.context_tokens);
+
+  // 4. At the end of the step every decode, and every prefill that completed, samples a token.
+  for (Request* r : running_) {
+    bool sample = false;
+    if (r->decoding) {
+      r->decoding = false;
+      ++r->computed;
+      sample = true;
+    } else if (r->prefilling && r->chunk > 0) {
+      r->computed += r->chunk;
+      r->chunk = 0;
+      if (r->computed == r->num_tokens) {
+        finish_prefill(*r);
+        sample = true;
+      }
+    }
+    if (!sample) continue;
+    ++r->generated;
+    ++r->num_tokens;
+    Emission e{r->spec.id,         r->spec.tag, 1,
+               r->first_token < 0, false,       r->last_token < 0 ? 0 : o.end - r->last_token};
+    if (e.first) {
+      r->first_token = o.end;
+      o.new_prompt_tokens += r->spec.prompt_tokens;
+    }
+    r->last_token = o.end;
+    if (r->generated >= r->spec.output_tokens) {
+      e.finished = true;
+      r->finished = true;
+      o.finished.push_back({r->spec.id, r->spec.arrival, r->first_scheduled, r->first_token, o.end,
+                            r->spec.prompt_tokens, r->generated});
+    }
+    o.emitted.push_back(e);
+  }
+  if (!o.finished.empty()) {
+    for (const FinishedRequest& f : o.finished) drop(f.id);
+  }
+  return o;
+}
+
+void EngineModel::drop(std::uint64_t id) {
+  const auto it = requests_.find(id);
+  Request* r = it->second.get();
+  kv_.release(r->kv);
+  std::erase(running_, r);
+  requests_.erase(it);
+}
+
+}  // namespace tokenbench::sim

@@ -1,0 +1,213 @@
+#include "tokenbench/sim/sim_metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <string_view>
+
+namespace tokenbench::sim {
+namespace {
+
+// Bucket bounds exactly as vLLM's PrometheusStatLogger declares them.
+constexpr std::array<double, 22> kTtftBuckets{0.001, 0.005, 0.01, 0.02,  0.04,  0.06,  0.08, 0.1,
+                                              0.25,  0.5,   0.75, 1.0,   2.5,   5.0,   7.5,  10.0,
+                                              20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
+constexpr std::array<double, 19> kItlBuckets{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,
+                                             0.3,  0.4,   0.5,  0.75,  1.0, 2.5,  5.0,
+                                             7.5,  10.0,  20.0, 40.0,  80.0};
+constexpr std::array<double, 21> kRequestBuckets{0.3,  0.5,   0.8,   1.0,   1.5,   2.0,    2.5,
+                                                 5.0,  10.0,  15.0,  20.0,  30.0,  40.0,   50.0,
+                                                 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
+
+// A value as Python's prometheus_client writes it: floats always with a fraction or exponent.
+std::string prom_value(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+void append_head(std::string& out, std::string_view name, std::string_view type,
+                 std::string_view help) {
+  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+void append_sample(std::string& out, std::string_view name, std::string_view labels, double v) {
+  fmt::format_to(std::back_inserter(out), "{}{{{}}} {}\n", name, labels, prom_value(v));
+}
+
+void append_histogram(std::string& out, std::string_view name, std::string_view help,
+                      std::string_view labels, const Histogram& h) {
+  append_head(out, name, "histogram", help);
+  std::uint64_t cumulative = 0;
+  const auto counts = h.counts();
+  for (std::size_t i = 0; i < h.bounds().size(); ++i) {
+    cumulative += counts[i];
+    fmt::format_to(std::back_inserter(out), "{}_bucket{{{},le=\"{}\"}} {}\n", name, labels,
+                   prom_value(h.bounds()[i]), prom_value(static_cast<double>(cumulative)));
+  }
+  fmt::format_to(std::back_inserter(out), "{}_bucket{{{},le=\"+Inf\"}} {}\n", name, labels,
+                 prom_value(static_cast<double>(h.count())));
+  append_sample(out, std::string(name) + "_count", labels, static_cast<double>(h.count()));
+  append_sample(out, std::string(name) + "_sum", labels, h.sum());
+}
+
+}  // namespace
+
+Histogram::Histogram(std::span<const double> bounds)
+    : bounds_(bounds), counts_(bounds.size() + 1, 0) {}
+
+void Histogram::observe(double value) {
+  // Prometheus buckets are upper-inclusive (le).
+  const auto it = std::lower_bound(bounds_.begin(), bounds_.end(), value);
+  ++counts_[static_cast<std::size_t>(it - bounds_.begin())];
+  ++count_;
+  sum_ += value;
+}
+
+void Histogram::merge(const Histogram& other) {
+  for (std::size_t i = 0; i < counts_.size() && i < other.counts_.size(); ++i) {
+    counts_[i] += other.counts_[i];
+  }
+  count_ += other.count_;
+  sum_ += other.sum_;
+}
+
+void Histogram::clear() {
+  std::fill(counts_.begin(), counts_.end(), 0);
+  count_ = 0;
+  sum_ = 0;
+}
+
+MetricsDelta::MetricsDelta()
+    : ttft(kTtftBuckets),
+      itl(kItlBuckets),
+      e2e(kRequestBuckets),
+      queue(kRequestBuckets),
+      prefill(kRequestBuckets),
+      decode(kRequestBuckets),
+      inference(kRequestBuckets) {}
+
+void MetricsDelta::clear() {
+  prompt_tokens = generation_tokens = preemptions = cache_queries = cache_hits = 0;
+  success_stop = success_length = success_abort = 0;
+  for (Histogram* h : {&ttft, &itl, &e2e, &queue, &prefill, &decode, &inference}) h->clear();
+}
+
+bool MetricsDelta::empty() const {
+  return prompt_tokens == 0 && generation_tokens == 0 && preemptions == 0 && cache_queries == 0 &&
+         success_stop == 0 && success_length == 0 && success_abort == 0 && ttft.count() == 0 &&
+         itl.count() == 0 && e2e.count() == 0;
+}
+
+SimMetrics::SimMetrics(std::string model_name) {
+  labels_ = "model_name=\"";
+  for (const char c : model_name) {
+    if (c == '\\' || c == '"') {
+      labels_ += '\\';
+      labels_ += c;
+    } else if (c == '\n') {
+      labels_ += "\\n";
+    } else {
+      labels_ += c;
+    }
+  }
+  labels_ += '"';
+}
+
+void SimMetrics::set_gauges(std::int64_t running, std::int64_t waiting, double kv_usage) {
+  std::lock_guard lock(mu_);
+  running_ = running;
+  waiting_ = waiting;
+  kv_usage_ = kv_usage;
+}
+
+void SimMetrics::add_running(std::int64_t delta) {
+  std::lock_guard lock(mu_);
+  running_ += delta;
+}
+
+void SimMetrics::merge(const MetricsDelta& d) {
+  std::lock_guard lock(mu_);
+  MetricsDelta& t = totals_;
+  t.prompt_tokens += d.prompt_tokens;
+  t.generation_tokens += d.generation_tokens;
+  t.preemptions += d.preemptions;
+  t.cache_queries += d.cache_queries;
+  t.cache_hits += d.cache_hits;
+  t.success_stop += d.success_stop;
+  t.success_length += d.success_length;
+  t.success_abort += d.success_abort;
+  t.ttft.merge(d.ttft);
+  t.itl.merge(d.itl);
+  t.e2e.merge(d.e2e);
+  t.queue.merge(d.queue);
+  t.prefill.merge(d.prefill);
+  t.decode.merge(d.decode);
+  t.inference.merge(d.inference);
+}
+
+std::string SimMetrics::render() const {
+  std::lock_guard lock(mu_);
+  const MetricsDelta& t = totals_;
+  const std::string_view l = labels_;
+  std::string out;
+  out.reserve(16384);
+  auto gauge = [&](std::string_view name, std::string_view help, double v) {
+    append_head(out, name, "gauge", help);
+    append_sample(out, name, l, v);
+  };
+  auto counter = [&](std::string_view name, std::string_view help, std::int64_t v) {
+    append_head(out, name, "counter", help);
+    append_sample(out, name, l, static_cast<double>(v));
+  };
+  gauge("vllm:num_requests_running", "Number of requests in model execution batches.",
+        static_cast<double>(running_));
+  gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.",
+        static_cast<double>(waiting_));
+  gauge("vllm:gpu_cache_usage_perc",
+        "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc "
+        "instead.",
+        kv_usage_);
+  gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", kv_usage_);
+  counter("vllm:prefix_cache_queries_total",
+          "Prefix cache queries, in terms of number of queried tokens.", t.cache_queries);
+  counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.",
+          t.cache_hits);
+  counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.",
+          t.preemptions);
+  counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.", t.prompt_tokens);
+  counter("vllm:generation_tokens_total", "Number of generation tokens processed.",
+          t.generation_tokens);
+  append_head(out, "vllm:request_success_total", "counter",
+              "Count of successfully processed requests.");
+  for (const auto& [reason, n] : {std::pair<std::string_view, std::int64_t>{"stop", t.success_stop},
+                                  {"length", t.success_length},
+                                  {"abort", t.success_abort}}) {
+    fmt::format_to(std::back_inserter(out),
+                   "vllm:request_success_total{{{},finished_reason=\"{}\"}} {}\n", l, reason,
+                   prom_value(static_cast<double>(n)));
+  }
+  append_histogram(out, "vllm:time_to_first_token_seconds",
+                   "Histogram of time to first token in seconds.", l, t.ttft);
+  append_histogram(out, "vllm:time_per_output_token_seconds",
+                   "Histogram of time per output token in seconds.DEPRECATED: Use "
+                   "vllm:inter_token_latency_seconds instead.",
+                   l, t.itl);
+  append_histogram(out, "vllm:inter_token_latency_seconds",
+                   "Histogram of inter-token latency in seconds.", l, t.itl);
+  append_histogram(out, "vllm:e2e_request_latency_seconds",
+                   "Histogram of e2e request latency in seconds.", l, t.e2e);
+  append_histogram(out, "vllm:request_queue_time_seconds",
+                   "Histogram of time spent in WAITING phase for request.", l, t.queue);
+  append_histogram(out, "vllm:request_inference_time_seconds",
+                   "Histogram of time spent in RUNNING phase for request.", l, t.inference);
+  append_histogram(out, "vllm:request_prefill_time_seconds",
+                   "Histogram of time spent in PREFILL phase for request.", l, t.prefill);
+  append_histogram(out, "vllm:request_decode_time_seconds",
+                   "Histogram of time spent in DECODE phase for request.", l, t.decode);
+  return out;
+}
+
+}  // namespace tokenbench::sim

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tokenbench::sim {
+
+/// A Prometheus histogram's buckets and observations (cumulative counts are made when rendered).
+/// Plain value type; not thread-safe.
+class Histogram {
+ public:
+  /// `bounds` are the upper bounds, ascending, without +Inf; they must outlive the histogram.
+  explicit Histogram(std::span<const double> bounds);
+
+  void observe(double value);
+  void merge(const Histogram& other);  ///< same bounds required
+  void clear();
+
+  std::span<const double> bounds() const { return bounds_; }
+  /// Observations per bucket (not cumulative); the last entry counts those above every bound.
+  std::span<const std::uint64_t> counts() const { return counts_; }
+  std::uint64_t count() const { return count_; }
+  double sum() const { return sum_; }
+
+ private:
+  std::span<const double> bounds_;
+  std::vector<std::uint64_t> counts_;
+  std::uint64_t count_ = 0;
+  double sum_ = 0;
+};
+
+/// Changes to the metrics gathered by one thread (the engine over a step, or an io thread over a
+/// request) and merged into SimMetrics under its lock at once. Not thread-safe.
+struct MetricsDelta {
+  MetricsDelta();
+  void clear();
+  bool empty() const;
+
+  std::int64_t prompt_tokens = 0;
+  std::int64_t generation_tokens = 0;
+  std::int64_t preemptions = 0;
+  std::int64_t cache_queries = 0;  ///< prompt tokens looked up in the prefix cache
+  std::int64_t cache_hits = 0;     ///< of which were cached
+  std::int64_t success_stop = 0;
+  std::int64_t success_length = 0;
+  std::int64_t success_abort = 0;
+  Histogram ttft;       ///< seconds
+  Histogram itl;        ///< seconds, one per token gap (also rendered as time_per_output_token)
+  Histogram e2e;        ///< arrival to last token
+  Histogram queue;      ///< arrival to first scheduled
+  Histogram prefill;    ///< first scheduled to first token
+  Histogram decode;     ///< first token to last token
+  Histogram inference;  ///< first scheduled to last token
+};
+
+/// The server's Prometheus metrics, named, typed, described and bucketed as vLLM's
+/// (vllm/v1/metrics/loggers.py), each labelled model_name. Owned by the server; every method is
+/// safe from any thread (one internal lock).
+class SimMetrics {
+ public:
+  explicit SimMetrics(std::string model_name);
+
+  /// Sets the scheduler gauges (engine mode: after each step).
+  void set_gauges(std::int64_t running, std::int64_t waiting, double kv_usage);
+  /// Moves the running gauge by `delta` (fixed-delay mode: streams start and end).
+  void add_running(std::int64_t delta);
+  /// Adds a delta's counters and observations.
+  void merge(const MetricsDelta& delta);
+
+  /// The Prometheus text exposition (format 0.0.4) of every metric.
+  std::string render() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::string labels_;  ///< `model_name="..."`, escaped
+  std::int64_t running_ = 0;
+  std::int64_t waiting_ = 0;
+  double kv_usage_ = 0;
+  MetricsDelta totals_;
+};
+
+}  // namespace tokenbench::sim
