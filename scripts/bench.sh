@@ -16,3 +16,14 @@ echo "== serve-sim through its engine model with zero costs (docs/PERFORMANCE.md
 echo
 echo "== serve-sim engine model, 10,000 concurrent streams =="
 "$BUILD/bench/tokenbench_load_bench" --streams 10000 --tokens 64 --per-stream 2 --repeat 3 --preset zero
+echo
+echo "== tokenizers: encode throughput, one thread, MB/s (tokenbench, then the references in Node) =="
+# Fixed corpus: Debian's license texts (English prose) and the tokenizer test corpus (many
+# scripts, code, emoji, whitespace runs, special-token strings), one encode call per file.
+TOKENIZER_CORPUS=(/usr/share/common-licenses/{GPL-3,Apache-2.0,LGPL-2.1,MPL-2.0,GFDL-1.3}
+  tests/data/tokenizer/corpus.json)
+bash scripts/fetch-tokenizer-fixtures.sh "$BUILD/tokenizer-fixtures"
+bash scripts/install-tokenizer-refs.sh "$BUILD/tokenizer-refs"
+"$BUILD/bench/tokenbench_tokenizer_bench" "$BUILD/tokenizer-fixtures" "${TOKENIZER_CORPUS[@]}"
+node scripts/bench-tokenizers-ref.mjs "$BUILD/tokenizer-fixtures" "$BUILD/tokenizer-refs" \
+  "${TOKENIZER_CORPUS[@]}"

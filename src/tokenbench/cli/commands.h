@@ -14,5 +14,6 @@ inline constexpr int kExitNoMeasure = 2;  ///< the run could not measure anythin
 void add_run_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_serve_sim_command(CLI::App& app, int& exit_code);
+void add_tokenize_command(CLI::App& app, int& exit_code);
 
 }  // namespace tokenbench::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   tokenbench::cli::add_run_command(app, exit_code);
   tokenbench::cli::add_report_command(app, exit_code);
   tokenbench::cli::add_serve_sim_command(app, exit_code);
+  tokenbench::cli::add_tokenize_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
