@@ -32,8 +32,10 @@ void BM_SseFraming(benchmark::State& state) {
   std::int64_t events = 0;
   for (auto _ : state) {
     for (std::size_t off = 0; off < bytes.size(); off += piece) {
-      parser.feed(std::string_view(bytes).substr(off, piece),
-                  [&](std::string_view e) { benchmark::DoNotOptimize(e.data()); ++events; });
+      parser.feed(std::string_view(bytes).substr(off, piece), [&](std::string_view e) {
+        benchmark::DoNotOptimize(e.data());
+        ++events;
+      });
     }
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes.size()));

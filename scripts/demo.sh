@@ -3,7 +3,9 @@
 set -euo pipefail
 BIN=${1:-build/tokenbench}
 LOG=$(mktemp)
-"$BIN" serve-sim --port 0 --ttft-ms 40 --itl-ms 8 --jitter-ms 2 --seed 1 >"$LOG" 2>&1 &
+# The default preset models Llama-3.1-8B on one A100 (continuous batching, KV cache, chunked
+# prefill), so queueing and batching effects are real; see docs/SIMULATOR.md.
+"$BIN" serve-sim --port 0 --preset llama3.1-8b-a100 --seed 1 >"$LOG" 2>&1 &
 SIM_PID=$!
 trap 'kill $SIM_PID 2>/dev/null || true; wait $SIM_PID 2>/dev/null || true; rm -f "$LOG"' EXIT
 for _ in $(seq 1 100); do
@@ -18,5 +20,5 @@ if [ -z "$URL" ]; then
 fi
 echo "demo: serve-sim is listening on $URL"
 "$BIN" run --base-url "$URL" --num-prompts 200 --max-concurrency 16 --warmup 8 \
-  --input-len 256 --output-len 64 --range-ratio 0.25 --seed 1 \
-  --goodput ttft:100 tpot:12 --output-dir results/demo
+  --input-len 512 --output-len 128 --range-ratio 0.25 --seed 1 \
+  --goodput ttft:200 tpot:6 --output-dir results/demo

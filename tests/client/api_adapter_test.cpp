@@ -1,8 +1,8 @@
 #include "tokenbench/client/api_adapter.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "test_files.h"
@@ -41,8 +41,8 @@ StreamTally tally(core::ApiKind api, const std::string& bytes) {
 }
 
 TEST(OpenAIAdapter, LlamaServerChatStream) {
-  const auto t = tally(core::ApiKind::kOpenAIChat,
-                       testing::read_fixture("llama-server-chat-usage.sse"));
+  const auto t =
+      tally(core::ApiKind::kOpenAIChat, testing::read_fixture("llama-server-chat-usage.sse"));
   EXPECT_EQ(t.content_events, 12);  // the role chunk (content null) is not a token
   EXPECT_EQ(t.done, 1);
   EXPECT_EQ(t.finish_reason, "length");
@@ -82,9 +82,9 @@ TEST(OpenAIAdapter, VllmRoleChunkWithContentCountsAsToken) {
 
 TEST(OpenAIAdapter, ReasoningCountsAsOutput) {
   OpenAIAdapter adapter(core::ApiKind::kOpenAIChat);
-  EXPECT_EQ(adapter.parse_event(R"({"choices":[{"delta":{"reasoning_content":"abc"}}]})")
-                .content_bytes,
-            3);
+  EXPECT_EQ(
+      adapter.parse_event(R"({"choices":[{"delta":{"reasoning_content":"abc"}}]})").content_bytes,
+      3);
   EXPECT_EQ(adapter.parse_event(R"({"choices":[{"delta":{"reasoning":"abcd","content":null}}]})")
                 .content_bytes,
             4);

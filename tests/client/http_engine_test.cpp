@@ -86,11 +86,12 @@ TEST(HttpEngine, LlamaServerStreamStampsEveryContentChunk) {
   EXPECT_EQ(r.finish_reason, "length");
   EXPECT_EQ(r.first_token, r.chunks.front().t);
   EXPECT_EQ(r.last_token, r.chunks.back().t);
-  // The role chunk came 5 ms before the first content chunk; chunks are about 5 ms apart.
+  // The server paused 5 ms after the role chunk and after each content chunk, so the first
+  // content came at least 5 ms and the last at least 12 x 5 ms after the send. (Gaps between
+  // single chunks are not asserted: a busy test machine may deliver two events in one read.)
   EXPECT_GE(r.first_token - r.sent, 5'000'000);
-  for (std::size_t i = 1; i < r.chunks.size(); ++i) {
-    EXPECT_GE(r.chunks[i].t - r.chunks[i - 1].t, 4'000'000) << i;
-  }
+  EXPECT_GE(r.last_token - r.sent, 60'000'000);
+  for (std::size_t i = 1; i < r.chunks.size(); ++i) EXPECT_GE(r.chunks[i].t, r.chunks[i - 1].t);
   EXPECT_GT(r.done, r.last_token);
   EXPECT_LE(r.sent, r.headers);
 }

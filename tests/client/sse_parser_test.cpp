@@ -24,13 +24,17 @@ std::vector<std::string> parse_in_pieces(const std::string& bytes,
   return events;
 }
 
-std::vector<std::string> parse_whole(const std::string& bytes) { return parse_in_pieces(bytes, {}); }
+std::vector<std::string> parse_whole(const std::string& bytes) {
+  return parse_in_pieces(bytes, {});
+}
 
 std::string to_crlf(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '\n') out += "\r\n";
-    else out += c;
+    if (c == '\n')
+      out += "\r\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -113,7 +117,8 @@ TEST(SseParser, ErrorEventIsDeliveredLikeAnyOther) {
 TEST(SseParser, TruncatedStreamKeepsItsPartialEventUnreported) {
   SseParser parser;
   std::vector<std::string> events;
-  parser.feed("data: {\"x\":1}\n\ndata: {\"y\":", [&](std::string_view e) { events.emplace_back(e); });
+  parser.feed("data: {\"x\":1}\n\ndata: {\"y\":",
+              [&](std::string_view e) { events.emplace_back(e); });
   EXPECT_EQ(events.size(), 1u);
   EXPECT_TRUE(parser.has_partial());
   parser.feed("2}\n", [&](std::string_view e) { events.emplace_back(e); });

@@ -29,6 +29,9 @@ TEST(RunConfig, YamlRoundTripKeepsEveryField) {
   c.input_len = 512;
   c.output_len = 64;
   c.range_ratio = 0.25;
+  c.random_prefix_len = 12;
+  c.tokenizer = "/models/llama3";
+  c.tiktoken_encoding = "o200k_base";
   c.percentiles = {50, 99.9};
   c.goodput = {"ttft:200"};
   const RunConfig r = run_config_from_yaml(to_yaml(c));
@@ -47,6 +50,9 @@ TEST(RunConfig, YamlRoundTripKeepsEveryField) {
   EXPECT_EQ(r.dataset_path, c.dataset_path);
   EXPECT_EQ(r.input_len, 512);
   EXPECT_DOUBLE_EQ(r.range_ratio, 0.25);
+  EXPECT_EQ(r.random_prefix_len, 12);
+  EXPECT_EQ(r.tokenizer, "/models/llama3");
+  EXPECT_EQ(r.tiktoken_encoding, "o200k_base");
   EXPECT_EQ(r.percentiles, c.percentiles);
   EXPECT_EQ(r.goodput, c.goodput);
 }

@@ -39,12 +39,11 @@ TEST(EndToEndErrors, MissingDatasetFileIsAUsageError) {
 }
 
 TEST(EndToEndErrors, BadFlagValuesAreUsageErrors) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--goodput", "ttft=5"},
-           {"--percentiles", "50,abc"},
-           {"--api", "grpc"},
-           {"--request-rate", "-1"},
-           {"--no-such-flag"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--goodput", "ttft=5"},
+                                                                {"--percentiles", "50,abc"},
+                                                                {"--api", "grpc"},
+                                                                {"--request-rate", "-1"},
+                                                                {"--no-such-flag"}}) {
     std::vector<std::string> full{TOKENBENCH_BINARY, "run"};
     full.insert(full.end(), args.begin(), args.end());
     const auto r = run_process(full);

@@ -1,6 +1,7 @@
 #include "process.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,8 +13,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace tokenbench::e2e {
 namespace {
@@ -149,8 +148,8 @@ SimProcess::SimProcess(const std::vector<std::string>& extra_args)
 std::string make_temp_dir(const std::string& name) {
   static int counter = 0;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string test = info != nullptr ? std::string(info->test_suite_name()) + "." + info->name()
-                                     : "none";
+  std::string test =
+      info != nullptr ? std::string(info->test_suite_name()) + "." + info->name() : "none";
   const std::string dir = ::testing::TempDir() + "tokenbench-e2e-" + std::to_string(getpid()) +
                           "-" + test + "-" + name + "-" + std::to_string(counter++);
   std::filesystem::remove_all(dir);

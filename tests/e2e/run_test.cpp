@@ -1,10 +1,10 @@
 // End to end: the real tokenbench binary against serve-sim on a free loopback port.
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <csignal>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -17,8 +17,8 @@ using nlohmann::json;
 
 std::vector<std::string> run_args(const std::string& url, const std::string& dir,
                                   std::vector<std::string> extra) {
-  std::vector<std::string> args{TOKENBENCH_BINARY, "run", "--base-url", url, "--output-dir", dir,
-                                "--quiet"};
+  std::vector<std::string> args{TOKENBENCH_BINARY, "run", "--base-url", url,
+                                "--output-dir",    dir,   "--quiet"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -87,10 +87,10 @@ TEST(EndToEnd, CountsAndTimingMatchTheSimulator) {
 TEST(EndToEnd, ReportRebuildsTheSummaryIdentically) {
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "1", "--jitter-ms", "1"});
   const std::string dir = make_temp_dir("run");
-  const auto r = run_process(run_args(sim.url(), dir,
-                                      {"--num-prompts", "30", "--max-concurrency", "8",
-                                       "--input-len", "16", "--output-len", "8", "--goodput",
-                                       "ttft:20", "tpot:5", "--percentiles", "50,99.9"}));
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--num-prompts", "30", "--max-concurrency", "8", "--input-len", "16", "--output-len", "8",
+       "--goodput", "ttft:20", "tpot:5", "--percentiles", "50,99.9"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string original = slurp(dir + "/summary.json");
   std::filesystem::remove(dir + "/summary.json");
@@ -109,9 +109,9 @@ TEST(EndToEnd, FailuresAreRecordedAndClassified) {
                   "http_429:every=7", "--fault", "stream_cut:every=9", "--fault",
                   "error_event:every=11"});
   const std::string dir = make_temp_dir("run");
-  const auto r = run_process(run_args(sim.url(), dir,
-                                      {"--num-prompts", "40", "--max-concurrency", "1",
-                                       "--input-len", "8", "--output-len", "8"}));
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--num-prompts", "40", "--max-concurrency", "1", "--input-len", "8", "--output-len", "8"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Arrival k (1-based) fails with the first rule whose N divides k: 500 at 5,10,...,40 (8);
   // 429 at 7,14,21,28 (35 is taken by 500); cut at 9,18,27,36 (45 > 40); error event at 11,22,33.
@@ -141,9 +141,8 @@ TEST(EndToEnd, WarmupRequestsAreRecordedButNotAggregated) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
   const std::string dir = make_temp_dir("run");
   const auto r = run_process(run_args(sim.url(), dir,
-                                      {"--num-prompts", "10", "--warmup", "4",
-                                       "--max-concurrency", "2", "--input-len", "8",
-                                       "--output-len", "4"}));
+                                      {"--num-prompts", "10", "--warmup", "4", "--max-concurrency",
+                                       "2", "--input-len", "8", "--output-len", "4"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto records = read_jsonl(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 14u);
@@ -156,9 +155,9 @@ TEST(EndToEnd, WarmupRequestsAreRecordedButNotAggregated) {
 TEST(EndToEnd, NonStreamingLeavesTtftUndefined) {
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2"});
   const std::string dir = make_temp_dir("run");
-  const auto r = run_process(run_args(sim.url(), dir,
-                                      {"--num-prompts", "6", "--no-stream", "--input-len", "8",
-                                       "--output-len", "10"}));
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--num-prompts", "6", "--no-stream", "--input-len", "8", "--output-len", "10"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json s = read_json(dir + "/summary.json");
   EXPECT_EQ(s["completed"], 6);
@@ -170,10 +169,10 @@ TEST(EndToEnd, NonStreamingLeavesTtftUndefined) {
 TEST(EndToEnd, OpenLoopRateFollowsTheSchedule) {
   SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
   const std::string dir = make_temp_dir("run");
-  const auto r = run_process(run_args(sim.url(), dir,
-                                      {"--num-prompts", "20", "--request-rate", "50", "--arrival",
-                                       "constant", "--input-len", "8", "--output-len", "4",
-                                       "--endpoint", "/v1/completions"}));
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--num-prompts", "20", "--request-rate", "50", "--arrival", "constant",
+                "--input-len", "8", "--output-len", "4", "--endpoint", "/v1/completions"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto records = read_jsonl(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 20u);
@@ -197,9 +196,9 @@ TEST(EndToEnd, DurationBoundsTheRun) {
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "5"});
   const std::string dir = make_temp_dir("run");
   const auto start = std::chrono::steady_clock::now();
-  const auto r = run_process(run_args(sim.url(), dir,
-                                      {"--duration", "1", "--max-concurrency", "4",
-                                       "--input-len", "8", "--output-len", "8"}));
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--duration", "1", "--max-concurrency", "4", "--input-len", "8", "--output-len", "8"}));
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -214,9 +213,9 @@ TEST(EndToEnd, ApiKeyIsSentButNeverWritten) {
   const std::string key = "sk-e2e-very-secret-123";
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1", "--api-key", key});
   const std::string dir = make_temp_dir("run");
-  const auto ok = run_process(run_args(sim.url(), dir, {"--num-prompts", "3", "--input-len", "4",
-                                                        "--output-len", "2"}),
-                              std::chrono::seconds(60), {{"OPENAI_API_KEY", key}});
+  const auto ok = run_process(
+      run_args(sim.url(), dir, {"--num-prompts", "3", "--input-len", "4", "--output-len", "2"}),
+      std::chrono::seconds(60), {{"OPENAI_API_KEY", key}});
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(read_json(dir + "/summary.json")["completed"], 3);
   for (const char* f : {"/summary.json", "/requests.jsonl", "/config.yaml"}) {
@@ -226,9 +225,9 @@ TEST(EndToEnd, ApiKeyIsSentButNeverWritten) {
   EXPECT_EQ(ok.err.find(key), std::string::npos);
 
   const std::string bad_dir = make_temp_dir("bad");
-  const auto bad = run_process(run_args(sim.url(), bad_dir, {"--num-prompts", "2", "--model",
-                                                             "sim-model"}),
-                               std::chrono::seconds(60), {{"OPENAI_API_KEY", "wrong"}});
+  const auto bad =
+      run_process(run_args(sim.url(), bad_dir, {"--num-prompts", "2", "--model", "sim-model"}),
+                  std::chrono::seconds(60), {{"OPENAI_API_KEY", "wrong"}});
   EXPECT_EQ(bad.exit_code, 2);
   for (const auto& rec : read_jsonl(bad_dir + "/requests.jsonl")) {
     EXPECT_EQ(rec["error"], "http_4xx");
@@ -240,8 +239,8 @@ TEST(EndToEnd, KilledRunKeepsWhatItMeasured) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "20"});
   const std::string dir = make_temp_dir("run");
   BackgroundProcess run(run_args(sim.url(), dir,
-                                 {"--num-prompts", "1000", "--max-concurrency", "4",
-                                  "--input-len", "4", "--output-len", "5"}));
+                                 {"--num-prompts", "1000", "--max-concurrency", "4", "--input-len",
+                                  "4", "--output-len", "5"}));
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   run.stop(SIGKILL);
   const auto records = read_jsonl(dir + "/requests.jsonl");  // complete lines only
@@ -255,15 +254,16 @@ TEST(EndToEnd, InterruptedRunWritesPartialResults) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "20"});
   const std::string dir = make_temp_dir("run");
   BackgroundProcess run(run_args(sim.url(), dir,
-                                 {"--num-prompts", "1000", "--max-concurrency", "4",
-                                  "--input-len", "4", "--output-len", "5"}));
+                                 {"--num-prompts", "1000", "--max-concurrency", "4", "--input-len",
+                                  "4", "--output-len", "5"}));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(run.stop(SIGINT), 0);
   const json s = read_json(dir + "/summary.json");
   EXPECT_GT(s["completed"].get<int>(), 10);
   EXPECT_LT(s["completed"].get<int>(), 1000);
   int canceled = 0;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) canceled += rec["error"] == "canceled";
+  for (const auto& rec : read_jsonl(dir + "/requests.jsonl"))
+    canceled += rec["error"] == "canceled";
   EXPECT_LE(canceled, 4);
 }
 

@@ -54,7 +54,8 @@ TEST(ArrivalSchedule, GammaBurstinessScalesTheVariance) {
 TEST(ArrivalSchedule, ConstantArrivalsAreEvenlySpaced) {
   const auto s = ArrivalSchedule::open_loop(5, 0, 4.0, core::ArrivalKind::kConstant, 1.0, 0);
   ASSERT_EQ(s.size(), 5u);
-  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(s.offset(i), static_cast<core::Nanos>(i) * 250'000'000);
+  for (std::size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(s.offset(i), static_cast<core::Nanos>(i) * 250'000'000);
 }
 
 TEST(ArrivalSchedule, SameSeedSameSchedule) {

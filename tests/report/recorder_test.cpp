@@ -25,7 +25,8 @@ TEST(Recorder, WritesEveryRecordFromSeveralThreadsAndCounts) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      for (int i = 0; i < 250; ++i) recorder.add(record(static_cast<std::uint64_t>(t * 1000 + i), i % 10 != 0));
+      for (int i = 0; i < 250; ++i)
+        recorder.add(record(static_cast<std::uint64_t>(t * 1000 + i), i % 10 != 0));
     });
   }
   for (auto& th : threads) th.join();

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "../support/word_tokenizer.h"
 #include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/workload/workload.h"
 
@@ -56,6 +57,56 @@ TEST(RandomDataset, RangeRatioIsSymmetricAndDeterministic) {
   EXPECT_NEAR(sum / 2000.0, 100.0, 3.0);
 }
 
+TEST(RandomDataset, TokenExactWithATokenizerAndASharedPrefix) {
+  testing::WordTokenizer tok;
+  RandomDatasetOptions o;
+  o.input_len = 40;
+  o.output_len = 5;
+  o.range_ratio = 0.5;
+  o.prefix_len = 7;
+  o.seed = 3;
+  const auto specs = make_random_dataset(o, 50, 0, &tok);
+  for (const auto& s : specs) {
+    EXPECT_EQ(s.input_source, core::TokenSource::kTokenizer);
+    EXPECT_EQ(static_cast<std::int64_t>(tok.count(s.prompt)), s.input_tokens);
+    EXPECT_GE(s.input_tokens, 7 + 20);
+    EXPECT_LE(s.input_tokens, 7 + 60);
+    EXPECT_EQ(s.prompt.find("<s>"), std::string::npos);  // never a special token
+  }
+  // The first 7 tokens are the same for every prompt.
+  const auto a = tok.encode(specs[0].prompt), b = tok.encode(specs[1].prompt);
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + 7, b.begin()));
+  EXPECT_FALSE(std::equal(a.begin() + 7, a.begin() + 14, b.begin() + 7));
+}
+
+TEST(RandomDataset, WordPrefixWithoutATokenizer) {
+  RandomDatasetOptions o;
+  o.input_len = 10;
+  o.prefix_len = 4;
+  const auto specs = make_random_dataset(o, 3);
+  EXPECT_EQ(specs[0].input_tokens, 14);
+  // The first four words are the same in every prompt; the rest differs.
+  auto first_words = [](const std::string& p, int n) {
+    std::size_t cut = 0;
+    for (int spaces = 0; cut < p.size() && spaces < n; ++cut) spaces += p[cut] == ' ';
+    return p.substr(0, cut);
+  };
+  for (const auto& s : specs) EXPECT_EQ(first_words(s.prompt, 4), first_words(specs[0].prompt, 4));
+  EXPECT_NE(specs[1].prompt, specs[0].prompt);
+}
+
+TEST(JsonlDataset, TokenizerCountsInputLengths) {
+  testing::WordTokenizer tok;
+  const auto path = write_temp("tok.jsonl",
+                               "{\"prompt\":\"w1 w2 w3 w4\"}\n"
+                               "{\"messages\":[{\"role\":\"system\",\"content\":\"w5\"},"
+                               "{\"role\":\"user\",\"content\":\"w6 w7\"}]}\n");
+  const auto specs = load_jsonl_dataset(path, 0, &tok);
+  EXPECT_EQ(specs[0].input_tokens, 4);
+  EXPECT_EQ(specs[0].input_source, core::TokenSource::kTokenizer);
+  EXPECT_EQ(specs[1].input_tokens, 3);
+}
+
 TEST(JsonlDataset, PromptsMessagesAndLengths) {
   const auto path = write_temp("ds.jsonl",
                                "{\"prompt\":\"one two three\",\"output_len\":5}\n"
@@ -81,8 +132,9 @@ TEST(JsonlDataset, ErrorsNameFileAndLine) {
     EXPECT_NE(std::string(e.what()).find("bad.jsonl line 2"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_jsonl_dataset(::testing::TempDir() + "missing.jsonl", 0), std::runtime_error);
-  EXPECT_THROW(load_jsonl_dataset(write_temp("neg.jsonl", "{\"prompt\":\"a\",\"output_len\":0}\n"), 0),
-               std::runtime_error);
+  EXPECT_THROW(
+      load_jsonl_dataset(write_temp("neg.jsonl", "{\"prompt\":\"a\",\"output_len\":0}\n"), 0),
+      std::runtime_error);
 }
 
 TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
@@ -97,7 +149,8 @@ TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
     for (const auto& m : w.measure) EXPECT_NE(wu.prompt, m.prompt);
   }
   c.dataset = "jsonl";
-  c.dataset_path = write_temp("w.jsonl", "{\"prompt\":\"a\"}\n{\"prompt\":\"b\"}\n{\"prompt\":\"c\"}\n");
+  c.dataset_path =
+      write_temp("w.jsonl", "{\"prompt\":\"a\"}\n{\"prompt\":\"b\"}\n{\"prompt\":\"c\"}\n");
   c.warmup = 1;
   const auto j = build_workload(c);
   ASSERT_EQ(j.warmup.size(), 1u);

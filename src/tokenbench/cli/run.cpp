@@ -1,5 +1,6 @@
 // `tokenbench run`: parses flags into a RunConfig, resolves the target, and drives a Benchmark.
 
+#include <fmt/core.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -14,16 +15,16 @@
 #include <sstream>
 #include <thread>
 
-#include <fmt/core.h>
-
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/load/benchmark.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
+#include "tokenbench/tokenizer/tokenizer.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::cli {
@@ -107,13 +108,15 @@ void finalize_config(RunFlags& f) {
   if (!(c.request_rate > 0)) throw UsageError("--request-rate must be > 0 (or inf)");
   if (!(c.burstiness > 0)) throw UsageError("--burstiness must be > 0");
   if (c.max_concurrency < 0) throw UsageError("--max-concurrency must be >= 0");
-  if (c.num_prompts < 0 || c.warmup < 0) throw UsageError("--num-prompts and --warmup must be >= 0");
+  if (c.num_prompts < 0 || c.warmup < 0)
+    throw UsageError("--num-prompts and --warmup must be >= 0");
   if (c.duration_s < 0) throw UsageError("--duration must be >= 0");
   if (c.num_prompts == 0 && c.duration_s == 0) c.num_prompts = 1000;  // vLLM's default
   if (c.input_len < 1 || c.output_len < 0) {
     throw UsageError("--input-len must be >= 1 and --output-len >= 0");
   }
   if (c.range_ratio < 0 || c.range_ratio >= 1) throw UsageError("--range-ratio must be in [0, 1)");
+  if (c.random_prefix_len < 0) throw UsageError("--random-prefix-len must be >= 0");
   if (!(c.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
   for (const auto& h : c.headers) {
     if (h.find(':') == std::string::npos) {
@@ -148,7 +151,10 @@ std::string default_output_dir(const core::RunConfig& c) {
   }
   if (compact.size() >= 14) compact = compact.substr(0, 8) + "-" + compact.substr(8, 6);
   std::string model;
-  for (char ch : c.model) model.push_back(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch : '_');
+  for (char ch : c.model)
+    model.push_back(
+        std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch
+                                                                                            : '_');
   return "results/" + compact + "-" + (model.empty() ? "model" : model);
 }
 
@@ -190,16 +196,28 @@ int run_command(RunFlags& f) {
   if (c.output_dir.empty()) c.output_dir = default_output_dir(c);
 
   std::unique_ptr<load::Benchmark> bench;
+  std::unique_ptr<tokenizer::Tokenizer> tok;
   try {
+    if (!c.tokenizer.empty()) {
+      tokenizer::LoadOptions options;
+      options.tiktoken_encoding = c.tiktoken_encoding;
+      tok = tokenizer::load_tokenizer(c.tokenizer, options);
+    }
     std::filesystem::create_directories(c.output_dir);
     report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
-    bench = std::make_unique<load::Benchmark>(c, headers, workload::build_workload(c));
+    bench = std::make_unique<load::Benchmark>(c, headers, workload::build_workload(c, tok.get()),
+                                              tok != nullptr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return kExitUsage;
   }
   raise_fd_limit();
-  report::Recorder recorder(c.output_dir + "/" + report::kRequestsFile);
+  // Output tokens are counted with the tokenizer on the recorder's thread, off the engine's.
+  report::Recorder::Finalizer count_tokens;
+  if (tok) {
+    count_tokens = [&tok](core::RequestRecord& r) { metrics::count_output_tokens(*tok, r); };
+  }
+  report::Recorder recorder(c.output_dir + "/" + report::kRequestsFile, count_tokens);
 
   if (!f.quiet) {
     std::fprintf(stderr, "tokenbench: %s%s model %s, %s, %d worker%s -> %s\n", c.base_url.c_str(),
@@ -229,7 +247,8 @@ int run_command(RunFlags& f) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   bench->run([&recorder, &secret](core::RequestRecord&& r) {
-    if (!r.ok() && !secret.empty()) r.error_message = client::redact(std::move(r.error_message), secret);
+    if (!r.ok() && !secret.empty())
+      r.error_message = client::redact(std::move(r.error_message), secret);
     recorder.add(std::move(r));
   });
   std::signal(SIGINT, SIG_DFL);
@@ -287,7 +306,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-concurrency", c.max_concurrency,
                   "Requests in flight at most (closed loop); 0: unlimited")
       ->capture_default_str();
-  cmd->add_option("--request-rate", c.request_rate, "Arrivals per second (open loop); inf: all at once")
+  cmd->add_option("--request-rate", c.request_rate,
+                  "Arrivals per second (open loop); inf: all at once")
       ->capture_default_str();
   cmd->add_option("--burstiness", c.burstiness, "Gamma shape of inter-arrival gaps; 1 is Poisson")
       ->capture_default_str();
@@ -299,7 +319,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--seed", c.seed, "Seed of the workload and the arrival schedule")
       ->capture_default_str();
-  cmd->add_option("--workers", c.workers, "Worker threads; 0: one per core (at most the concurrency)")
+  cmd->add_option("--workers", c.workers,
+                  "Worker threads; 0: one per core (at most the concurrency)")
       ->capture_default_str();
   // Workload
   cmd->add_option("--dataset", c.dataset, "random | jsonl")->capture_default_str();
@@ -311,6 +332,14 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--range-ratio", c.range_ratio,
                   "Random lengths drawn from [len*(1-r), len*(1+r)]")
       ->capture_default_str();
+  cmd->add_option("--random-prefix-len", c.random_prefix_len,
+                  "Random prefix of this many tokens shared by every prompt")
+      ->capture_default_str();
+  cmd->add_option("--tokenizer", c.tokenizer,
+                  "tokenizer.json, tokenizer.model, *.tiktoken or a model folder: token-exact "
+                  "prompts and local token counts");
+  cmd->add_option("--tiktoken-encoding", c.tiktoken_encoding,
+                  "cl100k_base | o200k_base, for a .tiktoken file not named after one");
   cmd->add_flag("--no-ignore-eos", flags->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");
   // Figures and output

@@ -1,9 +1,8 @@
 #include "tokenbench/client/api_adapter.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <stdexcept>
 
@@ -50,7 +49,8 @@ std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
   if (!options.extra_body.empty()) {
     auto extra = nlohmann::json::parse(options.extra_body, nullptr, false);
     if (!extra.is_object()) {
-      throw std::invalid_argument("--extra-body must be a JSON object, e.g. '{\"ignore_eos\":true}'");
+      throw std::invalid_argument(
+          "--extra-body must be a JSON object, e.g. '{\"ignore_eos\":true}'");
     }
     body.merge_patch(extra);
   }

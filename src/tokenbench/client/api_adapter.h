@@ -38,8 +38,9 @@ struct ApiEvent {
 struct BodyOptions {
   std::string model;
   bool stream = true;
-  bool ignore_eos = false;  ///< add `ignore_eos: true` and `min_tokens: max_tokens` (vLLM, llama.cpp)
-  std::string extra_body;   ///< JSON object merged into the body last (RFC 7386 merge patch)
+  bool ignore_eos =
+      false;  ///< add `ignore_eos: true` and `min_tokens: max_tokens` (vLLM, llama.cpp)
+  std::string extra_body;  ///< JSON object merged into the body last (RFC 7386 merge patch)
 };
 
 /// Turns RequestSpecs into OpenAI-compatible request bodies and server replies into ApiEvents.

@@ -1,9 +1,8 @@
 #include "tokenbench/client/credentials.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace tokenbench::client {
 namespace {

@@ -10,7 +10,8 @@ namespace tokenbench::client {
 
 /// Sets record.error and record.error_message for a transfer that libcurl ended with `result`.
 /// `got_content` tells whether output had already arrived (a reset mid-stream is a cut stream, a
-/// reset before any reply a connection failure). `curl_error` is libcurl's error buffer (may be "").
+/// reset before any reply a connection failure). `curl_error` is libcurl's error buffer (may be
+/// "").
 void classify_transport_error(CURLcode result, const char* curl_error, bool got_content,
                               core::RequestRecord& record);
 

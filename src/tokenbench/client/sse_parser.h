@@ -9,11 +9,11 @@ namespace tokenbench::client {
 
 /// Incremental Server-Sent Events framer (the WHATWG event-stream format as LLM servers use it).
 ///
-/// Bytes may arrive split at any offset; feed() keeps the partial line between calls. Lines end with
-/// LF, CRLF or CR. An event ends at a blank line; its `data:` lines are joined with '\n'. Comment
-/// lines (starting with ':') are keep-alives and are skipped; `event:`, `id:` and `retry:` fields are
-/// ignored. An event without data lines is not reported. "data:" with or without the following
-/// space is accepted.
+/// Bytes may arrive split at any offset; feed() keeps the partial line between calls. Lines end
+/// with LF, CRLF or CR. An event ends at a blank line; its `data:` lines are joined with '\n'.
+/// Comment lines (starting with ':') are keep-alives and are skipped; `event:`, `id:` and `retry:`
+/// fields are ignored. An event without data lines is not reported. "data:" with or without the
+/// following space is accepted.
 ///
 /// Not thread-safe: one parser per stream, owned by the thread that owns the stream. Buffers are
 /// reused across events, so a warm parser does not allocate per event.

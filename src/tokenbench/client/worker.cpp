@@ -48,8 +48,8 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock)
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
 
   headers_ = curl_slist_append(headers_, "Content-Type: application/json");
-  headers_ = curl_slist_append(headers_, config_.stream ? "Accept: text/event-stream"
-                                                        : "Accept: application/json");
+  headers_ = curl_slist_append(
+      headers_, config_.stream ? "Accept: text/event-stream" : "Accept: application/json");
   // curl 7.x sends "Expect: 100-continue" for larger bodies, costing a round trip per request.
   headers_ = curl_slist_append(headers_, "Expect:");
   for (const auto& h : config_.headers) headers_ = curl_slist_append(headers_, h.c_str());
@@ -190,9 +190,8 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->rec.streamed = config_.stream;
   t->rec.scheduled = due;
   t->rec.chunks.reserve(static_cast<std::size_t>(std::max<std::int64_t>(spec.max_tokens, 16)) + 2);
+  t->rec.chunk_text_bytes.reserve(t->rec.chunks.capacity());
   if (config_.keep_text) t->rec.output_text.reserve(t->rec.chunks.capacity() * 8);
-  t->chunk_bytes.clear();
-  t->chunk_bytes.reserve(t->rec.chunks.capacity());
   t->body.clear();
   t->sse.reset();
   t->curl_error[0] = '\0';
@@ -257,8 +256,8 @@ std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void*
   } else if (header_is(line, "content-type")) {
     // A streamed request gets SSE unless the server says it sent one JSON document instead
     // (it ignored "stream"); some gateways label SSE text/plain or not at all.
-    t->event_stream = t->worker->config_.stream &&
-                      line.find("application/json") == std::string_view::npos;
+    t->event_stream =
+        t->worker->config_.stream && line.find("application/json") == std::string_view::npos;
   }
   return len;
 }
@@ -274,10 +273,9 @@ std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* 
   }
   const bool success = t->status >= 200 && t->status < 300;
   if (success && t->event_stream) {
-    t->sse.feed(std::string_view(data, len),
-                [t, self, now](std::string_view event) {
-                  if (!t->aborted) self->on_event(t, event, now);
-                });
+    t->sse.feed(std::string_view(data, len), [t, self, now](std::string_view event) {
+      if (!t->aborted) self->on_event(t, event, now);
+    });
     return t->aborted ? 0 : len;  // returning less than len ends the transfer
   }
   if (t->body.size() < kMaxErrorBody || success) t->body.append(data, len);
@@ -303,7 +301,7 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
     if (t->rec.first_token == core::kNever) t->rec.first_token = now;
     t->rec.last_token = now;
     t->rec.chunks.push_back(core::ChunkStamp{now, 1});
-    t->chunk_bytes.push_back(static_cast<std::int32_t>(ev.content_bytes));
+    t->rec.chunk_text_bytes.push_back(static_cast<std::int32_t>(ev.content_bytes));
     t->rec.output_chars += ev.content_bytes;
     if (config_.keep_text) {
       t->rec.output_text.append(ev.reasoning_text);
@@ -384,14 +382,16 @@ void Worker::finish(Transfer* t, CURLcode result) {
     rec.output_tokens = t->usage_completion;
     rec.output_source = core::TokenSource::kUsage;
     if (t->usage_completion > static_cast<std::int64_t>(rec.chunks.size())) {
-      const auto tokens = distribute_tokens(t->chunk_bytes, t->usage_completion);
+      const auto tokens = distribute_tokens(rec.chunk_text_bytes, t->usage_completion);
       for (std::size_t i = 0; i < tokens.size(); ++i) rec.chunks[i].tokens = tokens[i];
     }
   } else if (rec.streamed) {
     rec.output_tokens = static_cast<std::int64_t>(rec.chunks.size());
     rec.output_source = core::TokenSource::kChunks;
   }
-  if (t->usage_prompt >= 0) {
+  // Input counts: a local tokenizer's count of the prompt wins (it is what the user asked to
+  // measure with), then the server's usage, then the workload's own figure.
+  if (t->usage_prompt >= 0 && t->spec->input_source != core::TokenSource::kTokenizer) {
     rec.prompt_tokens = t->usage_prompt;
     rec.prompt_source = core::TokenSource::kUsage;
   } else {
@@ -425,7 +425,8 @@ void Worker::arm_timer(core::Nanos wake) {
   armed_ = wake;
   itimerspec spec{};
   const auto tp = clock_.to_time_point(std::max<core::Nanos>(wake, 1));
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(tp.time_since_epoch()).count();
   spec.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
   spec.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
   if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;

@@ -23,8 +23,7 @@ struct Transfer {
   const core::RequestSpec* spec = nullptr;
   core::RequestRecord rec;
   SseParser sse;
-  std::vector<std::int32_t> chunk_bytes;  // bytes of text per content chunk, parallel to rec.chunks
-  std::string body;                       // non-streamed or error reply (bounded)
+  std::string body;  // non-streamed or error reply (bounded)
   char curl_error[CURL_ERROR_SIZE] = {};
   long status = 0;
   bool status_known = false;
@@ -45,8 +44,8 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   /// Runs one phase with `slots` requests in flight at most (see HttpEngine::run_phase).
-  void run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots,
-           const RecordSink& sink, const std::atomic<bool>& canceled);
+  void run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots, const RecordSink& sink,
+           const std::atomic<bool>& canceled);
 
  private:
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* userp, void* socketp);

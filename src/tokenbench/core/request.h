@@ -88,6 +88,9 @@ struct RequestRecord {
   std::int64_t output_tokens = 0;
   TokenSource output_source = TokenSource::kUnknown;
   std::int64_t output_chars = 0;  ///< bytes of generated text (content + reasoning)
+  /// Bytes of generated text each content chunk carried, parallel to `chunks` (in memory only;
+  /// not written to requests.jsonl).
+  std::vector<std::int32_t> chunk_text_bytes;
   /// The generated text (content + reasoning), kept in memory only when the run needs it (a local
   /// tokenizer counts output tokens from it); never written to requests.jsonl.
   std::string output_text;

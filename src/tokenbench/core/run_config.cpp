@@ -41,9 +41,7 @@ double read_double(const YAML::Node& n) {
 
 }  // namespace
 
-std::string to_string(ApiKind a) {
-  return a == ApiKind::kOpenAIChat ? "openai-chat" : "openai";
-}
+std::string to_string(ApiKind a) { return a == ApiKind::kOpenAIChat ? "openai-chat" : "openai"; }
 
 std::string to_string(ArrivalKind a) { return a == ArrivalKind::kGamma ? "gamma" : "constant"; }
 
@@ -83,7 +81,10 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "input_len" << YAML::Value << c.input_len;
   out << YAML::Key << "output_len" << YAML::Value << c.output_len;
   out << YAML::Key << "range_ratio" << YAML::Value << c.range_ratio;
+  out << YAML::Key << "random_prefix_len" << YAML::Value << c.random_prefix_len;
   out << YAML::Key << "ignore_eos" << YAML::Value << c.ignore_eos;
+  out << YAML::Key << "tokenizer" << YAML::Value << c.tokenizer;
+  out << YAML::Key << "tiktoken_encoding" << YAML::Value << c.tiktoken_encoding;
   out << YAML::EndMap;
 
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
@@ -106,7 +107,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["endpoint"]) c.endpoint = t["endpoint"].as<std::string>();
       if (t["api"]) {
         c.api = t["api"].as<std::string>() == "openai" ? ApiKind::kOpenAICompletions
-                                                      : ApiKind::kOpenAIChat;
+                                                       : ApiKind::kOpenAIChat;
       }
       if (t["model"]) c.model = t["model"].as<std::string>();
       if (t["headers"]) c.headers = t["headers"].as<std::vector<std::string>>();
@@ -135,7 +136,10 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (w["input_len"]) c.input_len = w["input_len"].as<std::int64_t>();
       if (w["output_len"]) c.output_len = w["output_len"].as<std::int64_t>();
       if (w["range_ratio"]) c.range_ratio = w["range_ratio"].as<double>();
+      if (w["random_prefix_len"]) c.random_prefix_len = w["random_prefix_len"].as<std::int64_t>();
       if (w["ignore_eos"]) c.ignore_eos = w["ignore_eos"].as<bool>();
+      if (w["tokenizer"]) c.tokenizer = w["tokenizer"].as<std::string>();
+      if (w["tiktoken_encoding"]) c.tiktoken_encoding = w["tiktoken_encoding"].as<std::string>();
     }
     if (const auto m = root["metrics"]) {
       if (m["percentiles"]) c.percentiles = m["percentiles"].as<std::vector<double>>();

@@ -21,10 +21,11 @@ struct RunConfig {
   std::string base_url = "http://127.0.0.1:8000";
   std::string endpoint = "/v1/chat/completions";
   ApiKind api = ApiKind::kOpenAIChat;
-  std::string model;                 ///< empty until resolved from /v1/models
-  std::vector<std::string> headers;  ///< extra "K: V" headers (values of auth headers redacted on write)
-  std::string extra_body;            ///< JSON object merged into every request body
-  double timeout_s = 600.0;          ///< per request
+  std::string model;  ///< empty until resolved from /v1/models
+  std::vector<std::string>
+      headers;               ///< extra "K: V" headers (values of auth headers redacted on write)
+  std::string extra_body;    ///< JSON object merged into every request body
+  double timeout_s = 600.0;  ///< per request
   std::string api_key_env = "OPENAI_API_KEY";
   bool stream = true;
 
@@ -45,7 +46,12 @@ struct RunConfig {
   std::int64_t input_len = 1024;
   std::int64_t output_len = 128;
   double range_ratio = 0.0;
+  std::int64_t random_prefix_len =
+      0;                   ///< a random prefix of this many tokens shared by all prompts
   bool ignore_eos = true;  ///< ask the server to ignore EOS so that outputs reach max_tokens
+  std::string
+      tokenizer;  ///< tokenizer.json / tokenizer.model / *.tiktoken (or folder); empty: none
+  std::string tiktoken_encoding;  ///< cl100k_base | o200k_base for a rank file not named after one
 
   // Figures
   std::vector<double> percentiles{50, 90, 95, 99};
@@ -56,7 +62,7 @@ struct RunConfig {
   std::string started_at;  ///< ISO 8601 wall-clock label of the run's start
 };
 
-std::string to_string(ApiKind a);    ///< "openai-chat" | "openai"
+std::string to_string(ApiKind a);      ///< "openai-chat" | "openai"
 std::string to_string(ArrivalKind a);  ///< "gamma" | "constant"
 
 /// Serialises the configuration as YAML (config.yaml). Header values that look like credentials

@@ -36,7 +36,7 @@ int choose_workers(int requested, int max_concurrency) {
 }
 
 Benchmark::Benchmark(const core::RunConfig& config, std::vector<std::string> headers,
-                     workload::Workload workload)
+                     workload::Workload workload, bool keep_text)
     : config_(config), workload_(std::move(workload)) {
   if (workload_.measure.empty()) throw std::invalid_argument("the workload has no requests");
   if (config.num_prompts <= 0 && !(config.duration_s > 0)) {
@@ -57,6 +57,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<std::string> hea
   engine.timeout_s = config.timeout_s;
   engine.workers = workers_;
   engine.max_concurrency = config.max_concurrency;
+  engine.keep_text = keep_text;
   engine_ = std::make_unique<client::HttpEngine>(std::move(engine), clock_);
 }
 
@@ -66,9 +67,8 @@ void Benchmark::run(const client::RecordSink& sink) {
               sink);
   }
   if (engine_->canceled()) return;
-  const std::size_t count = config_.num_prompts > 0
-                                ? static_cast<std::size_t>(config_.num_prompts)
-                                : ArrivalSchedule::kUnbounded;
+  const std::size_t count = config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts)
+                                                    : ArrivalSchedule::kUnbounded;
   run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink);
 }
 
@@ -82,10 +82,9 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
                                              config_.arrival, config_.burstiness, config_.seed)
                 : ArrivalSchedule::immediate(count);
   const core::Nanos start = clock_.now();
-  const core::Nanos deadline =
-      phase == core::Phase::kMeasure && config_.duration_s > 0
-          ? start + static_cast<core::Nanos>(config_.duration_s * 1e9)
-          : core::kNever;
+  const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
+                                   ? start + static_cast<core::Nanos>(config_.duration_s * 1e9)
+                                   : core::kNever;
   WorkQueue queue(schedule, start, deadline);
   client::PhaseWork work;
   work.specs = &specs;

@@ -20,9 +20,10 @@ namespace tokenbench::load {
 class Benchmark {
  public:
   /// `headers` are full header lines sent with every request (credentials included; never
-  /// written anywhere). Throws std::invalid_argument on a configuration the engine cannot run.
+  /// written anywhere). With `keep_text`, each record keeps its generated text (for a local
+  /// tokenizer). Throws std::invalid_argument on a configuration the engine cannot run.
   Benchmark(const core::RunConfig& config, std::vector<std::string> headers,
-            workload::Workload workload);
+            workload::Workload workload, bool keep_text = false);
 
   /// Runs every phase; blocks until the last request has ended (or the run was canceled).
   void run(const client::RecordSink& sink);

@@ -53,8 +53,8 @@ class Recorder {
   std::FILE* file_ = nullptr;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<core::RequestRecord> queue_;  // guarded by mutex_
-  bool closing_ = false;                    // guarded by mutex_
+  std::vector<core::RequestRecord> queue_;    // guarded by mutex_
+  bool closing_ = false;                      // guarded by mutex_
   std::vector<core::RequestRecord> records_;  // writer thread only, until close()
   std::atomic<std::int64_t> finished_{0};
   std::atomic<std::int64_t> failed_{0};

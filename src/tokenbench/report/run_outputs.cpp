@@ -18,7 +18,8 @@ void write_text_file(const std::string& path, const std::string& text) {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
     out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (!out.flush())
+      throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
@@ -33,7 +34,8 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
-RunOutputs write_run_outputs(const std::string& dir, const std::vector<core::RequestRecord>& records,
+RunOutputs write_run_outputs(const std::string& dir,
+                             const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config) {
   metrics::SummaryOptions options;
   options.percentiles = config.percentiles;

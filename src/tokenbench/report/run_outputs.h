@@ -24,7 +24,8 @@ struct RunOutputs {
 /// the summary with its console tables. The same function serves `run` and `report`, so a report
 /// rebuilt from requests.jsonl is identical to the run's own. Throws std::runtime_error naming the
 /// file when it cannot be written, std::invalid_argument on a bad SLO item.
-RunOutputs write_run_outputs(const std::string& dir, const std::vector<core::RequestRecord>& records,
+RunOutputs write_run_outputs(const std::string& dir,
+                             const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config);
 
 /// Writes `text` to `path` (replacing it). Throws std::runtime_error naming the path on failure.

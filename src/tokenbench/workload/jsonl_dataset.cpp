@@ -1,6 +1,5 @@
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "tokenbench/core/approx_tokens.h"
@@ -16,7 +15,8 @@ namespace {
 }  // namespace
 
 std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
-                                                  std::int64_t default_output_len) {
+                                                  std::int64_t default_output_len,
+                                                  const tokenizer::Tokenizer* tokenizer) {
   std::ifstream in(path);
   if (!in) {
     throw std::runtime_error("cannot open dataset file " + path +
@@ -45,8 +45,8 @@ std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
           fail(path, line_no, "each message needs \"role\" and \"content\"");
         }
         if (msg["content"].is_string()) {
+          if (!text_for_count.empty()) text_for_count += ' ';
           text_for_count += msg["content"].get<std::string>();
-          text_for_count += ' ';
         }
       }
       spec.messages_json = m.dump();
@@ -68,8 +68,13 @@ std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
         spec.max_tokens = j[key].get<std::int64_t>();
       }
     }
-    spec.input_tokens = core::approx_token_count(text_for_count);
-    spec.input_source = core::TokenSource::kApproximate;
+    if (tokenizer != nullptr) {
+      spec.input_tokens = static_cast<std::int64_t>(tokenizer->count(text_for_count));
+      spec.input_source = core::TokenSource::kTokenizer;
+    } else {
+      spec.input_tokens = core::approx_token_count(text_for_count);
+      spec.input_source = core::TokenSource::kApproximate;
+    }
     specs.push_back(std::move(spec));
   }
   if (specs.empty()) throw std::runtime_error("dataset " + path + " has no requests");

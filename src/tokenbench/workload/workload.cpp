@@ -7,19 +7,19 @@
 
 namespace tokenbench::workload {
 
-Workload build_workload(const core::RunConfig& config) {
+Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer) {
   const auto warmup = static_cast<std::size_t>(std::max<std::int64_t>(0, config.warmup));
-  const std::size_t measure = config.num_prompts > 0
-                                  ? static_cast<std::size_t>(config.num_prompts)
-                                  : kDurationPoolSize;
+  const std::size_t measure =
+      config.num_prompts > 0 ? static_cast<std::size_t>(config.num_prompts) : kDurationPoolSize;
   Workload w;
   if (config.dataset == "random") {
     RandomDatasetOptions options;
     options.input_len = config.input_len;
     options.output_len = config.output_len;
     options.range_ratio = config.range_ratio;
+    options.prefix_len = config.random_prefix_len;
     options.seed = config.seed;
-    auto all = make_random_dataset(options, warmup + measure);
+    auto all = make_random_dataset(options, warmup + measure, 0, tokenizer);
     w.warmup.assign(std::make_move_iterator(all.begin()),
                     std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
     w.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
@@ -29,7 +29,7 @@ Workload build_workload(const core::RunConfig& config) {
       throw std::runtime_error("--dataset jsonl needs --dataset-path FILE");
     }
     // A jsonl line without its own length gets --output-len only when the user gave one.
-    auto all = load_jsonl_dataset(config.dataset_path, config.output_len);
+    auto all = load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer);
     // Warmup takes the first lines; the measure phase starts after them and wraps around.
     const std::size_t n = all.size();
     for (std::size_t i = 0; i < warmup; ++i) w.warmup.push_back(all[i % n]);

@@ -4,6 +4,7 @@
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/tokenizer/tokenizer.h"
 
 namespace tokenbench::workload {
 
@@ -17,8 +18,10 @@ struct Workload {
 /// How many distinct prompts a duration-limited run cycles through.
 inline constexpr std::size_t kDurationPoolSize = 4096;
 
-/// Builds the workload that `config` describes (dataset random or jsonl). Throws
-/// std::runtime_error with a one-line message on a bad dataset.
-Workload build_workload(const core::RunConfig& config);
+/// Builds the workload that `config` describes (dataset random or jsonl); prompts are token-exact
+/// and input counts come from `tokenizer` when one is given. Throws std::runtime_error with a
+/// one-line message on a bad dataset.
+Workload build_workload(const core::RunConfig& config,
+                        const tokenizer::Tokenizer* tokenizer = nullptr);
 
 }  // namespace tokenbench::workload

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/tokenizer/tokenizer.h"
+
+namespace tokenbench::metrics {
+
+/// Splits `total` into parts proportional to `weights` (largest-remainder apportionment), so that
+/// the parts sum to `total` exactly and equal the weights when they already sum to it.
+std::vector<std::int32_t> apportion(const std::vector<std::int32_t>& weights, std::int64_t total);
+
+/// Counts a finished record's output tokens with a local tokenizer, from record.output_text and
+/// record.chunk_text_bytes:
+///  - when the server sent no usage, output_tokens becomes the token count of the whole text
+///    (source kTokenizer);
+///  - each content chunk's token count (for itl_per_token) becomes its text's count, apportioned
+///    so that the chunks sum to output_tokens.
+/// Records without text are left as they are. Thread-safe for distinct records.
+void count_output_tokens(const tokenizer::Tokenizer& tokenizer, core::RequestRecord& record);
+
+}  // namespace tokenbench::metrics
