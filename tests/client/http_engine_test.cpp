@@ -141,6 +141,34 @@ TEST(HttpEngine, SeveralTokensPerChunkAreSplitByUsage) {
   EXPECT_EQ(r.chunks[1].tokens, 4);
 }
 
+TEST(HttpEngine, LastEventWithoutABlankLineStillCounts) {
+  tokenbench::testing::FakeServer server({
+      {sse_headers(), 0ms},
+      {chat_chunk("a") + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,"
+                         "\"completion_tokens\":1}}\n\ndata: [DONE]",
+       0ms},
+  });
+  const auto r = run_requests(server.url(), 1).at(0);
+  EXPECT_TRUE(r.ok()) << r.error_message;
+  EXPECT_EQ(r.output_source, core::TokenSource::kUsage);
+  EXPECT_LE(r.done, r.last_token + 50'000'000);  // stamped when the bytes came, not later
+}
+
+TEST(HttpEngine, NonStreamedReplyWithoutUsageIsApproximated) {
+  const std::string body =
+      R"({"choices":[{"message":{"role":"assistant","content":"four words right here"},)"
+      R"("finish_reason":"stop"}]})";
+  tokenbench::testing::FakeServer server({
+      {"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body,
+       0ms},
+  });
+  const auto r = run_requests(server.url(), 1, /*stream=*/false).at(0);
+  EXPECT_TRUE(r.ok()) << r.error_message;
+  EXPECT_EQ(r.output_tokens, 4);
+  EXPECT_EQ(r.output_source, core::TokenSource::kApproximate);
+}
+
 TEST(HttpEngine, StreamIgnoredByTheServerIsMeasuredAsNonStreamed) {
   const std::string body = tokenbench::testing::read_fixture("llama-server-chat-nonstream.json");
   tokenbench::testing::FakeServer server({

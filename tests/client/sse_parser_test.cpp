@@ -128,6 +128,20 @@ TEST(SseParser, TruncatedStreamKeepsItsPartialEventUnreported) {
   EXPECT_FALSE(parser.has_partial());
 }
 
+TEST(SseParser, FinishReportsALastEventWithoutItsBlankLine) {
+  for (const char* tail : {"data: [DONE]", "data: [DONE]\n", "data: [DONE]\r"}) {
+    SseParser parser;
+    std::vector<std::string> events;
+    auto sink = [&](std::string_view e) { events.emplace_back(e); };
+    parser.feed(std::string("data: a\n\n") + tail, sink);
+    ASSERT_EQ(events.size(), 1u) << tail;
+    parser.finish(sink);
+    ASSERT_EQ(events.size(), 2u) << tail;
+    EXPECT_EQ(events[1], "[DONE]");
+    EXPECT_FALSE(parser.has_partial());
+  }
+}
+
 TEST(SseParser, EmptyInputAndBlankLinesProduceNothing) {
   EXPECT_TRUE(parse_whole("").empty());
   EXPECT_TRUE(parse_whole("\n\n\r\n\n").empty());

@@ -65,10 +65,12 @@ TEST(RunConfig, InfiniteRateSurvivesYaml) {
 
 TEST(RunConfig, SecretHeadersAreRedacted) {
   RunConfig c;
-  c.headers = {"Authorization: Bearer sk-secret", "X-Api-Key: abc", "X-Plain: visible"};
+  c.headers = {"Authorization: Bearer sk-secret", "X-Api-Key: abc", "X-Plain: visible",
+               "Ocp-Apim-Subscription-Key: azure1", "Cookie: s=cookie1", "X-Goog-Api-Key: g1"};
   const std::string yaml = to_yaml(c);
-  EXPECT_EQ(yaml.find("sk-secret"), std::string::npos);
-  EXPECT_EQ(yaml.find("abc"), std::string::npos);
+  for (const char* secret : {"sk-secret", "abc", "azure1", "cookie1", "g1"}) {
+    EXPECT_EQ(yaml.find(secret), std::string::npos) << secret;
+  }
   EXPECT_NE(yaml.find("X-Plain: visible"), std::string::npos);
 }
 

@@ -224,6 +224,22 @@ TEST(EndToEnd, ApiKeyIsSentButNeverWritten) {
   EXPECT_EQ(ok.out.find(key), std::string::npos);
   EXPECT_EQ(ok.err.find(key), std::string::npos);
 
+  // Credentials in the URL and in --header values are used but never written or printed.
+  const std::string url_dir = make_temp_dir("userinfo");
+  std::string with_user = sim.url();
+  with_user.insert(with_user.find("//") + 2, "alice:pw-in-url-42@");
+  const auto basic = run_process(run_args(with_user, url_dir,
+                                          {"--num-prompts", "2", "--input-len", "4", "--output-len",
+                                           "2", "--header", "X-Custom-Token: hdr-secret-77"}),
+                                 std::chrono::seconds(60), {{"OPENAI_API_KEY", key}});
+  ASSERT_EQ(basic.exit_code, 0) << basic.err;
+  for (const char* f : {"/summary.json", "/requests.jsonl", "/config.yaml"}) {
+    const std::string text = slurp(url_dir + f);
+    EXPECT_EQ(text.find("pw-in-url-42"), std::string::npos) << f;
+    EXPECT_EQ(text.find("hdr-secret-77"), std::string::npos) << f;
+  }
+  EXPECT_EQ(basic.err.find("pw-in-url-42"), std::string::npos);
+
   const std::string bad_dir = make_temp_dir("bad");
   const auto bad =
       run_process(run_args(sim.url(), bad_dir, {"--num-prompts", "2", "--model", "sim-model"}),

@@ -150,6 +150,28 @@ TEST(SimEngineServerTest, RejectsSequencesLongerThanTheCache) {
   EXPECT_NE(reply.body.find("maximum context length is 64 tokens"), std::string::npos);
 }
 
+TEST(SimEngineServerTest, LimitIsTheWholeBlocksOfTheCache) {
+  // 100 tokens in blocks of 16 hold 96: a 4-token prompt asking for 93 more could never be
+  // readmitted after preempting itself, so it is refused up front; 92 fits and completes.
+  EngineParams p = flat_steps(1);
+  p.kv_cache_tokens = 100;
+  p.block_size = 16;
+  auto server = start_server(engine_config(p));
+  TestConnection conn(server->port());
+  conn.send_request("POST", "/v1/chat/completions", chat_body(93, false));
+  HttpReply reply = conn.read_reply();
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_NE(reply.body.find("maximum context length is 96 tokens"), std::string::npos);
+  conn.send_request("POST", "/v1/chat/completions", chat_body(92, false));
+  reply = conn.read_reply();
+  EXPECT_EQ(reply.status, 200);
+  // A max_tokens near INT64_MAX must not overflow the check.
+  conn.send_request(
+      "POST", "/v1/chat/completions",
+      R"({"messages":[{"role":"user","content":"x"}],"max_tokens":9223372036854775000})");
+  EXPECT_EQ(conn.read_reply().status, 400);
+}
+
 TEST(SimEngineServerTest, ApiKeyAndUnknownModel) {
   SimConfig config = engine_config(*find_engine_preset("zero"));
   config.api_key = "k";

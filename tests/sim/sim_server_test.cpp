@@ -368,5 +368,17 @@ TEST(SimServerTest, PortInUseThrowsOneLine) {
   }
 }
 
+TEST(SimServerTest, FixedDelaysRefuseSequencesOverMaxModelLen) {
+  SimConfig config = fast_config();
+  config.max_model_len = 1000;
+  auto server = start_server(config);
+  TestConnection conn(server->port());
+  conn.send_request("POST", "/v1/completions",
+                    R"({"prompt":"a b c","max_tokens":10000000000,"stream":false})");
+  const HttpReply reply = conn.read_reply();
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_NE(reply.body.find("maximum context length is 1000 tokens"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokenbench::sim

@@ -133,6 +133,9 @@ TEST_F(HfTokenizerJson, ErrorsNameTheFileAndTheProblem) {
   bad_merge.replace(bad_merge.find("\"a b\""), 5, "\"a q\"");
   const std::string merge = write("merge.json", bad_merge);
   EXPECT_EQ(error_of(merge), "tokenizer " + merge + ": merge 0 uses q, not in vocab");
+  const std::string huge = write(
+      "huge.json", R"({"model": {"type": "BPE", "vocab": {"a": 2147483000}, "merges": []}})");
+  EXPECT_TRUE(error_of(huge).find("has no valid id") != std::string::npos) << error_of(huge);
   const std::string broken = write("broken.json", "{\"model\": ");
   EXPECT_TRUE(error_of(broken).starts_with("tokenizer " + broken + ": not readable JSON"))
       << error_of(broken);

@@ -155,9 +155,11 @@ TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
   const auto j = build_workload(c);
   ASSERT_EQ(j.warmup.size(), 1u);
   EXPECT_EQ(j.warmup[0].prompt, "a");
-  ASSERT_EQ(j.measure.size(), 3u);
+  ASSERT_EQ(j.measure.size(), 2u);  // the warmup line is never measured
   EXPECT_EQ(j.measure[0].prompt, "b");
-  EXPECT_EQ(j.measure[2].prompt, "a");
+  EXPECT_EQ(j.measure[1].prompt, "c");
+  c.warmup = 3;
+  EXPECT_THROW(build_workload(c), std::runtime_error);
   c.dataset = "nope";
   EXPECT_THROW(build_workload(c), std::runtime_error);
 }

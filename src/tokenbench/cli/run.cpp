@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/client/credentials.h"
@@ -112,8 +114,9 @@ void finalize_config(RunFlags& f) {
     throw UsageError("--num-prompts and --warmup must be >= 0");
   if (c.duration_s < 0) throw UsageError("--duration must be >= 0");
   if (c.num_prompts == 0 && c.duration_s == 0) c.num_prompts = 1000;  // vLLM's default
-  if (c.input_len < 1 || c.output_len < 0) {
-    throw UsageError("--input-len must be >= 1 and --output-len >= 0");
+  if (c.input_len < 1) throw UsageError("--input-len must be >= 1");
+  if (c.output_len < 0 || (c.output_len == 0 && c.dataset == "random")) {
+    throw UsageError("--output-len must be >= 1 (with --dataset jsonl, 0 leaves max_tokens unset)");
   }
   if (c.range_ratio < 0 || c.range_ratio >= 1) throw UsageError("--range-ratio must be in [0, 1)");
   if (c.random_prefix_len < 0) throw UsageError("--random-prefix-len must be >= 0");
@@ -158,6 +161,47 @@ std::string default_output_dir(const core::RunConfig& c) {
   return "results/" + compact + "-" + (model.empty() ? "model" : model);
 }
 
+// Splits "scheme://user:pass@host/..." into the URL without its credentials and the credentials.
+std::pair<std::string, std::string> split_userinfo(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return {url, ""};
+  const auto authority = scheme_end + 3;
+  const auto authority_end = url.find('/', authority);
+  const auto at = url.rfind('@', authority_end == std::string::npos ? url.size() : authority_end);
+  if (at == std::string::npos || at < authority) return {url, ""};
+  return {url.substr(0, authority) + url.substr(at + 1), url.substr(authority, at - authority)};
+}
+
+// Every credential this run knows, to be cut out of anything it prints or writes.
+std::vector<std::string> collect_secrets(const core::RunConfig& c,
+                                         const std::optional<std::string>& api_key,
+                                         const std::string& userinfo) {
+  std::vector<std::string> secrets;
+  if (api_key) secrets.push_back(*api_key);
+  if (!userinfo.empty()) {
+    secrets.push_back(userinfo);
+    if (const auto colon = userinfo.find(':'); colon != std::string::npos) {
+      secrets.push_back(userinfo.substr(colon + 1));
+    }
+  }
+  for (const auto& h : c.headers) {
+    if (!core::is_secret_header(h)) continue;
+    std::string value = h.substr(h.find(':') + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (value.rfind("Bearer ", 0) == 0) secrets.push_back(value.substr(7));
+    if (!value.empty()) secrets.push_back(value);
+  }
+  // Longest first, so that a secret containing another is cut whole.
+  std::sort(secrets.begin(), secrets.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return secrets;
+}
+
+std::string redact_all(std::string text, const std::vector<std::string>& secrets) {
+  for (const auto& s : secrets) text = client::redact(std::move(text), s);
+  return text;
+}
+
 int run_command(RunFlags& f) {
   try {
     finalize_config(f);
@@ -168,18 +212,22 @@ int run_command(RunFlags& f) {
   core::RunConfig& c = f.config;
   c.started_at = core::wall_clock_iso8601();
 
-  std::vector<std::string> headers = c.headers;
+  load::Target target;
+  target.base_url = c.base_url;  // credentials in the URL are used, but never shown or written
+  std::string userinfo;
+  std::tie(c.base_url, userinfo) = split_userinfo(c.base_url);
+  target.headers = c.headers;
   const std::optional<std::string> api_key = client::find_api_key(c.api_key_env);
-  if (api_key) headers.push_back("Authorization: Bearer " + *api_key);
-  const std::string secret = api_key.value_or("");
+  if (api_key) target.headers.push_back("Authorization: Bearer " + *api_key);
+  const std::vector<std::string> secrets = collect_secrets(c, api_key, userinfo);
 
   // Preflight: the server must answer before we measure it; /v1/models also names the model.
-  const auto models = client::http_get(c.base_url + "/v1/models", headers, 10.0);
+  const auto models = client::http_get(target.base_url + "/v1/models", target.headers, 10.0);
   if (!models.transport_ok) {
     std::fprintf(stderr,
                  "tokenbench: error: cannot reach %s: %s. Is the server running? Check "
                  "--base-url.\n",
-                 c.base_url.c_str(), client::redact(models.error, secret).c_str());
+                 c.base_url.c_str(), redact_all(models.error, secrets).c_str());
     return kExitNoMeasure;
   }
   if (c.model.empty()) {
@@ -205,8 +253,8 @@ int run_command(RunFlags& f) {
     }
     std::filesystem::create_directories(c.output_dir);
     report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
-    bench = std::make_unique<load::Benchmark>(c, headers, workload::build_workload(c, tok.get()),
-                                              tok != nullptr);
+    bench = std::make_unique<load::Benchmark>(
+        c, std::move(target), workload::build_workload(c, tok.get()), tok != nullptr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return kExitUsage;
@@ -246,9 +294,10 @@ int run_command(RunFlags& f) {
   g_running.store(bench.get());
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  bench->run([&recorder, &secret](core::RequestRecord&& r) {
-    if (!r.ok() && !secret.empty())
-      r.error_message = client::redact(std::move(r.error_message), secret);
+  bench->run([&recorder, &secrets](core::RequestRecord&& r) {
+    // A server may echo a credential in its error text (OpenAI echoes part of a bad key).
+    if (!r.ok() && !secrets.empty())
+      r.error_message = redact_all(std::move(r.error_message), secrets);
     recorder.add(std::move(r));
   });
   std::signal(SIGINT, SIG_DFL);

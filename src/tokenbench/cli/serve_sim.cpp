@@ -181,6 +181,11 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
                   "Output limit for requests that set no max_tokens")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
       ->capture_default_str();
+  cmd->add_option("--max-model-len", c.max_model_len,
+                  "Longest prompt + max_tokens accepted (400 beyond); the engine's KV cache may "
+                  "lower it")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
+      ->capture_default_str();
   cmd->add_option("--api-key", c.api_key,
                   "Require 'Authorization: Bearer KEY' on /v1/* (empty: no key needed)");
   cmd->add_option("--preset", options->preset,

@@ -1,5 +1,7 @@
 #include "tokenbench/client/api_adapter.h"
 
+#include "tokenbench/core/text.h"
+
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -78,7 +80,7 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
       !root.is_object()) {
     ev.kind = ApiEvent::Kind::kMalformed;
     error_.assign("unparseable event: ");
-    error_.append(json.substr(0, 120));
+    error_.append(core::utf8_prefix(json, 120));
     ev.error_message = error_;
     return ev;
   }
@@ -149,7 +151,7 @@ std::string OpenAIAdapter::error_message_from_body(std::string_view body) {
     }
   }
   std::string_view first = body.substr(0, body.find('\n'));
-  return std::string(first.substr(0, 200));
+  return std::string(core::utf8_prefix(first, 200));
 }
 
 std::vector<std::int32_t> distribute_tokens(const std::vector<std::int32_t>& chunk_bytes,

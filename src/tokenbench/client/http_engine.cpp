@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <thread>
 
@@ -34,15 +35,26 @@ void HttpEngine::run_phase(load::WorkQueue& queue, const PhaseWork& work,
       slots[i] = std::numeric_limits<std::size_t>::max();
     }
   }
+  // A worker that fails (out of memory, say) stops the whole run instead of the process: the
+  // other workers cancel their requests, and what was recorded is kept.
+  auto run_worker = [&](std::size_t i) {
+    try {
+      workers_[i]->run(queue, work, slots[i], sink, canceled_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tokenbench: error: worker %zu stopped: %s; ending the run\n", i,
+                   e.what());
+      cancel();
+    }
+  };
   if (n == 1) {
-    workers_[0]->run(queue, work, slots[0], sink, canceled_);
+    run_worker(0);
     return;
   }
   std::vector<std::thread> threads;
   threads.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (slots[i] == 0) continue;
-    threads.emplace_back([&, i] { workers_[i]->run(queue, work, slots[i], sink, canceled_); });
+    threads.emplace_back(run_worker, i);
   }
   for (auto& t : threads) t.join();
 }

@@ -29,6 +29,19 @@ class SseParser {
   template <typename OnEvent>
   void feed(std::string_view bytes, OnEvent&& on_event);
 
+  /// At the end of a stream: reports a last event that was not followed by a blank line (its
+  /// final line may also lack a line end), then forgets it.
+  template <typename OnEvent>
+  void finish(OnEvent&& on_event) {
+    if (!line_.empty()) {
+      std::string last;
+      last.swap(line_);
+      on_line(std::string_view(last), on_event);
+    }
+    if (has_data_) on_line(std::string_view(), on_event);
+    skip_lf_ = false;
+  }
+
   /// True when bytes of an unfinished line or event are buffered (a stream that ends here was cut).
   bool has_partial() const { return !line_.empty() || has_data_; }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tokenbench/client/error_classify.h"
+#include "tokenbench/core/approx_tokens.h"
 
 namespace tokenbench::client {
 namespace {
@@ -92,7 +93,9 @@ Transfer* Worker::acquire() {
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_s * 1000.0));
-  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");  // identity: streams must not be buffered
+  // Ask for no compression: a gzipped stream may be buffered by the server or a proxy, which
+  // would move every token stamp.
+  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "identity");
   Transfer* raw = t.get();
   pool_.push_back(std::move(t));
   return raw;
@@ -189,7 +192,10 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->rec.phase = work.phase;
   t->rec.streamed = config_.stream;
   t->rec.scheduled = due;
-  t->rec.chunks.reserve(static_cast<std::size_t>(std::max<std::int64_t>(spec.max_tokens, 16)) + 2);
+  // Room for the expected chunks, so a stream does not allocate per token; capped, because a
+  // request may ask for far more tokens than it gets.
+  t->rec.chunks.reserve(
+      static_cast<std::size_t>(std::clamp<std::int64_t>(spec.max_tokens, 16, 4096)) + 2);
   t->rec.chunk_text_bytes.reserve(t->rec.chunks.capacity());
   if (config_.keep_text) t->rec.output_text.reserve(t->rec.chunks.capacity() * 8);
   t->body.clear();
@@ -200,13 +206,19 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->event_stream = config_.stream;
   t->done_seen = false;
   t->aborted = false;
+  t->last_byte = core::kNever;
   t->usage_prompt = -1;
   t->usage_completion = -1;
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   ++active_;
   t->rec.sent = clock_.now();
-  curl_multi_add_handle(multi_, t->easy);
+  if (const CURLMcode rc = curl_multi_add_handle(multi_, t->easy); rc != CURLM_OK) {
+    t->aborted = true;
+    t->rec.error = core::ErrorClass::kConnect;
+    t->rec.error_message = std::string("cannot start the request: ") + curl_multi_strerror(rc);
+    finish(t, CURLE_FAILED_INIT, /*added=*/false);
+  }
 }
 
 int Worker::on_socket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
@@ -267,6 +279,7 @@ std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* 
   Worker* self = t->worker;
   const core::Nanos now = self->clock_.now();  // the stamp comes first, before any parsing
   const std::size_t len = size * n;
+  t->last_byte = now;
   if (!t->status_known) {
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
     t->status_known = true;
@@ -331,14 +344,23 @@ void Worker::drain_completed() {
     Transfer* t = nullptr;
     curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
     const CURLcode result = msg->data.result;
-    curl_multi_remove_handle(multi_, msg->easy_handle);  // invalidates msg
-    finish(t, result);
+    finish(t, result, /*added=*/true);  // removes the handle, which invalidates msg
   }
 }
 
-void Worker::finish(Transfer* t, CURLcode result) {
+void Worker::finish(Transfer* t, CURLcode result, bool added) {
+  if (added) curl_multi_remove_handle(multi_, t->easy);
   core::RequestRecord& rec = t->rec;
-  rec.done = clock_.now();
+  // A reply that ended cleanly is done when its last bytes arrived, not when this loop turn got
+  // to it; any other end is stamped now.
+  rec.done = result == CURLE_OK && t->last_byte != core::kNever ? t->last_byte : clock_.now();
+  if (result == CURLE_OK && t->event_stream && !t->aborted) {
+    // A last event not followed by a blank line is still an event.
+    const core::Nanos at = rec.done;
+    t->sse.finish([this, t, at](std::string_view event) {
+      if (!t->aborted) on_event(t, event, at);
+    });
+  }
   long status = 0;
   curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
   rec.http_status = static_cast<int>(status);
@@ -367,6 +389,13 @@ void Worker::finish(Transfer* t, CURLcode result) {
         rec.error_message.assign(ev.error_message);
       } else {
         rec.output_chars = ev.content_bytes;
+        if (ev.completion_tokens < 0) {
+          // No usage and no stream to count chunks in: the documented approximation, until a
+          // tokenizer (if given) recounts the text.
+          rec.output_tokens = core::approx_token_count(ev.reasoning_text) +
+                              core::approx_token_count(ev.content_text);
+          rec.output_source = core::TokenSource::kApproximate;
+        }
         if (config_.keep_text) {
           rec.output_text.assign(ev.reasoning_text);
           rec.output_text.append(ev.content_text);
@@ -409,11 +438,10 @@ void Worker::cancel_all() {
   for (auto& owned : pool_) {
     Transfer* t = owned.get();
     if (std::find(free_.begin(), free_.end(), t) != free_.end()) continue;
-    curl_multi_remove_handle(multi_, t->easy);
     t->aborted = true;
     t->rec.error = core::ErrorClass::kCanceled;
     t->rec.error_message = "the run was stopped before the request ended";
-    finish(t, CURLE_ABORTED_BY_CALLBACK);
+    finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/true);
   }
 }
 

@@ -30,6 +30,7 @@ struct Transfer {
   bool event_stream = false;
   bool done_seen = false;
   bool aborted = false;  // our write callback ended the transfer; rec.error says why
+  core::Nanos last_byte = core::kNever;  // when the reply's last bytes arrived
   std::int64_t usage_prompt = -1;
   std::int64_t usage_completion = -1;
 };
@@ -60,7 +61,9 @@ class Worker {
   void on_event(Transfer* t, std::string_view data, core::Nanos now);
   void abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message);
   void drain_completed();
-  void finish(Transfer* t, CURLcode result);
+  /// Ends `t` (removing its handle from the multi when `added`), classifies the outcome and hands
+  /// the record to the sink.
+  void finish(Transfer* t, CURLcode result, bool added);
   void cancel_all();
   void socket_action(curl_socket_t fd, int mask);
   /// Makes the timerfd fire no later than `wake` (kNever: no new requirement).

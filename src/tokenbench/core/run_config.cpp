@@ -8,16 +8,17 @@
 #include <stdexcept>
 
 namespace tokenbench::core {
-namespace {
-
 bool is_secret_header(const std::string& header) {
   std::string name = header.substr(0, header.find(':'));
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return name == "authorization" || name == "proxy-authorization" || name == "api-key" ||
-         name == "x-api-key" || name.find("token") != std::string::npos ||
-         name.find("secret") != std::string::npos;
+  for (const char* word : {"auth", "key", "token", "secret", "password", "cookie", "session"}) {
+    if (name.find(word) != std::string::npos) return true;
+  }
+  return false;
 }
+
+namespace {
 
 std::string redact_header(const std::string& header) {
   if (!is_secret_header(header)) return header;

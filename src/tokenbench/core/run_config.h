@@ -65,8 +65,12 @@ struct RunConfig {
 std::string to_string(ApiKind a);      ///< "openai-chat" | "openai"
 std::string to_string(ArrivalKind a);  ///< "gamma" | "constant"
 
-/// Serialises the configuration as YAML (config.yaml). Header values that look like credentials
-/// (Authorization, api-key, x-api-key, ...) are written as "<redacted>".
+/// True when a "Name: value" header carries a credential: its name contains auth, key, token,
+/// secret, password, cookie or session (Authorization, X-Api-Key, Ocp-Apim-Subscription-Key, ...).
+bool is_secret_header(const std::string& header);
+
+/// Serialises the configuration as YAML (config.yaml). The values of secret headers
+/// (is_secret_header) are written as "<redacted>".
 std::string to_yaml(const RunConfig& config);
 
 /// Parses what to_yaml wrote. Throws std::runtime_error with a one-line message on bad input.

@@ -35,8 +35,8 @@ int choose_workers(int requested, int max_concurrency) {
   return std::max(1, n);
 }
 
-Benchmark::Benchmark(const core::RunConfig& config, std::vector<std::string> headers,
-                     workload::Workload workload, bool keep_text)
+Benchmark::Benchmark(const core::RunConfig& config, Target target, workload::Workload workload,
+                     bool keep_text)
     : config_(config), workload_(std::move(workload)) {
   if (workload_.measure.empty()) throw std::invalid_argument("the workload has no requests");
   if (config.num_prompts <= 0 && !(config.duration_s > 0)) {
@@ -50,8 +50,8 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<std::string> hea
   measure_bodies_ = build_bodies(workload_.measure, config);
   workers_ = choose_workers(config.workers, config.max_concurrency);
   client::EngineConfig engine;
-  engine.url = config.base_url + config.endpoint;
-  engine.headers = std::move(headers);
+  engine.url = (target.base_url.empty() ? config.base_url : target.base_url) + config.endpoint;
+  engine.headers = std::move(target.headers);
   engine.api = config.api;
   engine.stream = config.stream;
   engine.timeout_s = config.timeout_s;

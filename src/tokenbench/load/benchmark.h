@@ -11,6 +11,13 @@
 
 namespace tokenbench::load {
 
+/// Where requests go and what they carry that must never be written anywhere: the base URL as
+/// given (it may hold user:password@) and full header lines (credentials included).
+struct Target {
+  std::string base_url;  ///< empty: the configuration's base_url
+  std::vector<std::string> headers;
+};
+
 /// Drives one benchmark: builds the request bodies, then runs the warmup phase (every warmup
 /// request ends before measuring starts) and the measure phase under the configured schedule and
 /// concurrency, handing every finished request to the sink.
@@ -19,11 +26,11 @@ namespace tokenbench::load {
 /// signal handler or any thread.
 class Benchmark {
  public:
-  /// `headers` are full header lines sent with every request (credentials included; never
-  /// written anywhere). With `keep_text`, each record keeps its generated text (for a local
-  /// tokenizer). Throws std::invalid_argument on a configuration the engine cannot run.
-  Benchmark(const core::RunConfig& config, std::vector<std::string> headers,
-            workload::Workload workload, bool keep_text = false);
+  /// With `keep_text`, each record keeps its generated text (for a local tokenizer). `config`
+  /// must outlive the benchmark. Throws std::invalid_argument on a configuration the engine
+  /// cannot run.
+  Benchmark(const core::RunConfig& config, Target target, workload::Workload workload,
+            bool keep_text = false);
 
   /// Runs every phase; blocks until the last request has ended (or the run was canceled).
   void run(const client::RecordSink& sink);

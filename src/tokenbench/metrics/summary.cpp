@@ -1,5 +1,7 @@
 #include "tokenbench/metrics/summary.h"
 
+#include "tokenbench/core/text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -245,7 +247,8 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
       ++s.errors[cls];
       if (r.http_status != 0) ++s.http_status[r.http_status];
       if (!r.error_message.empty() && !s.error_examples.contains(cls)) {
-        s.error_examples[cls] = r.error_message.substr(0, kMaxErrorExampleChars);
+        s.error_examples[cls] =
+            std::string(core::utf8_prefix(r.error_message, kMaxErrorExampleChars));
       }
       continue;
     }

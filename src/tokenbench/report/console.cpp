@@ -1,5 +1,7 @@
 #include "tokenbench/report/console.h"
 
+#include "tokenbench/core/text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -117,7 +119,8 @@ std::string error_table(const metrics::Summary& s) {
   for (const auto& [cls, n] : s.errors) {
     const auto example = s.error_examples.find(cls);
     rows.push_back({cls, std::to_string(n),
-                    example != s.error_examples.end() ? example->second : std::string()});
+                    example != s.error_examples.end() ? core::one_line(example->second)
+                                                       : std::string()});
   }
   for (const auto& [status, n] : s.http_status) {
     rows.push_back({fmt::format("HTTP {}", status), std::to_string(n), std::string()});

@@ -60,14 +60,26 @@ void Recorder::loop() {
 
 void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
   if (batch.empty()) return;
+  bool ok = true;
   for (auto& record : batch) {
     if (finalize_) finalize_(record);
     const std::string line = record_to_jsonl_line(record);
-    std::fwrite(line.data(), 1, line.size(), file_);
+    ok &= std::fwrite(line.data(), 1, line.size(), file_) == line.size();
+    // What only the finalizer needed is dropped; the summary needs the stamps alone.
+    record.output_text = std::string();
+    record.chunk_text_bytes = std::vector<std::int32_t>();
+    record.chunks.shrink_to_fit();
     records_.push_back(std::move(record));
   }
   batch.clear();
-  std::fflush(file_);
+  ok &= std::fflush(file_) == 0;
+  if (!ok && !write_failed_) {
+    write_failed_ = true;  // said once; the records stay in memory for the summary
+    std::fprintf(stderr,
+                 "tokenbench: warning: cannot write %s: %s; the summary still counts "
+                 "every request\n",
+                 path_.c_str(), std::strerror(errno));
+  }
 }
 
 }  // namespace tokenbench::report

@@ -56,6 +56,7 @@ class Recorder {
   std::vector<core::RequestRecord> queue_;    // guarded by mutex_
   bool closing_ = false;                      // guarded by mutex_
   std::vector<core::RequestRecord> records_;  // writer thread only, until close()
+  bool write_failed_ = false;                 // writer thread only
   std::atomic<std::int64_t> finished_{0};
   std::atomic<std::int64_t> failed_{0};
   std::thread thread_;

@@ -42,7 +42,11 @@ RunOutputs write_run_outputs(const std::string& dir,
   options.slo = metrics::parse_slo(config.goodput);
   RunOutputs out;
   out.summary = metrics::summarize(records, options);
-  write_text_file(dir + "/" + kSummaryFile, summary_to_json(out.summary, config).dump(2) + "\n");
+  // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
+  write_text_file(dir + "/" + kSummaryFile,
+                  summary_to_json(out.summary, config)
+                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                      "\n");
   out.console = render_console_report(out.summary, config);
   return out;
 }

@@ -161,16 +161,18 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       return reply_error(err->status, err->type, err->message);
     }
     auto& request = std::get<CompletionRequest>(parsed);
-    const std::int64_t wanted =
-        std::max<std::int64_t>(1, request.prompt_tokens) + request.max_tokens;
-    if (ctx_.engine && wanted > engine.kv_cache_tokens) {
-      // The whole sequence must fit in the KV cache, as vLLM's max_model_len check demands.
+    // The whole sequence must fit (vLLM's max_model_len check); with the engine model, in the
+    // whole blocks of its KV cache, or the request could never be readmitted after preemption.
+    std::int64_t limit = ctx_.config.max_model_len;
+    if (ctx_.engine) limit = std::min(limit, engine.total_blocks() * engine.block_size);
+    const std::int64_t prompt = std::max<std::int64_t>(1, request.prompt_tokens);
+    if (prompt > limit || request.max_tokens > limit - prompt) {  // no overflow for huge max_tokens
       return reply_error(
           400, "invalid_request_error",
-          fmt::format("This model's maximum context length is {} tokens. However, you requested {} "
-                      "tokens ({} in the messages, {} in the completion). Please reduce the length "
+          fmt::format("This model's maximum context length is {} tokens. However, you requested "
+                      "more ({} in the messages, {} in the completion). Please reduce the length "
                       "of the messages or completion.",
-                      engine.kv_cache_tokens, wanted, request.prompt_tokens, request.max_tokens));
+                      limit, request.prompt_tokens, request.max_tokens));
     }
     start_completion(std::move(request));
   }

@@ -27,6 +27,9 @@ struct SimConfig {
   int threads = 1;                        ///< io threads, each with its own event loop
   std::uint64_t seed = 0;                 ///< drives token text, EOS lengths, jitter and faults
   std::int64_t default_max_tokens = 256;  ///< output limit when a request sets none
+  /// Longest sequence (prompt + max_tokens) accepted, as vLLM's max_model_len; the engine model
+  /// lowers it further to what its KV cache can hold.
+  std::int64_t max_model_len = 131072;
   std::string api_key;                    ///< when not empty, /v1/* requires "Bearer <api_key>"
   TimingMode mode = TimingMode::kFixed;
   TimingConfig timing;      ///< kFixed: the delays (already divided by the time scale)

@@ -13,6 +13,11 @@
 namespace tokenbench::tokenizer {
 namespace {
 
+// Ids index dense tables; real vocabularies stay far below this (o200k: 200k), and the bound
+// keeps a hostile file from asking for gigabytes.
+constexpr std::int64_t kMaxTokenId = (1 << 24) - 1;
+
+
 using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
@@ -313,8 +318,9 @@ HfTokenizerParts parse(element doc) {
   TokenTable model_vocab;
   for (const auto field : vocab) {
     std::int64_t id;
-    if (field.value.get(id) != simdjson::SUCCESS || id < 0) {
-      fail("vocab entry " + std::string(field.key) + " has no valid id");
+    if (field.value.get(id) != simdjson::SUCCESS || id < 0 || id > kMaxTokenId) {
+      fail("vocab entry " + std::string(field.key) + " has no valid id (0.." +
+           std::to_string(kMaxTokenId) + ")");
     }
     model_vocab.add(to_model_bytes(field.key), static_cast<std::int32_t>(id));
     parts.token_strings.add(field.key, static_cast<std::int32_t>(id));
@@ -327,8 +333,9 @@ HfTokenizerParts parse(element doc) {
     for (element item : items) {
       AddedToken token;
       token.content = std::string(get_string(item, "content"));
-      token.id = static_cast<std::int32_t>(get_int(item, "id", -1));
-      if (token.id < 0) fail("added token " + token.content + " has no id");
+      const std::int64_t id = get_int(item, "id", -1);
+      if (id < 0 || id > kMaxTokenId) fail("added token " + token.content + " has no valid id");
+      token.id = static_cast<std::int32_t>(id);
       token.special = get_bool(item, "special", false);
       token.single_word = get_bool(item, "single_word", false);
       token.lstrip = get_bool(item, "lstrip", false);

@@ -205,7 +205,8 @@ std::unique_ptr<Tokenizer> load_tiktoken(const std::string& path, const std::str
         rank = -1;
       }
     }
-    if (rank < 0 || rank > INT32_MAX ||
+    // Ranks index dense tables: a bound keeps a hostile file from asking for gigabytes.
+    if (rank < 0 || rank > (1 << 24) ||
         !base64_decode(std::string_view(line).substr(0, space), bytes)) {
       throw fail("line " + std::to_string(line_number) + " is not \"BASE64_TOKEN RANK\"");
     }

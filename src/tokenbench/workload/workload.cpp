@@ -28,13 +28,20 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     if (config.dataset_path.empty()) {
       throw std::runtime_error("--dataset jsonl needs --dataset-path FILE");
     }
-    // A jsonl line without its own length gets --output-len only when the user gave one.
+    // A jsonl line without its own length gets --output-len.
     auto all = load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer);
-    // Warmup takes the first lines; the measure phase starts after them and wraps around.
-    const std::size_t n = all.size();
-    for (std::size_t i = 0; i < warmup; ++i) w.warmup.push_back(all[i % n]);
-    const std::size_t start = warmup % n;
-    for (std::size_t i = 0; i < n; ++i) w.measure.push_back(all[(start + i) % n]);
+    // Warmup takes the first lines and the measure phase the others (cycled when it needs more),
+    // so that no measured prompt was sent before and cached.
+    if (warmup >= all.size()) {
+      throw std::runtime_error("--warmup " + std::to_string(warmup) +
+                               " needs fewer requests than "
+                               "the dataset's " +
+                               std::to_string(all.size()) + " lines: lower --warmup or add lines");
+    }
+    w.warmup.assign(std::make_move_iterator(all.begin()),
+                    std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
+    w.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
+                     std::make_move_iterator(all.end()));
   } else {
     throw std::runtime_error("unknown --dataset '" + config.dataset + "': use random or jsonl");
   }
