@@ -5,11 +5,13 @@
 #include <numeric>
 
 #include "../support/word_tokenizer.h"
+#include "tokenbench/core/apportion.h"
 
 namespace tokenbench::metrics {
 namespace {
 
 TEST(Apportion, ExactWhenWeightsSumToTheTotal) {
+  using core::apportion;
   EXPECT_EQ(apportion({1, 3, 2}, 6), (std::vector<std::int32_t>{1, 3, 2}));
   const auto p = apportion({1, 1, 1}, 7);
   EXPECT_EQ(std::accumulate(p.begin(), p.end(), 0), 7);

@@ -1,11 +1,11 @@
 #include "tokenbench/client/api_adapter.h"
 
+#include "tokenbench/core/apportion.h"
 #include "tokenbench/core/text.h"
 
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <stdexcept>
 
 namespace tokenbench::client {
@@ -159,25 +159,12 @@ std::vector<std::int32_t> distribute_tokens(const std::vector<std::int32_t>& chu
   const std::size_t n = chunk_bytes.size();
   std::vector<std::int32_t> tokens(n, 1);
   if (n == 0 || total_tokens <= static_cast<std::int64_t>(n)) return tokens;
-  const std::int64_t extra = total_tokens - static_cast<std::int64_t>(n);
-  std::int64_t byte_sum = std::accumulate(chunk_bytes.begin(), chunk_bytes.end(), std::int64_t{0});
-  std::vector<std::pair<double, std::size_t>> remainders;
-  remainders.reserve(n);
-  std::int64_t given = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    // Without byte counts, spread evenly.
-    const double share = byte_sum > 0 ? static_cast<double>(extra) * chunk_bytes[i] / byte_sum
-                                      : static_cast<double>(extra) / static_cast<double>(n);
-    const auto whole = static_cast<std::int64_t>(share);
-    tokens[i] += static_cast<std::int32_t>(whole);
-    given += whole;
-    remainders.emplace_back(share - static_cast<double>(whole), i);
-  }
-  std::stable_sort(remainders.begin(), remainders.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::int64_t k = 0; k < extra - given; ++k) {
-    ++tokens[remainders[static_cast<std::size_t>(k) % n].second];
-  }
+  // Every chunk carried at least one token; the rest go by bytes (evenly without byte counts).
+  const bool have_bytes = std::any_of(chunk_bytes.begin(), chunk_bytes.end(),
+                                      [](std::int32_t b) { return b > 0; });
+  const auto extra = core::apportion(have_bytes ? chunk_bytes : tokens,
+                                     total_tokens - static_cast<std::int64_t>(n));
+  for (std::size_t i = 0; i < n; ++i) tokens[i] += extra[i];
   return tokens;
 }
 

@@ -1,32 +1,11 @@
 #include "tokenbench/metrics/token_counts.h"
 
+#include "tokenbench/core/apportion.h"
+
 #include <algorithm>
-#include <numeric>
 #include <string_view>
 
 namespace tokenbench::metrics {
-
-std::vector<std::int32_t> apportion(const std::vector<std::int32_t>& weights, std::int64_t total) {
-  const std::size_t n = weights.size();
-  std::vector<std::int32_t> parts(n, 0);
-  const std::int64_t sum = std::accumulate(weights.begin(), weights.end(), std::int64_t{0});
-  if (n == 0 || total <= 0 || sum <= 0) return parts;
-  std::vector<std::pair<std::int64_t, std::size_t>> remainders;  // numerators of the fractions
-  remainders.reserve(n);
-  std::int64_t given = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t scaled = total * weights[i];
-    parts[i] = static_cast<std::int32_t>(scaled / sum);
-    given += parts[i];
-    remainders.emplace_back(scaled % sum, i);
-  }
-  std::stable_sort(remainders.begin(), remainders.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (std::int64_t k = 0; k < total - given; ++k) {
-    ++parts[remainders[static_cast<std::size_t>(k) % n].second];
-  }
-  return parts;
-}
 
 void count_output_tokens(const tokenizer::Tokenizer& tokenizer, core::RequestRecord& record) {
   if (record.output_text.empty()) return;
@@ -46,7 +25,7 @@ void count_output_tokens(const tokenizer::Tokenizer& tokenizer, core::RequestRec
     offset += static_cast<std::size_t>(bytes);
     weights.push_back(std::max<std::int32_t>(1, static_cast<std::int32_t>(tokenizer.count(piece))));
   }
-  const auto parts = apportion(weights, record.output_tokens);
+  const auto parts = core::apportion(weights, record.output_tokens);
   for (std::size_t i = 0; i < parts.size(); ++i) record.chunks[i].tokens = parts[i];
 }
 

@@ -8,10 +8,6 @@
 
 namespace tokenbench::metrics {
 
-/// Splits `total` into parts proportional to `weights` (largest-remainder apportionment), so that
-/// the parts sum to `total` exactly and equal the weights when they already sum to it.
-std::vector<std::int32_t> apportion(const std::vector<std::int32_t>& weights, std::int64_t total);
-
 /// Counts a finished record's output tokens with a local tokenizer, from record.output_text and
 /// record.chunk_text_bytes:
 ///  - when the server sent no usage, output_tokens becomes the token count of the whole text
