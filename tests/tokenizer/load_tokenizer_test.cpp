@@ -90,6 +90,22 @@ TEST_F(LoadTokenizer, TiktokenRankFile) {
   EXPECT_EQ(tok->token_to_id("hell"), 259);
 }
 
+TEST_F(LoadTokenizer, HugeInputThenSmallEncodesTheSame) {
+  const auto tok = load_tokenizer(write("tiny_cl100k_base.tiktoken", rank_file()));
+  // Over 1 MiB, not valid UTF-8 (the sanitized copy), with a special token: every per-thread
+  // buffer grows past the limit and is freed afterwards.
+  std::string huge;
+  for (int i = 0; i < 300000; ++i) huge += "hello ";
+  huge += "\xff<|endoftext|>";
+  const Ids ids = tok->encode(huge);
+  EXPECT_GT(ids.size(), 300000u);
+  EXPECT_EQ(ids.back(), 100257);
+  EXPECT_EQ(tok->count(huge), ids.size());
+  EXPECT_EQ(tok->encode("hello"), (Ids{260}));
+  EXPECT_EQ(tok->count(" hell"), 3u);
+  EXPECT_EQ(tok->encode(huge), ids);
+}
+
 TEST_F(LoadTokenizer, TiktokenEncodingByOptionOrError) {
   const std::string path = write("ranks.tiktoken", rank_file());
   EXPECT_EQ(error_of(path), "tokenizer " + path +

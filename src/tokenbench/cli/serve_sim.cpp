@@ -188,6 +188,11 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--api-key", c.api_key,
                   "Require 'Authorization: Bearer KEY' on /v1/* (empty: no key needed)");
+  cmd->add_option("--idle-timeout-s", c.idle_timeout_s,
+                  "Close a connection that sends no complete request within this many seconds "
+                  "(of its accept or of its previous response; real seconds); 0: never")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
   cmd->add_option("--preset", options->preset,
                   "Timing model: an engine preset, or 'fixed' for fixed delays (known: " +
                       preset_names() + "; default " + std::string(sim::kDefaultPreset) +

@@ -208,7 +208,7 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
       e.finished = true;
       r->finished = true;
       o.finished.push_back({r->spec.id, r->spec.arrival, r->first_scheduled, r->first_token, o.end,
-                            r->spec.prompt_tokens, r->generated});
+                            r->spec.prompt_tokens, r->generated, r->spec.tag});
     }
     o.emitted.push_back(e);
   }

@@ -44,6 +44,7 @@ struct FinishedRequest {
   ModelNanos finished = 0;
   std::int64_t prompt_tokens = 0;
   std::int64_t output_tokens = 0;
+  std::uint32_t tag = 0;  ///< the request's tag
 };
 
 /// What one step did. Reused from step to step (vectors keep their capacity).

@@ -114,6 +114,9 @@ void EngineRunner::apply(std::vector<Command>& commands) {
     slot.finish = s.finish;
     slot.arrival = std::max<ModelNanos>(0, to_model(s.received));
     slot.batch_pos = -1;
+    slot.abort_on_finish = s.abort_on_finish;
+    slot.ttft = 0;
+    slot.itl.clear();
     EngineRequest r;
     r.id = s.id;
     r.tag = tag;
@@ -141,6 +144,7 @@ void EngineRunner::release(std::uint32_t tag) {
   slot.batch_pos = -1;
   open_[slot.loop]->released.push_back(std::move(slot.sink));
   slot.sink.reset();
+  slot.itl.clear();
   free_slots_.push_back(tag);
 }
 
@@ -152,10 +156,11 @@ void EngineRunner::record(const StepOutcome& o) {
   for (const Emission& e : o.emitted) {
     Slot& slot = slots_[e.tag];
     delta_.generation_tokens += e.tokens;
+    // Kept with the request until it finishes: an aborted request observes no latency.
     if (e.first) {
-      delta_.ttft.observe(to_seconds(o.end - slot.arrival));
+      slot.ttft = to_seconds(o.end - slot.arrival);
     } else {
-      delta_.itl.observe(to_seconds(e.gap));
+      slot.itl.observe(to_seconds(e.gap));
     }
     TokenBatch& batch = *open_[slot.loop];
     if (slot.batch_pos >= 0) {
@@ -168,6 +173,10 @@ void EngineRunner::record(const StepOutcome& o) {
     }
   }
   for (const FinishedRequest& f : o.finished) {
+    const Slot& slot = slots_[f.tag];
+    if (slot.abort_on_finish) continue;
+    delta_.ttft.observe(slot.ttft);
+    delta_.itl.merge(slot.itl);
     delta_.e2e.observe(to_seconds(f.finished - f.arrival));
     delta_.queue.observe(to_seconds(f.first_scheduled - f.arrival));
     delta_.prefill.observe(to_seconds(f.first_token - f.first_scheduled));
@@ -176,7 +185,12 @@ void EngineRunner::record(const StepOutcome& o) {
   }
   for (const Emission& e : o.emitted) {
     if (!e.finished) continue;
-    (slots_[e.tag].finish == FinishReason::kStop ? delta_.success_stop : delta_.success_length)++;
+    const Slot& slot = slots_[e.tag];
+    if (slot.abort_on_finish) {
+      ++delta_.success_abort;
+    } else {
+      (slot.finish == FinishReason::kStop ? delta_.success_stop : delta_.success_length)++;
+    }
     release(e.tag);
   }
 }

@@ -37,6 +37,10 @@ struct EngineSubmission {
   core::Clock::time_point received;             ///< when its body had been read
   std::shared_ptr<EngineSink> sink;             ///< kept until the request leaves the engine
   std::size_t loop = 0;                         ///< the io loop that runs `sink`
+  /// The reply is doomed by a fault (stream_cut, error_event): when the engine finishes the
+  /// request before the session cancels it, it counts as finished_reason="abort" and observes no
+  /// latency histogram, exactly as a cancel would.
+  bool abort_on_finish = false;
 };
 
 /// Runs the EngineModel on its own thread in (scaled) real time, as llama.cpp's server runs its
@@ -44,6 +48,10 @@ struct EngineSubmission {
 /// answers through the io loops' queues, with one post per loop per flush carrying every token
 /// generated for that loop's sessions since the last one (several steps when the engine runs
 /// behind, or with zero-cost presets).
+///
+/// Metrics: token counters count what the engine generated, aborted requests included (as
+/// vLLM's); a request's latency histograms (TTFT, ITL, E2E and phases) are observed when it
+/// finishes successfully, never for an aborted one.
 ///
 /// Model time runs `time_scale` times faster than real time. A step starts when the previous one
 /// ended (or at the arrival that wakes an idle engine), so timer lateness never accumulates and a
@@ -85,6 +93,10 @@ class EngineRunner {
     FinishReason finish = FinishReason::kLength;
     ModelNanos arrival = 0;
     std::int64_t batch_pos = -1;  // index of its event in the loop's open batch, or -1
+    bool abort_on_finish = false;
+    // Latency observations, merged into the metrics only when the request finishes successfully.
+    double ttft = 0;
+    Histogram itl{itl_buckets()};
   };
   struct TokenEvent {
     EngineSink* sink = nullptr;

@@ -48,6 +48,12 @@ constexpr std::string_view kCrlf = "\r\n";
 constexpr std::string_view kLastChunk = "0\r\n\r\n";
 constexpr std::string_view kRetryAfter = "Retry-After: 1\r\n";
 constexpr std::string_view kPrometheusType = "text/plain; version=0.0.4; charset=utf-8";
+// Per-connection buffers grown past this by one large request or response are freed once it is
+// done, so that an idle connection holds little memory.
+constexpr std::size_t kKeepCapacity = 1u << 20;
+// While a request is in progress, pipelined bytes are read ahead (to see a disconnect behind
+// them) up to this much; beyond it a disconnect is only noticed at the reply's write.
+constexpr std::size_t kReadAheadLimit = 1u << 20;
 
 Clock::duration seconds_to_duration(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -55,6 +61,10 @@ Clock::duration seconds_to_duration(double s) {
 
 double seconds_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
+}
+
+void release_if_large(std::string& s) {
+  if (s.capacity() > kKeepCapacity) std::string().swap(s);
 }
 
 class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpSession> {
@@ -69,9 +79,12 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     parser_.emplace();
     parser_->body_limit(kBodyLimit);
     parser_->header_limit(kHeaderLimit);
-    http::async_read_header(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
+    arm_read_timeout();
+    http::async_read_header(socket_, buffer_, *parser_,
+                            [self = shared_from_this()](error_code ec, std::size_t) {
+                              self->cancel_timer();
+                              self->on_header(ec);
+                            });
   }
 
  private:
@@ -95,14 +108,26 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   }
 
   void read_body() {
+    arm_read_timeout();
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](error_code ec, std::size_t) {
+                       self->cancel_timer();
                        if (ec) return self->on_read_error(ec);
                        self->on_request();
                      });
   }
 
+  // A connection that sends no complete request header within the idle timeout (of its accept
+  // or of the end of its previous response), or no complete body within the timeout after its
+  // header, is closed.
+  void arm_read_timeout() {
+    const double timeout = ctx_.config.idle_timeout_s;
+    if (timeout <= 0) return;
+    arm_timer(Clock::now() + seconds_to_duration(timeout), [](HttpSession& s) { s.close(); });
+  }
+
   void on_read_error(error_code ec) {
+    parser_.reset();  // drops a partial body
     if (ec == http::error::body_limit) {
       keep_alive_ = false;
       return reply_error(413, "invalid_request_error", "The request body is too large.");
@@ -117,7 +142,10 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
   void on_request() {
     received_ = Clock::now();
-    const auto& req = parser_->get();
+    // The request leaves the parser and dies with this call, so that a large body is not kept
+    // until the next request.
+    const auto req = parser_->release();
+    parser_.reset();
     keep_alive_ = req.keep_alive();
     std::string_view target(req.target().data(), req.target().size());
     if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
@@ -207,13 +235,17 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
   void response_done() {
     in_completion_ = false;
+    release_if_large(out_);
+    release_if_large(head_);
+    release_if_large(body_);
+    if (buffer_.capacity() > kKeepCapacity) buffer_.shrink_to_fit();
     if (!keep_alive_) return close();
     read_request();
   }
 
   void close() {
     cancel_engine();
-    if (fixed_running_) finish_fixed_metrics(/*aborted=*/true);
+    if (fixed_running_) finish_fixed_metrics(/*aborted=*/true, fixed_tokens_due(Clock::now()));
     in_completion_ = false;
     error_code ignored;
     timer_.cancel();
@@ -250,6 +282,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     start_ = received_;
     if (fault_.kind == FaultKind::kSlowFirstByte) start_ += seconds_to_duration(fault_.seconds);
     available_ = 0;
+    next_token_ = 0;
     stall_until_ = {};
     watch_disconnect();
 
@@ -282,6 +315,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     s.received = start_;
     s.sink = shared_from_this();
     s.loop = loop_;
+    s.abort_on_finish = fault_aborts();
     engine_active_ = true;
     ctx_.engine->submit(std::move(s));
   }
@@ -310,14 +344,35 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   }
 
   // A client that goes away mid-request frees its engine resources at once, not at the next
-  // write: the socket turns readable with nothing to read (EOF).
+  // write: the socket turns readable with nothing to read (EOF). Bytes of a pipelined request
+  // are read ahead into buffer_ (where the next request's read finds them) and the watch goes on,
+  // up to kReadAheadLimit. No other read is pending while a request is in progress.
   void watch_disconnect() {
     socket_.async_wait(tcp::socket::wait_read,
                        [self = shared_from_this(), serial = serial_](error_code ec) {
                          if (ec || serial != self->serial_ || !self->in_completion_) return;
-                         error_code aec;
-                         if (self->socket_.available(aec) == 0 || aec) self->close();
+                         self->on_readable();
                        });
+  }
+
+  void on_readable() {
+    error_code ec;
+    const std::size_t available = socket_.available(ec);
+    if (ec || available == 0) return close();
+    const std::size_t room = kReadAheadLimit - std::min(kReadAheadLimit, buffer_.size());
+    if (room == 0) return;  // too much read ahead: a disconnect shows at the reply's write
+    // Readable with `available` bytes pending: this read does not block.
+    const std::size_t n = socket_.read_some(buffer_.prepare(std::min(available, room)), ec);
+    if (ec) return close();
+    buffer_.commit(n);
+    watch_disconnect();
+  }
+
+  // Cancels a pending arm_timer() wait; its handler then does nothing.
+  void cancel_timer() {
+    ++timer_generation_;
+    timer_armed_ = false;
+    timer_.cancel();
   }
 
   // Runs `then` at `at`. Re-arming cancels the previous wait, whose handler then does nothing.
@@ -334,6 +389,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   }
 
   // ---- Metrics of fixed-delay mode (the engine records its own) ----
+  // As the engine's: token counters count the tokens generated (due) by the time the request
+  // ends, aborted or not; latency observations wait in fixed_delta_ and are merged only when the
+  // request finishes successfully (its last token is due without a fault that aborts it).
 
   void start_fixed_metrics() {
     if (!fixed_delta_) fixed_delta_ = std::make_unique<MetricsDelta>();
@@ -347,19 +405,31 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     MetricsDelta& d = *fixed_delta_;
     if (index == 0) {
       d.ttft.observe(seconds_between(received_, due));
-      d.prompt_tokens += request_.prompt_tokens;
       first_due_ = due;
     } else {
       d.itl.observe(seconds_between(last_due_, due));
     }
-    ++d.generation_tokens;
     last_due_ = due;
   }
 
-  void finish_fixed_metrics(bool aborted) {
+  // The tokens of the fixed-delay request in progress generated by `now`: a stream's are those
+  // rendered; a whole reply's, those due (its timeline replayed).
+  std::int64_t fixed_tokens_due(Clock::time_point now) const {
+    if (request_.stream) return next_token_;
+    TokenTimeline replay(ctx_.config.timing, ctx_.config.seed, arrival_, start_);
+    std::int64_t n = 0;
+    while (n < plan_.output_tokens && replay.next() <= now) ++n;
+    return n;
+  }
+
+  void finish_fixed_metrics(bool aborted, std::int64_t generated) {
     fixed_running_ = false;
     MetricsDelta& d = *fixed_delta_;
+    d.generation_tokens = generated;
+    if (generated > 0) d.prompt_tokens = request_.prompt_tokens;  // once its first token is out
     if (aborted) {
+      d.ttft.clear();
+      d.itl.clear();
       ++d.success_abort;
     } else {
       const double e2e = seconds_between(received_, last_due_);
@@ -375,22 +445,29 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     ctx_.metrics.add_running(-1);
   }
 
-  // Non-streaming, fixed delays: the reply leaves when its last token would have.
+  // The fault turns the request into an abort whatever happens (a cut or an error reply).
+  bool fault_aborts() const {
+    return fault_.kind == FaultKind::kStreamCut || fault_.kind == FaultKind::kErrorEvent;
+  }
+
+  // Non-streaming, fixed delays: the request finishes when its last token is due, and the reply
+  // leaves then (or a stall later).
   void schedule_whole_reply() {
-    Clock::time_point due = start_;
-    for (std::int64_t i = 0; i < plan_.output_tokens; ++i) {
-      due = timeline_->next();
-      note_fixed_token(i, due);
+    for (std::int64_t i = 0; i < plan_.output_tokens; ++i) note_fixed_token(i, timeline_->next());
+    arm_timer(last_due_, [](HttpSession& s) { s.on_fixed_reply_generated(); });
+  }
+
+  void on_fixed_reply_generated() {
+    finish_fixed_metrics(fault_aborts(), plan_.output_tokens);
+    if (fault_.kind == FaultKind::kStall) {
+      arm_timer(last_due_ + seconds_to_duration(fault_.seconds),
+                [](HttpSession& s) { s.send_whole_reply(); });
+      return;
     }
-    if (fault_.kind == FaultKind::kStall) due += seconds_to_duration(fault_.seconds);
-    arm_timer(due, [](HttpSession& s) { s.send_whole_reply(); });
+    send_whole_reply();
   }
 
   void send_whole_reply() {
-    if (fixed_running_) {
-      finish_fixed_metrics(fault_.kind == FaultKind::kErrorEvent ||
-                           fault_.kind == FaultKind::kStreamCut);
-    }
     body_.clear();
     out_.clear();
     switch (fault_.kind) {
@@ -445,7 +522,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         }
         EventRenderer::append_done(body_);
         ended_ = true;
-        if (fixed_running_) finish_fixed_metrics(/*aborted=*/false);
+        if (fixed_running_) finish_fixed_metrics(/*aborted=*/false, plan_.output_tokens);
         break;
       }
       if (!token_ready(now)) break;
@@ -479,7 +556,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         EventRenderer::append_done(body_);
         ended_ = true;
         cancel_engine();
-        if (fixed_running_) finish_fixed_metrics(/*aborted=*/true);
+        if (fixed_running_) finish_fixed_metrics(/*aborted=*/true, next_token_);
         return;
       case FaultKind::kStall: {
         const auto pause = seconds_to_duration(fault_.seconds);
@@ -536,7 +613,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   bool keep_alive_ = true;
   Clock::time_point received_;
 
-  // The response in progress. Strings keep their capacity from one response to the next.
+  // The response in progress. Strings keep their capacity from one response to the next, up to
+  // kKeepCapacity.
   std::string out_;   ///< a whole reply with Content-Length
   std::string head_;  ///< stream head not yet written
   std::string body_;  ///< SSE bytes not yet written

@@ -30,7 +30,11 @@ struct SimConfig {
   /// Longest sequence (prompt + max_tokens) accepted, as vLLM's max_model_len; the engine model
   /// lowers it further to what its KV cache can hold.
   std::int64_t max_model_len = 131072;
-  std::string api_key;                    ///< when not empty, /v1/* requires "Bearer <api_key>"
+  std::string api_key;  ///< when not empty, /v1/* requires "Bearer <api_key>"
+  /// A connection that sends no complete request header within this many seconds (of its accept
+  /// or of the end of its previous response), or no complete body within as long after its
+  /// header, is closed. Real seconds, never scaled; 0 waits forever.
+  double idle_timeout_s = 60;
   TimingMode mode = TimingMode::kFixed;
   TimingConfig timing;      ///< kFixed: the delays (already divided by the time scale)
   EngineParams engine;      ///< kEngine: the model's parameters

@@ -55,6 +55,8 @@ void append_histogram(std::string& out, std::string_view name, std::string_view 
 
 }  // namespace
 
+std::span<const double> itl_buckets() { return kItlBuckets; }
+
 Histogram::Histogram(std::span<const double> bounds)
     : bounds_(bounds), counts_(bounds.size() + 1, 0) {}
 

@@ -32,6 +32,10 @@ class Histogram {
   double sum_ = 0;
 };
 
+/// vLLM's bucket bounds of the inter-token latency histogram (static storage), for a per-request
+/// Histogram whose observations wait until the request ends. Any thread.
+std::span<const double> itl_buckets();
+
 /// Changes to the metrics gathered by one thread (the engine over a step, or an io thread over a
 /// request) and merged into SimMetrics under its lock at once. Not thread-safe.
 struct MetricsDelta {

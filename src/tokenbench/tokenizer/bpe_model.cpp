@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "tokenbench/tokenizer/scratch.h"
 #include "tokenbench/tokenizer/utf8.h"
 
 namespace tokenbench::tokenizer {
@@ -125,6 +126,17 @@ struct MergeScratch {
 MergeScratch& merge_scratch() {
   thread_local MergeScratch scratch;
   return scratch;
+}
+
+// Frees what one very long word grew (see kScratchKeepBytes).
+void release_large_merge_scratch() {
+  MergeScratch& s = merge_scratch();
+  release_if_large(s.ranks);
+  release_if_large(s.merged);
+  release_if_large(s.prev);
+  release_if_large(s.next);
+  release_if_large(s.heap);
+  release_if_large(s.ids);
 }
 
 constexpr std::size_t kShortWord = 48;
@@ -372,10 +384,12 @@ void BpeModel::encode_piece(std::string_view word, std::vector<std::int32_t>& ou
     merge_short(word, symbols);
   } else {
     merge_long(word, symbols);
+    release_large_merge_scratch();
   }
   const std::size_t first = out.size();
   for (const Symbol& s : symbols) out.push_back(s.id);
   if (cacheable) cache_->insert(word, hash, out.data() + first, out.size() - first);
+  release_if_large(symbols);
 }
 
 }  // namespace tokenbench::tokenizer

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tokenbench/tokenizer/scratch.h"
 #include "tokenbench/tokenizer/utf8.h"
 
 namespace tokenbench::tokenizer {
@@ -14,6 +15,17 @@ struct EncodeScratch {
   std::vector<Segment> normalized_segments;
   std::string normalized;
   PreTokenized words;
+
+  // Frees what one large input grew (see kScratchKeepBytes); views into it are stale anyway.
+  void release_large() {
+    release_if_large(sanitized);
+    release_if_large(segments);
+    release_if_large(normalized_segments);
+    release_if_large(normalized);
+    release_if_large(words.pieces);
+    release_if_large(words.next);
+    words.owned.clear();
+  }
 };
 
 EncodeScratch& encode_scratch() {
@@ -64,6 +76,7 @@ void HfTokenizer::encode_into(std::string_view text, bool add_special_tokens,
     }
   }
   if (add_special_tokens) ids.insert(ids.end(), parts_.suffix_ids.begin(), parts_.suffix_ids.end());
+  s.release_large();
 }
 
 void HfTokenizer::encode_stretch(std::string_view text, bool at_origin,

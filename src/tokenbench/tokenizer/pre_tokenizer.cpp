@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "tokenbench/tokenizer/regex.h"
+#include "tokenbench/tokenizer/scratch.h"
 #include "tokenbench/tokenizer/utf8.h"
 
 namespace tokenbench::tokenizer {
@@ -90,6 +91,9 @@ void apply_behavior(std::string_view piece, std::vector<Part>& parts, SplitBehav
   }
 }
 
+// Per-thread parts of the piece being split (by split_one).
+thread_local std::vector<Part> t_parts;
+
 // Runs `split_one(piece, out)` over every piece, keeping track of whether pieces[0] still
 // starts at the origin.
 template <class SplitOne>
@@ -106,6 +110,7 @@ void split_all(PreTokenized& text, SplitOne&& split_one) {
   }
   text.pieces.swap(text.next);
   text.first_at_origin = first_at_origin;
+  release_if_large(t_parts);
 }
 
 void regex_parts(const Regex& regex, std::string_view piece, bool invert,
@@ -146,8 +151,6 @@ void isolate(const Regex& regex, std::string_view piece, std::vector<std::string
   });
   if (prev < piece.size()) out.push_back(piece.substr(prev));
 }
-
-thread_local std::vector<Part> t_parts;
 
 class SplitPreTokenizer final : public PreTokenizer {
  public:

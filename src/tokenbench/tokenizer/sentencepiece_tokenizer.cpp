@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "tokenbench/tokenizer/scratch.h"
 #include "tokenbench/tokenizer/utf8.h"
 
 namespace tokenbench::tokenizer {
@@ -35,6 +36,8 @@ class SentencePieceTokenizer final : public Tokenizer {
     if (!status.ok()) throw std::runtime_error("sentencepiece: " + status.ToString());
     if (add_special_tokens && processor_.bos_id() >= 0) ids.push_back(processor_.bos_id());
     ids.insert(ids.end(), pieces.begin(), pieces.end());
+    release_if_large(sanitized);
+    release_if_large(pieces);
   }
 
   std::string decode(std::span<const std::int32_t> ids) const override {

@@ -9,6 +9,7 @@
 #include "tokenbench/tokenizer/added_vocabulary.h"
 #include "tokenbench/tokenizer/bpe_model.h"
 #include "tokenbench/tokenizer/regex.h"
+#include "tokenbench/tokenizer/scratch.h"
 #include "tokenbench/tokenizer/utf8.h"
 
 namespace tokenbench::tokenizer {
@@ -112,6 +113,8 @@ class TiktokenTokenizer final : public Tokenizer {
         model_->encode_word(segment.text.substr(start, end - start), ids);
       });
     }
+    release_if_large(sanitized);
+    release_if_large(segments);
   }
 
   std::string decode(std::span<const std::int32_t> ids) const override {
