@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 
 namespace tokenbench::core {
@@ -83,6 +84,12 @@ TEST(RequestEnums, NamesRoundTrip) {
   EXPECT_EQ(token_source_from_string("usage"), TokenSource::kUsage);
   EXPECT_EQ(phase_from_string("warmup"), Phase::kWarmup);
   EXPECT_FALSE(phase_from_string("nope").has_value());
+}
+
+TEST(Clock, CompactTimestamp) {
+  EXPECT_EQ(compact_timestamp("2026-11-29T10:11:12Z"), "20261129-101112");
+  EXPECT_EQ(compact_timestamp("not a date"), "not a date");
+  EXPECT_EQ(compact_timestamp(wall_clock_iso8601()).size(), 15u);
 }
 
 }  // namespace

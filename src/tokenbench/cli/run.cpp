@@ -20,6 +20,7 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/core/clock.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/load/benchmark.h"
 #include "tokenbench/metrics/summary.h"
@@ -147,18 +148,14 @@ void raise_fd_limit() {
 }
 
 std::string default_output_dir(const core::RunConfig& c) {
-  std::string stamp = c.started_at;  // 2026-11-29T10:11:12Z -> 20261129-101112
-  std::string compact;
-  for (char ch : stamp) {
-    if (ch >= '0' && ch <= '9') compact.push_back(ch);
+  std::string model = c.model;  // "org/name" must not become a subfolder
+  for (char& ch : model) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') {
+      ch = '_';
+    }
   }
-  if (compact.size() >= 14) compact = compact.substr(0, 8) + "-" + compact.substr(8, 6);
-  std::string model;
-  for (char ch : c.model)
-    model.push_back(
-        std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_' ? ch
-                                                                                            : '_');
-  return "results/" + compact + "-" + (model.empty() ? "model" : model);
+  return "results/" + core::compact_timestamp(c.started_at) + "-" +
+         (model.empty() ? "model" : model);
 }
 
 // Splits "scheme://user:pass@host/..." into the URL without its credentials and the credentials.

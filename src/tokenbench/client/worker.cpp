@@ -104,7 +104,6 @@ Transfer* Worker::acquire() {
 void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots,
                  const RecordSink& sink, const std::atomic<bool>& canceled) {
   sink_ = &sink;
-  phase_ = work.phase;
   exhausted_ = false;
   freed_at_.clear();
   slots_limited_ = config_.max_concurrency > 0;

@@ -89,7 +89,6 @@ class Worker {
   bool exhausted_ = false;
   core::Nanos armed_ = core::kNever;
   const RecordSink* sink_ = nullptr;
-  core::Phase phase_ = core::Phase::kMeasure;
 };
 
 }  // namespace tokenbench::client

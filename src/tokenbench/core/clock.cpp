@@ -14,4 +14,13 @@ std::string wall_clock_iso8601() {
   return buf;
 }
 
+std::string compact_timestamp(const std::string& iso) {
+  if (iso.size() < 19 || iso[4] != '-' || iso[7] != '-' || iso[10] != 'T' || iso[13] != ':' ||
+      iso[16] != ':') {
+    return iso;
+  }
+  return iso.substr(0, 4) + iso.substr(5, 2) + iso.substr(8, 2) + "-" + iso.substr(11, 2) +
+         iso.substr(14, 2) + iso.substr(17, 2);
+}
+
 }  // namespace tokenbench::core

@@ -38,4 +38,8 @@ inline double to_seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }
 /// The current wall-clock time as an ISO 8601 UTC string, used only as a label.
 std::string wall_clock_iso8601();
 
+/// "2026-11-29T10:11:12Z" as "20261129-101112" (vLLM's result date; result folder names); any
+/// other text is returned unchanged.
+std::string compact_timestamp(const std::string& iso8601);
+
 }  // namespace tokenbench::core

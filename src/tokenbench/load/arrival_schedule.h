@@ -30,7 +30,6 @@ class ArrivalSchedule {
   std::size_t size() const { return size_; }
   /// The offset of request `i` (i < size()) in nanoseconds from the phase start.
   core::Nanos offset(std::size_t i) const { return offsets_.empty() ? 0 : offsets_[i]; }
-  bool is_immediate() const { return offsets_.empty(); }
 
  private:
   std::size_t size_ = 0;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "tokenbench/core/clock.h"
+
 namespace tokenbench::report {
 namespace {
 
@@ -14,15 +16,6 @@ json number(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr);
 
 // vLLM writes datetime.now().strftime("%Y%m%d-%H%M%S"); derive it from the ISO 8601 label
 // ("2025-01-02T03:04:05Z" -> "20250102-030405"), or keep the label when it has another shape.
-std::string vllm_date(const std::string& iso) {
-  if (iso.size() < 19 || iso[4] != '-' || iso[7] != '-' || iso[10] != 'T' || iso[13] != ':' ||
-      iso[16] != ':') {
-    return iso;
-  }
-  return iso.substr(0, 4) + iso.substr(5, 2) + iso.substr(8, 2) + "-" + iso.substr(11, 2) +
-         iso.substr(14, 2) + iso.substr(17, 2);
-}
-
 json rate_value(double rate) {
   if (std::isinf(rate) || rate <= 0.0) return "inf";
   return rate;
@@ -101,7 +94,7 @@ json distribution_to_json(const metrics::Distribution& d) {
 json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   const std::string backend = core::to_string(config.api);
   json out = json::object();
-  out["date"] = vllm_date(config.started_at);
+  out["date"] = core::compact_timestamp(config.started_at);
   out["backend"] = backend;
   out["endpoint_type"] = backend;
   out["model_id"] = config.model;
