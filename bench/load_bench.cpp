@@ -106,7 +106,7 @@ Sample run_once(std::uint16_t port, pid_t sim, int streams, int tokens, bool pac
   c.num_prompts = std::max(paced ? 16 : 200, streams * per_stream);
   c.input_len = 16;
   c.output_len = tokens;
-  tokenbench::load::Benchmark bench(c, tokenbench::load::Target{},
+  tokenbench::load::Benchmark bench(c, {tokenbench::load::Target{}},
                                     tokenbench::workload::build_workload(c));
   tokenbench::report::Recorder recorder("/tmp/tokenbench-load-bench.jsonl");
   const double cpu0 = cpu_seconds_self();

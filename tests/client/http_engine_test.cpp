@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <mutex>
 
 #include "fake_server.h"
@@ -34,7 +35,7 @@ std::vector<core::RequestRecord> run_requests(const std::string& url, std::size_
                                               bool keep_text = false) {
   core::RunClock clock;
   EngineConfig config;
-  config.url = url + "/v1/chat/completions";
+  config.endpoints = {{url + "/v1/chat/completions", {}}};
   config.stream = stream;
   config.timeout_s = timeout_s;
   config.max_concurrency = 1;
@@ -267,6 +268,55 @@ TEST(HttpEngine, UnreachableServerIsAConnectError) {
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].error, core::ErrorClass::kConnect);
   EXPECT_FALSE(r[0].error_message.empty());
+}
+
+// Runs `count` requests at concurrency 2 over two endpoints routed as `routing`; returns how many
+// each endpoint served according to the records.
+std::array<int, 2> route_requests(const std::string& a, const std::string& b, Routing routing,
+                                  std::size_t count) {
+  core::RunClock clock;
+  EngineConfig config;
+  config.endpoints = {{a + "/v1/chat/completions", {}}, {b + "/v1/chat/completions", {}}};
+  config.routing = routing;
+  config.max_concurrency = 2;
+  HttpEngine engine(config, clock);
+  std::vector<core::RequestSpec> specs(2);
+  specs[1].target = 1;
+  std::vector<std::string> bodies(2, R"({"messages":[{"role":"user","content":"hi"}]})");
+  const auto schedule = load::ArrivalSchedule::immediate(count);
+  load::WorkQueue queue(schedule, clock.now());
+  PhaseWork work;
+  work.specs = &specs;
+  work.bodies = &bodies;
+  std::mutex m;
+  std::array<int, 2> served{0, 0};
+  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
+    std::lock_guard<std::mutex> lock(m);
+    EXPECT_TRUE(r.ok()) << r.error_message;
+    ++served.at(r.endpoint);
+  });
+  return served;
+}
+
+TEST(HttpEngine, RoutesByTargetRoundRobinAndLeastInflight) {
+  const std::string body = chat_chunk("a") + "data: [DONE]\n\n";
+  tokenbench::testing::FakeServer fast({{sse_headers() + body, 0ms}});
+  // The slow replica answers after 150 ms; it serves one connection at a time.
+  tokenbench::testing::FakeServer slow({{sse_headers(), 150ms}, {body, 0ms}});
+  // By target: spec i % 2 names the endpoint, so the two alternate exactly.
+  auto served = route_requests(slow.url(), fast.url(), Routing::kBySpec, 10);
+  EXPECT_EQ(served[0], 5);
+  EXPECT_EQ(served[1], 5);
+  served = route_requests(slow.url(), fast.url(), Routing::kRoundRobin, 10);
+  EXPECT_EQ(served[0], 5);
+  EXPECT_EQ(served[1], 5);
+  // Least in flight: while the slow replica holds its request, every freed slot goes to the fast
+  // one, so the slow one serves only the requests sent while it was idle.
+  served = route_requests(slow.url(), fast.url(), Routing::kLeastInflight, 10);
+  EXPECT_EQ(served[0] + served[1], 10);
+  EXPECT_LE(served[0], 3);
+  EXPECT_GE(served[1], 7);
+  EXPECT_EQ(slow.requests() + fast.requests(), 30);
 }
 
 }  // namespace

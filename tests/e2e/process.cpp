@@ -164,4 +164,24 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+std::vector<std::string> run_args(const std::string& url, const std::string& dir,
+                                  std::vector<std::string> extra) {
+  std::vector<std::string> args{TOKENBENCH_BINARY, "run", "--base-url", url,
+                                "--output-dir",    dir,   "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+std::vector<nlohmann::json> read_jsonl(const std::string& path) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(slurp(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  }
+  return out;
+}
+
 }  // namespace tokenbench::e2e

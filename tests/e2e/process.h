@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,16 @@ class SimProcess {
   BackgroundProcess process_;
   std::string url_;
 };
+
+/// The arguments of `tokenbench run --base-url URL --output-dir DIR --quiet` followed by `extra`.
+std::vector<std::string> run_args(const std::string& url, const std::string& dir,
+                                  std::vector<std::string> extra);
+
+/// A JSON file, parsed (throws when it is missing or malformed).
+nlohmann::json read_json(const std::string& path);
+
+/// A JSON Lines file, one parsed object per non-empty line.
+std::vector<nlohmann::json> read_jsonl(const std::string& path);
 
 /// A fresh empty directory under the test temp dir.
 std::string make_temp_dir(const std::string& name);

@@ -15,26 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> run_args(const std::string& url, const std::string& dir,
-                                  std::vector<std::string> extra) {
-  std::vector<std::string> args{TOKENBENCH_BINARY, "run", "--base-url", url,
-                                "--output-dir",    dir,   "--quiet"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
-
-json read_json(const std::string& path) { return json::parse(slurp(path)); }
-
-std::vector<json> read_jsonl(const std::string& path) {
-  std::vector<json> out;
-  std::istringstream in(slurp(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(json::parse(line));
-  }
-  return out;
-}
-
 TEST(EndToEnd, CountsAndTimingMatchTheSimulator) {
   SimProcess sim({"--ttft-ms", "50", "--itl-ms", "10"});
   const std::string dir = make_temp_dir("run");

@@ -19,6 +19,7 @@ namespace {
 void expect_same_record(const core::RequestRecord& a, const core::RequestRecord& b) {
   EXPECT_EQ(a.id, b.id);
   EXPECT_EQ(a.phase, b.phase);
+  EXPECT_EQ(a.endpoint, b.endpoint);
   EXPECT_EQ(a.streamed, b.streamed);
   EXPECT_EQ(a.scheduled, b.scheduled);
   EXPECT_EQ(a.sent, b.sent);
@@ -62,7 +63,8 @@ class RecordsFileTest : public ::testing::Test {
 core::RequestRecord odd_record() {
   core::RequestRecord r = test_records::streamed_record(
       18446744073709551615ull, 1, 2, {{3, 1}, {4.5, 7}, {1e6, 2}}, 2e6, 123456789012);
-  r.phase = core::Phase::kCooldown;
+  r.phase = core::Phase::kDropped;
+  r.endpoint = 3;
   r.headers = core::kNever;
   r.output_source = core::TokenSource::kTokenizer;
   r.prompt_source = core::TokenSource::kApproximate;
@@ -95,6 +97,10 @@ TEST(RecordsIoTest, RoundTripIsExact) {
   const core::RequestRecord back = record_from_jsonl_line(record_to_jsonl_line(odd));
   expect_same_record(odd, back);
   EXPECT_NE(record_to_jsonl_line(odd).find("\"headers_ns\":null"), std::string::npos);
+  EXPECT_NE(record_to_jsonl_line(odd).find("\"phase\":\"dropped\""), std::string::npos);
+  EXPECT_NE(record_to_jsonl_line(odd).find("\"endpoint\":3"), std::string::npos);
+  // Endpoint 0, the only one of most runs, is left out of the line.
+  EXPECT_EQ(record_to_jsonl_line(core::RequestRecord{}).find("endpoint"), std::string::npos);
 }
 
 TEST(RecordsIoTest, LineHoldsExactlyTheObjectOfRecordToJson) {

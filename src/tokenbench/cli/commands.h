@@ -8,11 +8,14 @@ namespace tokenbench::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;      ///< usage or configuration error
 inline constexpr int kExitNoMeasure = 2;  ///< the run could not measure anything
+inline constexpr int kExitGate = 3;       ///< an SLO or regression gate failed
 
 /// Each subcommand registers its flags on `app` and, when chosen, runs and stores its exit code in
 /// `exit_code`. One file per subcommand.
 void add_run_command(CLI::App& app, int& exit_code);
+void add_search_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
+void add_compare_command(CLI::App& app, int& exit_code);
 void add_serve_sim_command(CLI::App& app, int& exit_code);
 void add_tokenize_command(CLI::App& app, int& exit_code);
 

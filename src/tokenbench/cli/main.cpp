@@ -1,5 +1,4 @@
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 
@@ -11,7 +10,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tokenbench 0.1.0");
   int exit_code = tokenbench::cli::kExitOk;
   tokenbench::cli::add_run_command(app, exit_code);
+  tokenbench::cli::add_search_command(app, exit_code);
   tokenbench::cli::add_report_command(app, exit_code);
+  tokenbench::cli::add_compare_command(app, exit_code);
   tokenbench::cli::add_serve_sim_command(app, exit_code);
   tokenbench::cli::add_tokenize_command(app, exit_code);
   try {

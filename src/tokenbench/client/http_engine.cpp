@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <thread>
 
 #include "tokenbench/client/http_get.h"
@@ -12,10 +13,13 @@
 
 namespace tokenbench::client {
 HttpEngine::HttpEngine(EngineConfig config, const core::RunClock& clock)
-    : config_(std::move(config)), clock_(clock) {
+    : config_(std::move(config)), clock_(clock), route_(config_.endpoints.size()) {
+  if (config_.endpoints.empty()) throw std::invalid_argument("the engine needs an endpoint");
   ensure_curl_initialized();
   const int n = std::max(1, config_.workers);
-  for (int i = 0; i < n; ++i) workers_.push_back(std::make_unique<Worker>(config_, clock_));
+  for (int i = 0; i < n; ++i) {
+    workers_.push_back(std::make_unique<Worker>(config_, clock_, route_));
+  }
 }
 
 HttpEngine::~HttpEngine() = default;

@@ -14,10 +14,23 @@
 
 namespace tokenbench::client {
 
-/// How the engine reaches the server. Plain data, fixed for the engine's lifetime.
-struct EngineConfig {
+/// One server the engine sends to. Plain data.
+struct Endpoint {
   std::string url;                   ///< full request URL (base URL + endpoint)
   std::vector<std::string> headers;  ///< full header lines, credentials included (never logged)
+};
+
+/// How a request picks its endpoint when the engine has several.
+enum class Routing {
+  kBySpec,         ///< RequestSpec::target names it (targets compared in one run)
+  kRoundRobin,     ///< replicas of one deployment, in turn
+  kLeastInflight,  ///< replicas of one deployment, the one with the fewest requests in flight
+};
+
+/// How the engine reaches the server. Plain data, fixed for the engine's lifetime.
+struct EngineConfig {
+  std::vector<Endpoint> endpoints;  ///< at least one; RequestRecord::endpoint indexes it
+  Routing routing = Routing::kBySpec;
   core::ApiKind api = core::ApiKind::kOpenAIChat;
   bool stream = true;
   double timeout_s = 600.0;  ///< per request, from send to the end of the reply
@@ -33,6 +46,17 @@ struct PhaseWork {
   const std::vector<std::string>* bodies = nullptr;
   core::Phase phase = core::Phase::kMeasure;
   std::uint64_t id_base = 0;
+  /// Requests with a schedule index below drop_count, or scheduled before drop_before, are
+  /// recorded with Phase::kDropped instead of `phase` (--drop-first).
+  std::size_t drop_count = 0;
+  core::Nanos drop_before = 0;
+};
+
+/// Endpoint choice shared by an engine's workers (replica balancing). Thread-safe.
+struct RouteState {
+  explicit RouteState(std::size_t endpoints) : inflight(endpoints) {}
+  std::atomic<std::uint64_t> next{0};               ///< round-robin counter
+  std::vector<std::atomic<std::int64_t>> inflight;  ///< requests in flight per endpoint
 };
 
 /// Receives each finished request's record. Called from worker threads: must be thread-safe.
@@ -66,6 +90,7 @@ class HttpEngine {
  private:
   EngineConfig config_;
   const core::RunClock& clock_;
+  RouteState route_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::atomic<bool> canceled_{false};
 };

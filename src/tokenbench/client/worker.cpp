@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -30,8 +31,8 @@ bool header_is(std::string_view line, std::string_view name) {
 
 }  // namespace
 
-Worker::Worker(const EngineConfig& config, const core::RunClock& clock)
-    : config_(config), clock_(clock), adapter_(config.api) {
+Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteState& route)
+    : config_(config), clock_(clock), route_(route), adapter_(config.api) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   multi_ = curl_multi_init();
@@ -48,12 +49,15 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock)
   curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Worker::on_timer);
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
 
-  headers_ = curl_slist_append(headers_, "Content-Type: application/json");
-  headers_ = curl_slist_append(
-      headers_, config_.stream ? "Accept: text/event-stream" : "Accept: application/json");
-  // curl 7.x sends "Expect: 100-continue" for larger bodies, costing a round trip per request.
-  headers_ = curl_slist_append(headers_, "Expect:");
-  for (const auto& h : config_.headers) headers_ = curl_slist_append(headers_, h.c_str());
+  for (const Endpoint& endpoint : config_.endpoints) {
+    curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
+    list = curl_slist_append(
+        list, config_.stream ? "Accept: text/event-stream" : "Accept: application/json");
+    // curl 7.x sends "Expect: 100-continue" for larger bodies, costing a round trip per request.
+    list = curl_slist_append(list, "Expect:");
+    for (const auto& h : endpoint.headers) list = curl_slist_append(list, h.c_str());
+    headers_.push_back(list);
+  }
 }
 
 Worker::~Worker() {
@@ -64,7 +68,7 @@ Worker::~Worker() {
     }
   }
   if (multi_ != nullptr) curl_multi_cleanup(multi_);
-  curl_slist_free_all(headers_);
+  for (curl_slist* list : headers_) curl_slist_free_all(list);
   if (timer_fd_ >= 0) close(timer_fd_);
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
@@ -80,8 +84,8 @@ Transfer* Worker::acquire() {
   t->easy = curl_easy_init();
   if (t->easy == nullptr) throw std::runtime_error("curl_easy_init failed");
   CURL* e = t->easy;
-  curl_easy_setopt(e, CURLOPT_URL, config_.url.c_str());
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_);
+  curl_easy_setopt(e, CURLOPT_URL, config_.endpoints[0].url.c_str());
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_[0]);
   curl_easy_setopt(e, CURLOPT_POST, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Worker::on_write);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
@@ -181,6 +185,35 @@ core::Nanos Worker::issue_due(load::WorkQueue& queue, const PhaseWork& work, std
   return core::kNever;
 }
 
+std::uint32_t Worker::route(const core::RequestSpec& spec) {
+  const std::size_t n = config_.endpoints.size();
+  if (n == 1) return 0;
+  std::uint32_t chosen = 0;
+  switch (config_.routing) {
+    case Routing::kBySpec:
+      return spec.target < n ? spec.target : 0;
+    case Routing::kRoundRobin:
+      chosen = static_cast<std::uint32_t>(route_.next.fetch_add(1, std::memory_order_relaxed) % n);
+      break;
+    case Routing::kLeastInflight: {
+      // Ties go round-robin, so equal replicas share the load evenly.
+      const std::size_t first = route_.next.fetch_add(1, std::memory_order_relaxed) % n;
+      std::int64_t fewest = std::numeric_limits<std::int64_t>::max();
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = (first + k) % n;
+        const std::int64_t v = route_.inflight[i].load(std::memory_order_relaxed);
+        if (v < fewest) {
+          fewest = v;
+          chosen = static_cast<std::uint32_t>(i);
+        }
+      }
+      break;
+    }
+  }
+  route_.inflight[chosen].fetch_add(1, std::memory_order_relaxed);
+  return chosen;
+}
+
 void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due) {
   const std::size_t n = work.specs->size();
   const core::RequestSpec& spec = (*work.specs)[index % n];
@@ -188,7 +221,15 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->spec = &spec;
   t->rec = core::RequestRecord{};
   t->rec.id = work.id_base + index;
-  t->rec.phase = work.phase;
+  t->rec.phase =
+      index < work.drop_count || due < work.drop_before ? core::Phase::kDropped : work.phase;
+  const std::uint32_t endpoint = route(spec);
+  if (endpoint != t->endpoint) {
+    t->endpoint = endpoint;
+    curl_easy_setopt(t->easy, CURLOPT_URL, config_.endpoints[endpoint].url.c_str());
+    curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, headers_[endpoint]);
+  }
+  t->rec.endpoint = endpoint;
   t->rec.streamed = config_.stream;
   t->rec.scheduled = due;
   // Room for the expected chunks, so a stream does not allocate per token; capped, because a
@@ -428,6 +469,9 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
   }
 
   --active_;
+  if (config_.endpoints.size() > 1 && config_.routing != Routing::kBySpec) {
+    route_.inflight[t->endpoint].fetch_sub(1, std::memory_order_relaxed);
+  }
   if (slots_limited_) freed_at_.push_back(rec.done);
   (*sink_)(std::move(rec));
   free_.push_back(t);

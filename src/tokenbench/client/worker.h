@@ -21,6 +21,7 @@ struct Transfer {
   class Worker* worker = nullptr;
   CURL* easy = nullptr;
   const core::RequestSpec* spec = nullptr;
+  std::uint32_t endpoint = 0;  // whose URL and headers the handle carries now
   core::RequestRecord rec;
   SseParser sse;
   std::string body;  // non-streamed or error reply (bounded)
@@ -39,7 +40,7 @@ struct Transfer {
 /// both curl's timeouts and the schedule's next due request. Used by one thread at a time.
 class Worker {
  public:
-  Worker(const EngineConfig& config, const core::RunClock& clock);
+  Worker(const EngineConfig& config, const core::RunClock& clock, RouteState& route);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -70,11 +71,14 @@ class Worker {
   void arm_timer(core::Nanos wake);
   void disarm_timer();
   Transfer* acquire();
+  /// The endpoint that serves `spec` (config_.routing); counts it in flight for least-inflight.
+  std::uint32_t route(const core::RequestSpec& spec);
 
   const EngineConfig& config_;
   const core::RunClock& clock_;
   CURLM* multi_ = nullptr;
-  curl_slist* headers_ = nullptr;
+  RouteState& route_;
+  std::vector<curl_slist*> headers_;  // per endpoint
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
   OpenAIAdapter adapter_;

@@ -6,8 +6,10 @@
 namespace tokenbench::core {
 namespace {
 
-constexpr std::array<std::pair<Phase, std::string_view>, 3> kPhases{
-    {{Phase::kWarmup, "warmup"}, {Phase::kMeasure, "measure"}, {Phase::kCooldown, "cooldown"}}};
+constexpr std::array<std::pair<Phase, std::string_view>, 4> kPhases{{{Phase::kWarmup, "warmup"},
+                                                                     {Phase::kMeasure, "measure"},
+                                                                     {Phase::kCooldown, "cooldown"},
+                                                                     {Phase::kDropped, "dropped"}}};
 
 constexpr std::array<std::pair<ErrorClass, std::string_view>, 11> kErrors{{
     {ErrorClass::kNone, "none"},

@@ -10,8 +10,10 @@
 
 namespace tokenbench::core {
 
-/// Which part of a run a request belongs to. Only kMeasure is aggregated.
-enum class Phase { kWarmup, kMeasure, kCooldown };
+/// Which part of a run a request belongs to. Only kMeasure is aggregated; kDropped is the start
+/// of the measure phase that --drop-first leaves out of the figures (sent under the measured
+/// load, recorded, never aggregated).
+enum class Phase { kWarmup, kMeasure, kCooldown, kDropped };
 
 /// Why a request failed. kNone means it completed.
 enum class ErrorClass {
@@ -58,6 +60,8 @@ struct RequestSpec {
   TokenSource input_source = TokenSource::kUnknown;
   /// Requested output length (max_tokens); 0 leaves it to the server.
   std::int64_t max_tokens = 0;
+  /// Which target (client::EngineConfig::endpoints) serves it when a run compares targets.
+  std::uint32_t target = 0;
 };
 
 /// Arrival of one content-bearing chunk: when, and how many output tokens it carried.
@@ -72,6 +76,8 @@ struct RequestRecord {
   std::uint64_t id = 0;
   Phase phase = Phase::kMeasure;
   bool streamed = true;
+  /// The endpoint (target or replica) that served it; 0 when the run has one.
+  std::uint32_t endpoint = 0;
 
   Nanos scheduled = kNever;    ///< when the schedule wanted the request sent
   Nanos sent = kNever;         ///< when the engine handed it to the transport

@@ -46,6 +46,22 @@ std::string to_string(ApiKind a) { return a == ApiKind::kOpenAIChat ? "openai-ch
 
 std::string to_string(ArrivalKind a) { return a == ArrivalKind::kGamma ? "gamma" : "constant"; }
 
+std::string to_string(RampKind r) {
+  switch (r) {
+    case RampKind::kLinear:
+      return "linear";
+    case RampKind::kExponential:
+      return "exponential";
+    case RampKind::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::string to_string(BalanceKind b) {
+  return b == BalanceKind::kLeastInflight ? "least-inflight" : "round-robin";
+}
+
 std::string to_yaml(const RunConfig& c) {
   YAML::Emitter out;
   out << YAML::BeginMap;
@@ -61,6 +77,20 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "timeout_s" << YAML::Value << c.timeout_s;
   out << YAML::Key << "api_key_env" << YAML::Value << c.api_key_env;
   out << YAML::Key << "stream" << YAML::Value << c.stream;
+  if (!c.replica_urls.empty()) {
+    out << YAML::Key << "replicas" << YAML::Value << YAML::Flow << c.replica_urls;
+    out << YAML::Key << "balance" << YAML::Value << to_string(c.balance);
+  }
+  if (!c.targets.empty()) {
+    out << YAML::Key << "targets" << YAML::Value << YAML::BeginSeq;
+    for (const auto& t : c.targets) {
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name
+          << YAML::Key << "base_url" << YAML::Value << t.base_url << YAML::Key << "model"
+          << YAML::Value << t.model << YAML::Key << "api_key_env" << YAML::Value << t.api_key_env
+          << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   out << YAML::EndMap;
 
   out << YAML::Key << "load" << YAML::Value << YAML::BeginMap;
@@ -74,6 +104,10 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "warmup" << YAML::Value << c.warmup;
   out << YAML::Key << "seed" << YAML::Value << c.seed;
   out << YAML::Key << "workers" << YAML::Value << c.workers;
+  out << YAML::Key << "ramp_up" << YAML::Value << to_string(c.ramp_up);
+  out << YAML::Key << "ramp_up_start_rps" << YAML::Value << c.ramp_up_start_rps;
+  out << YAML::Key << "ramp_up_duration_s" << YAML::Value << c.ramp_up_duration_s;
+  out << YAML::Key << "drop_first_pct" << YAML::Value << c.drop_first_pct;
   out << YAML::EndMap;
 
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
@@ -91,6 +125,7 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "percentiles" << YAML::Value << YAML::Flow << c.percentiles;
   out << YAML::Key << "goodput" << YAML::Value << YAML::Flow << c.goodput;
+  out << YAML::Key << "slo" << YAML::Value << YAML::Flow << c.slo;
   out << YAML::EndMap;
 
   out << YAML::Key << "output_dir" << YAML::Value << c.output_dir;
@@ -116,6 +151,19 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["timeout_s"]) c.timeout_s = t["timeout_s"].as<double>();
       if (t["api_key_env"]) c.api_key_env = t["api_key_env"].as<std::string>();
       if (t["stream"]) c.stream = t["stream"].as<bool>();
+      if (t["replicas"]) c.replica_urls = t["replicas"].as<std::vector<std::string>>();
+      if (t["balance"]) {
+        c.balance = t["balance"].as<std::string>() == "least-inflight" ? BalanceKind::kLeastInflight
+                                                                       : BalanceKind::kRoundRobin;
+      }
+      for (const auto& n : t["targets"]) {
+        TargetSpec spec;
+        if (n["name"]) spec.name = n["name"].as<std::string>();
+        if (n["base_url"]) spec.base_url = n["base_url"].as<std::string>();
+        if (n["model"]) spec.model = n["model"].as<std::string>();
+        if (n["api_key_env"]) spec.api_key_env = n["api_key_env"].as<std::string>();
+        c.targets.push_back(std::move(spec));
+      }
     }
     if (const auto l = root["load"]) {
       if (l["max_concurrency"]) c.max_concurrency = l["max_concurrency"].as<int>();
@@ -130,6 +178,15 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["warmup"]) c.warmup = l["warmup"].as<std::int64_t>();
       if (l["seed"]) c.seed = l["seed"].as<std::uint64_t>();
       if (l["workers"]) c.workers = l["workers"].as<int>();
+      if (l["ramp_up"]) {
+        const auto r = l["ramp_up"].as<std::string>();
+        c.ramp_up = r == "linear"        ? RampKind::kLinear
+                    : r == "exponential" ? RampKind::kExponential
+                                         : RampKind::kNone;
+      }
+      if (l["ramp_up_start_rps"]) c.ramp_up_start_rps = l["ramp_up_start_rps"].as<double>();
+      if (l["ramp_up_duration_s"]) c.ramp_up_duration_s = l["ramp_up_duration_s"].as<double>();
+      if (l["drop_first_pct"]) c.drop_first_pct = l["drop_first_pct"].as<double>();
     }
     if (const auto w = root["workload"]) {
       if (w["dataset"]) c.dataset = w["dataset"].as<std::string>();
@@ -145,6 +202,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
     if (const auto m = root["metrics"]) {
       if (m["percentiles"]) c.percentiles = m["percentiles"].as<std::vector<double>>();
       if (m["goodput"]) c.goodput = m["goodput"].as<std::vector<std::string>>();
+      if (m["slo"]) c.slo = m["slo"].as<std::vector<std::string>>();
     }
     if (root["output_dir"]) c.output_dir = root["output_dir"].as<std::string>();
     if (root["started_at"]) c.started_at = root["started_at"].as<std::string>();

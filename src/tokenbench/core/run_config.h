@@ -13,6 +13,20 @@ enum class ApiKind { kOpenAIChat, kOpenAICompletions };
 /// How arrivals are spaced in rate mode.
 enum class ArrivalKind { kGamma, kConstant };
 
+/// How the arrival rate climbs to --request-rate at the start of the measure phase.
+enum class RampKind { kNone, kLinear, kExponential };
+
+/// How requests are spread over several replicas of one deployment (a repeated --base-url).
+enum class BalanceKind { kRoundRobin, kLeastInflight };
+
+/// One of several targets compared in one run (--target / --model a,b,c). Plain data.
+struct TargetSpec {
+  std::string name;         ///< label of its results subdirectory and table row (default: model)
+  std::string base_url;     ///< empty: RunConfig::base_url
+  std::string model;        ///< sent as `model`
+  std::string api_key_env;  ///< empty: RunConfig::api_key_env
+};
+
 /// The effective configuration of one `tokenbench run`: everything needed to repeat it, and nothing
 /// secret. The API key itself is never stored here, only the name of the variable it came from.
 /// Plain data; written once by the CLI before the run, read-only afterwards.
@@ -39,6 +53,17 @@ struct RunConfig {
   std::int64_t warmup = 0;
   std::uint64_t seed = 0;
   int workers = 0;  ///< 0: one per core, at most the concurrency
+  RampKind ramp_up = RampKind::kNone;
+  double ramp_up_start_rps = 1.0;  ///< the rate at the measure phase's start when ramping
+  double ramp_up_duration_s = 0;   ///< how long the ramp to request_rate takes
+  double drop_first_pct = 0;       ///< the first PCT % of the measure phase is phase `dropped`
+
+  /// Replicas of one deployment: every base URL (base_url first) when more than one is given.
+  std::vector<std::string> replica_urls;
+  BalanceKind balance = BalanceKind::kRoundRobin;
+
+  /// Several targets compared in one interleaved run; empty: the single target above.
+  std::vector<TargetSpec> targets;
 
   // Workload
   std::string dataset = "random";  ///< random | jsonl
@@ -56,6 +81,7 @@ struct RunConfig {
   // Figures
   std::vector<double> percentiles{50, 90, 95, 99};
   std::vector<std::string> goodput;  ///< "ttft:MS", "tpot:MS", "itl:MS", "e2el:MS"
+  std::vector<std::string> slo;      ///< run-level objectives, e.g. "p95_ttft_ms<=500"
 
   // Output
   std::string output_dir;
@@ -64,6 +90,8 @@ struct RunConfig {
 
 std::string to_string(ApiKind a);      ///< "openai-chat" | "openai"
 std::string to_string(ArrivalKind a);  ///< "gamma" | "constant"
+std::string to_string(RampKind r);     ///< "none" | "linear" | "exponential"
+std::string to_string(BalanceKind b);  ///< "round-robin" | "least-inflight"
 
 /// True when a "Name: value" header carries a credential: its name contains auth, key, token,
 /// secret, password, cookie or session (Authorization, X-Api-Key, Ocp-Apim-Subscription-Key, ...).

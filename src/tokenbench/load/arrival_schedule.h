@@ -10,6 +10,13 @@
 
 namespace tokenbench::load {
 
+/// A ramp of the arrival rate from start_rps to the schedule's rate over duration_s seconds.
+struct Ramp {
+  core::RampKind kind = core::RampKind::kNone;
+  double start_rps = 1.0;
+  double duration_s = 0.0;
+};
+
 /// When each request of a phase is due, as offsets from the phase's start. Pure data, computed
 /// before the run from a seed (LoadGen's precomputed query offsets). Immutable once built.
 class ArrivalSchedule {
@@ -24,8 +31,32 @@ class ArrivalSchedule {
   /// distribution with shape `burstiness` and mean 1/rate (burstiness 1 is a Poisson process), as
   /// vLLM does; kConstant spaces them exactly 1/rate apart. The first request is due at 0.
   /// Generates `count` arrivals, or when count is kUnbounded, every arrival before `duration_s`.
+  /// Offsets never decrease.
+  ///
+  /// `ramp` (kind other than kNone) ramps the instantaneous rate λ(t) from r0 = ramp.start_rps at
+  /// t = 0 up to R = `rate` at t = D = ramp.duration_s, after which it stays at R:
+  ///   kLinear:      λ(t) = r0 + (R − r0)·t/D
+  ///   kExponential: λ(t) = r0·(R/r0)^(t/D)
+  /// Arrivals follow the time-rescaling theorem: the usual gaps (gamma with shape `burstiness`, or
+  /// constant) are drawn at rate 1 in operational time u, with cumulative sums S_0 = 0, S_1, ...
+  /// (mean gap 1), and arrival k is due at t_k = Λ⁻¹(S_k), where Λ(t) = ∫₀ᵗ λ is the cumulative
+  /// intensity:
+  ///   kLinear:      Λ(t) = r0·t + (R − r0)·t²/(2D)                  for t ≤ D
+  ///   kExponential: Λ(t) = r0·(e^{kt} − 1)/k, k = ln(R/r0)/D       for t ≤ D (r0·t when R = r0)
+  ///   both:         Λ(t) = Λ(D) + R·(t − D)                         for t > D
+  /// So kConstant puts arrival k exactly where Λ reaches k, and kGamma with burstiness 1 is an
+  /// inhomogeneous Poisson process of intensity λ. The first request is still due at 0, and a
+  /// duration-limited schedule still holds every arrival before `duration_s`. kNone gives exactly
+  /// the schedule (the same random draws and offsets) of a call without `ramp`.
+  ///
+  /// Throws std::invalid_argument on a rate that is not finite and > 0, a burstiness not > 0, a
+  /// kUnbounded count without a duration, and, for a ramp: start_rps not finite and > 0
+  /// ("--ramp-up-start-rps must be > 0"), start_rps > rate ("--ramp-up-start-rps must not exceed
+  /// --request-rate"), or duration_s not finite and > 0 ("--ramp-up needs --ramp-up-duration S >
+  /// 0"). The ramp's fields are not looked at when its kind is kNone.
   static ArrivalSchedule open_loop(std::size_t count, double duration_s, double rate,
-                                   core::ArrivalKind kind, double burstiness, std::uint64_t seed);
+                                   core::ArrivalKind kind, double burstiness, std::uint64_t seed,
+                                   const Ramp& ramp = {});
 
   std::size_t size() const { return size_; }
   /// The offset of request `i` (i < size()) in nanoseconds from the phase start.

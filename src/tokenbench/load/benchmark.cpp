@@ -13,17 +13,36 @@ namespace tokenbench::load {
 namespace {
 
 std::vector<std::string> build_bodies(const std::vector<core::RequestSpec>& specs,
-                                      const core::RunConfig& config) {
+                                      const core::RunConfig& config,
+                                      const std::vector<Target>& targets) {
   client::OpenAIAdapter adapter(config.api);
   client::BodyOptions options;
-  options.model = config.model;
   options.stream = config.stream;
   options.ignore_eos = config.ignore_eos;
   options.extra_body = config.extra_body;
   std::vector<std::string> bodies;
   bodies.reserve(specs.size());
-  for (const auto& spec : specs) bodies.push_back(adapter.build_body(spec, options));
+  for (const auto& spec : specs) {
+    const std::string& model = targets.at(spec.target).model;
+    options.model = model.empty() ? config.model : model;
+    bodies.push_back(adapter.build_body(spec, options));
+  }
   return bodies;
+}
+
+// Every spec once per target, target-minor: the targets see the same prompts in the same order.
+std::vector<core::RequestSpec> interleave(const std::vector<core::RequestSpec>& specs,
+                                          std::size_t targets) {
+  std::vector<core::RequestSpec> out;
+  out.reserve(specs.size() * targets);
+  for (const auto& spec : specs) {
+    for (std::size_t t = 0; t < targets; ++t) {
+      out.push_back(spec);
+      out.back().id = spec.id * targets + t;
+      out.back().target = static_cast<std::uint32_t>(t);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -35,9 +54,10 @@ int choose_workers(int requested, int max_concurrency) {
   return std::max(1, n);
 }
 
-Benchmark::Benchmark(const core::RunConfig& config, Target target, workload::Workload workload,
-                     bool keep_text)
+Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
+                     workload::Workload workload, bool keep_text)
     : config_(config), workload_(std::move(workload)) {
+  if (targets.empty()) throw std::invalid_argument("a benchmark needs a target");
   if (workload_.measure.empty()) throw std::invalid_argument("the workload has no requests");
   if (config.num_prompts <= 0 && !(config.duration_s > 0)) {
     throw std::invalid_argument("give --num-prompts N or --duration SECONDS");
@@ -46,12 +66,25 @@ Benchmark::Benchmark(const core::RunConfig& config, Target target, workload::Wor
     throw std::invalid_argument(
         "--duration with an unlimited request rate needs --max-concurrency N (or --request-rate)");
   }
-  warmup_bodies_ = build_bodies(workload_.warmup, config);
-  measure_bodies_ = build_bodies(workload_.measure, config);
+  const bool compare_targets = !config.targets.empty() && targets.size() > 1;
+  if (compare_targets) {
+    per_prompt_ = targets.size();
+    workload_.warmup = interleave(workload_.warmup, per_prompt_);
+    workload_.measure = interleave(workload_.measure, per_prompt_);
+  }
+  warmup_bodies_ = build_bodies(workload_.warmup, config, targets);
+  measure_bodies_ = build_bodies(workload_.measure, config, targets);
   workers_ = choose_workers(config.workers, config.max_concurrency);
   client::EngineConfig engine;
-  engine.url = (target.base_url.empty() ? config.base_url : target.base_url) + config.endpoint;
-  engine.headers = std::move(target.headers);
+  for (Target& t : targets) {
+    engine.endpoints.push_back(
+        {(t.base_url.empty() ? config.base_url : t.base_url) + config.endpoint,
+         std::move(t.headers)});
+  }
+  engine.routing = compare_targets ? client::Routing::kBySpec
+                   : config.balance == core::BalanceKind::kLeastInflight
+                       ? client::Routing::kLeastInflight
+                       : client::Routing::kRoundRobin;
   engine.api = config.api;
   engine.stream = config.stream;
   engine.timeout_s = config.timeout_s;
@@ -67,8 +100,9 @@ void Benchmark::run(const client::RecordSink& sink) {
               sink);
   }
   if (engine_->canceled()) return;
-  const std::size_t count = config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts)
-                                                    : ArrivalSchedule::kUnbounded;
+  const std::size_t count = config_.num_prompts > 0
+                                ? static_cast<std::size_t>(config_.num_prompts) * per_prompt_
+                                : ArrivalSchedule::kUnbounded;
   run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink);
 }
 
@@ -78,8 +112,10 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
   // Warmup warms connections and caches; it runs closed-loop and is never rate-limited.
   const bool open_loop = phase == core::Phase::kMeasure && !std::isinf(config_.request_rate);
   const ArrivalSchedule schedule =
-      open_loop ? ArrivalSchedule::open_loop(count, config_.duration_s, config_.request_rate,
-                                             config_.arrival, config_.burstiness, config_.seed)
+      open_loop ? ArrivalSchedule::open_loop(
+                      count, config_.duration_s, config_.request_rate, config_.arrival,
+                      config_.burstiness, config_.seed,
+                      Ramp{config_.ramp_up, config_.ramp_up_start_rps, config_.ramp_up_duration_s})
                 : ArrivalSchedule::immediate(count);
   const core::Nanos start = clock_.now();
   const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
@@ -91,6 +127,14 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
   work.bodies = &bodies;
   work.phase = phase;
   work.id_base = next_id_;
+  if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0) {
+    const double share = config_.drop_first_pct / 100.0;
+    if (count != ArrivalSchedule::kUnbounded) {
+      work.drop_count = static_cast<std::size_t>(std::ceil(share * static_cast<double>(count)));
+    } else {
+      work.drop_before = start + static_cast<core::Nanos>(share * config_.duration_s * 1e9);
+    }
+  }
   engine_->run_phase(queue, work, schedule.size(), sink);
   next_id_ += queue.claimed();
 }

@@ -16,11 +16,18 @@ namespace tokenbench::load {
 struct Target {
   std::string base_url;  ///< empty: the configuration's base_url
   std::vector<std::string> headers;
+  std::string model;  ///< empty: the configuration's model
 };
 
 /// Drives one benchmark: builds the request bodies, then runs the warmup phase (every warmup
 /// request ends before measuring starts) and the measure phase under the configured schedule and
 /// concurrency, handing every finished request to the sink.
+///
+/// With several targets and config.targets set, every prompt is sent to each target in turn
+/// (prompt i to target 0, 1, ..., T-1, then prompt i+1), under one schedule and one concurrency
+/// limit, so that load over time hits every target alike; --num-prompts counts per target.
+/// With several targets and no config.targets, they are replicas of one deployment and each
+/// request goes to one of them as config.balance says. RequestRecord::endpoint is the index.
 ///
 /// Construct, then run() from one thread; cancel() is async-signal-safe and may be called from a
 /// signal handler or any thread.
@@ -29,7 +36,7 @@ class Benchmark {
   /// With `keep_text`, each record keeps its generated text (for a local tokenizer). `config`
   /// must outlive the benchmark. Throws std::invalid_argument on a configuration the engine
   /// cannot run.
-  Benchmark(const core::RunConfig& config, Target target, workload::Workload workload,
+  Benchmark(const core::RunConfig& config, std::vector<Target> targets, workload::Workload workload,
             bool keep_text = false);
 
   /// Runs every phase; blocks until the last request has ended (or the run was canceled).
@@ -50,6 +57,7 @@ class Benchmark {
 
   const core::RunConfig& config_;
   workload::Workload workload_;
+  std::size_t per_prompt_ = 1;  // requests per prompt: the targets compared
   std::vector<std::string> warmup_bodies_;
   std::vector<std::string> measure_bodies_;
   core::RunClock clock_;

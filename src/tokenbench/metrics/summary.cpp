@@ -1,7 +1,5 @@
 #include "tokenbench/metrics/summary.h"
 
-#include "tokenbench/core/text.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "tokenbench/core/text.h"
 #include "tokenbench/metrics/request_metrics.h"
 
 namespace tokenbench::metrics {
@@ -237,6 +236,10 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
     }
     if (r.phase == Phase::kCooldown) {
       ++s.cooldown;
+      continue;
+    }
+    if (r.phase == Phase::kDropped) {
+      ++s.dropped;
       continue;
     }
     ++s.measured;

@@ -60,6 +60,7 @@ struct Summary {
   std::int64_t failed = 0;        ///< measured - completed
   std::int64_t warmup = 0;        ///< warmup-phase records (not aggregated)
   std::int64_t cooldown = 0;      ///< cooldown-phase records (not aggregated)
+  std::int64_t dropped = 0;       ///< measure-phase records left out by --drop-first
   std::int64_t streamed = 0;      ///< successful streamed requests
   std::int64_t non_streamed = 0;  ///< successful non-streamed requests
 

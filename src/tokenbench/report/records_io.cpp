@@ -60,7 +60,7 @@ json record_to_json(const core::RequestRecord& r) {
     chunk_tokens.push_back(c.tokens);
   }
   // nlohmann::json keeps keys sorted; the field set, not the order, is the format.
-  return json{
+  json out{
       {"id", r.id},
       {"phase", core::to_string(r.phase)},
       {"streamed", r.streamed},
@@ -82,6 +82,8 @@ json record_to_json(const core::RequestRecord& r) {
       {"error_message", r.error_message},
       {"finish_reason", r.finish_reason},
   };
+  if (r.endpoint != 0) out["endpoint"] = r.endpoint;
+  return out;
 }
 
 std::string record_to_jsonl_line(const core::RequestRecord& record) {
@@ -125,11 +127,12 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
                  "],\"prompt_tokens\":{},\"prompt_source\":\"{}\",\"output_tokens\":{},"
                  "\"output_source\":\"{}\",\"output_chars\":{},\"http_status\":{},"
                  "\"error\":\"{}\"",
-                 record.prompt_tokens, core::to_string(record.prompt_source),
-                 record.output_tokens, core::to_string(record.output_source),
-                 record.output_chars, record.http_status, core::to_string(record.error));
+                 record.prompt_tokens, core::to_string(record.prompt_source), record.output_tokens,
+                 core::to_string(record.output_source), record.output_chars, record.http_status,
+                 core::to_string(record.error));
   text("error_message", record.error_message);
   text("finish_reason", record.finish_reason);
+  if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
   out.push_back('}');
   out.push_back('\n');
   return fmt::to_string(out);
@@ -141,6 +144,7 @@ core::RequestRecord record_from_json(const json& o) {
   read_field(o, "id", r.id);
   r.phase = enum_from_json(o, "phase", r.phase, &core::phase_from_string);
   read_field(o, "streamed", r.streamed);
+  read_field(o, "endpoint", r.endpoint);
   r.scheduled = stamp_from_json(o, "scheduled_ns");
   r.sent = stamp_from_json(o, "sent_ns");
   r.headers = stamp_from_json(o, "headers_ns");

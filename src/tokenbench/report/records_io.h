@@ -15,7 +15,8 @@ namespace tokenbench::report {
 // last_token_ns, done_ns (integer ns since the run's origin; null for a moment that never
 // happened), chunk_ns and chunk_tokens (parallel integer arrays, one entry per content chunk),
 // prompt_tokens, prompt_source, output_tokens, output_source, output_chars, http_status, error,
-// error_message, finish_reason. Enums are written by name (core::to_string).
+// error_message, finish_reason, and endpoint (which target or replica served it; written only when
+// not 0). Enums are written by name (core::to_string).
 
 /// The JSON object of one record.
 nlohmann::json record_to_json(const core::RequestRecord& record);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "tokenbench/report/console.h"
+#include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
 
 namespace tokenbench::report {
@@ -43,11 +44,17 @@ RunOutputs write_run_outputs(const std::string& dir,
   RunOutputs out;
   out.summary = metrics::summarize(records, options);
   // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
-  write_text_file(dir + "/" + kSummaryFile,
-                  summary_to_json(out.summary, config)
-                          .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                      "\n");
+  out.summary_json = summary_to_json(out.summary, config);
   out.console = render_console_report(out.summary, config);
+  if (config.replica_urls.size() > 1) {
+    const auto replicas =
+        per_replica(records, config.replica_urls, options, out.summary.duration_s);
+    out.summary_json["tokenbench"]["replicas"] = replicas_to_json(replicas);
+    out.console += render_replicas(replicas, out.summary, core::to_string(config.balance));
+  }
+  write_text_file(
+      dir + "/" + kSummaryFile,
+      out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -17,13 +18,15 @@ inline constexpr const char* kConfigFile = "config.yaml";
 /// What a finished (or rebuilt) run produced.
 struct RunOutputs {
   metrics::Summary summary;
-  std::string console;  ///< the tables printed to the terminal
+  nlohmann::json summary_json;  ///< as written to summary.json
+  std::string console;          ///< the tables printed to the terminal
 };
 
 /// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json and returns
-/// the summary with its console tables. The same function serves `run` and `report`, so a report
-/// rebuilt from requests.jsonl is identical to the run's own. Throws std::runtime_error naming the
-/// file when it cannot be written, std::invalid_argument on a bad SLO item.
+/// the summary with its console tables. A run over several replicas (config.replica_urls) adds
+/// per-replica figures (report/replicas.h) to both. The same function serves `run` and `report`, so
+/// a report rebuilt from requests.jsonl is identical to the run's own. Throws std::runtime_error
+/// naming the file when it cannot be written, std::invalid_argument on a bad SLO item.
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config);

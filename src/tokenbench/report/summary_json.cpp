@@ -126,13 +126,10 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
 
   json tb = json::object();
   tb["started_at"] = config.started_at;
-  tb["requests"] = json{{"measured", s.measured},
-                        {"completed", s.completed},
-                        {"failed", s.failed},
-                        {"warmup", s.warmup},
-                        {"cooldown", s.cooldown},
-                        {"streamed", s.streamed},
-                        {"non_streamed", s.non_streamed}};
+  tb["requests"] =
+      json{{"measured", s.measured}, {"completed", s.completed},      {"failed", s.failed},
+           {"warmup", s.warmup},     {"cooldown", s.cooldown},        {"dropped", s.dropped},
+           {"streamed", s.streamed}, {"non_streamed", s.non_streamed}};
   tb["errors"] = json{{"by_class", std::move(errors)},
                       {"by_http_status", std::move(statuses)},
                       {"examples", std::move(examples)}};

@@ -1,0 +1,392 @@
+// The flags of one measurement, shared by `tokenbench run` and `tokenbench search`.
+
+#include "tokenbench/cli/run_flags.h"
+
+#include <fmt/core.h>
+
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "tokenbench/cli/commands.h"
+#include "tokenbench/core/clock.h"
+#include "tokenbench/experiment/slo_expr.h"
+#include "tokenbench/metrics/summary.h"
+
+namespace tokenbench::cli {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    out.push_back(item);
+  }
+  return out;
+}
+
+double parse_number(const std::string& item, const char* flag, const char* example) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(item, &used);
+    if (used != item.size()) throw std::invalid_argument(item);
+    return v;
+  } catch (const std::exception&) {
+    throw UsageError(
+        fmt::format("{}: '{}' is not a number (e.g. {} {})", flag, item, flag, example));
+  }
+}
+
+std::vector<double> parse_percentiles(const std::string& text) {
+  std::vector<double> out;
+  for (const auto& item : split_commas(text)) {
+    const double p = parse_number(item, "--percentiles", "50,90,99");
+    if (!(p > 0 && p < 100)) {
+      throw UsageError("--percentiles: '" + item +
+                       "' is not a number between 0 and 100 (e.g. --percentiles 50,90,99)");
+    }
+    out.push_back(p);
+  }
+  if (out.empty()) throw UsageError("--percentiles needs at least one value, e.g. 50,90,99");
+  return out;
+}
+
+std::vector<int> parse_concurrencies(const std::string& text) {
+  std::vector<int> out;
+  for (const auto& item : split_commas(text)) {
+    const double v = parse_number(item, "--max-concurrency", "1,8,32");
+    if (v < 0 || v != std::floor(v) || v > 1e7) {
+      throw UsageError("--max-concurrency: '" + item +
+                       "' must be a whole number >= 0 (0: unlimited), e.g. 1,8,32");
+    }
+    out.push_back(static_cast<int>(v));
+  }
+  if (out.empty()) throw UsageError("--max-concurrency needs a value, e.g. 32 or 1,8,32");
+  return out;
+}
+
+std::vector<double> parse_rates(const std::string& text) {
+  std::vector<double> out;
+  for (const auto& item : split_commas(text)) {
+    const double v = item == "inf" ? INFINITY : parse_number(item, "--request-rate", "1,2,4");
+    if (!(v > 0)) throw UsageError("--request-rate must be > 0 (or inf)");
+    out.push_back(v);
+  }
+  if (out.empty()) throw UsageError("--request-rate needs a value, e.g. 8 or 1,2,4");
+  return out;
+}
+
+std::string trim_slashes(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
+std::string checked_url(const std::string& given) {
+  std::string url = trim_slashes(given);
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    throw UsageError("--base-url '" + url +
+                     "' must start with http:// or https:// (e.g. http://127.0.0.1:8000)");
+  }
+  return url;
+}
+
+std::atomic<experiment::Runner*> g_running{nullptr};
+
+extern "C" void on_interrupt(int sig) {
+  if (experiment::Runner* r = g_running.load()) r->cancel();
+  std::signal(sig, SIG_DFL);  // a second Ctrl-C (or SIGTERM) ends the process at once
+}
+
+}  // namespace
+
+int with_runner(core::RunConfig& config, bool quiet, const std::string& dir_suffix,
+                const std::function<int(experiment::Runner&)>& body) {
+  config.started_at = core::wall_clock_iso8601();
+  try {
+    experiment::Runner runner(config, {quiet});
+    if (config.output_dir.empty()) config.output_dir = default_output_dir(config) + dir_suffix;
+    g_running.store(&runner);
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    struct Restore {
+      ~Restore() {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+        g_running.store(nullptr);
+      }
+    } restore;
+    return body(runner);
+  } catch (const experiment::RunError& e) {
+    std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
+    return e.unreachable() ? kExitNoMeasure : kExitUsage;
+  }
+}
+
+core::TargetSpec parse_target(const std::string& item) {
+  core::TargetSpec t;
+  for (const auto& part : split_commas(item)) {
+    const auto eq = part.find('=');
+    const std::string key = part.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    if (eq == std::string::npos || value.empty()) {
+      throw UsageError("--target '" + item +
+                       "': each part is KEY=VALUE, e.g. --target model=llama,url=http://h:8000");
+    }
+    if (key == "model") {
+      t.model = value;
+    } else if (key == "url") {
+      t.base_url = checked_url(value);
+    } else if (key == "key-env") {
+      t.api_key_env = value;
+    } else if (key == "name") {
+      t.name = value;
+    } else {
+      throw UsageError("--target '" + item + "': unknown key '" + key +
+                       "' (use model, url, key-env, name)");
+    }
+  }
+  if (t.model.empty()) throw UsageError("--target '" + item + "' needs model=NAME");
+  return t;
+}
+
+std::string default_output_dir(const core::RunConfig& c) {
+  std::string model = c.targets.empty() ? c.model : "compare";
+  for (char& ch : model) {  // "org/name" must not become a subfolder
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') {
+      ch = '_';
+    }
+  }
+  return "results/" + core::compact_timestamp(c.started_at) + "-" +
+         (model.empty() ? "model" : model);
+}
+
+void finalize_run_flags(RunFlags& f) {
+  core::RunConfig& c = f.config;
+  if (f.base_urls.empty()) throw UsageError("--base-url needs a URL");
+  c.replica_urls.clear();
+  for (const auto& url : f.base_urls) c.replica_urls.push_back(checked_url(url));
+  c.base_url = c.replica_urls.front();
+  if (c.replica_urls.size() == 1) c.replica_urls.clear();
+  if (f.balance == "round-robin") {
+    c.balance = core::BalanceKind::kRoundRobin;
+  } else if (f.balance == "least-inflight") {
+    c.balance = core::BalanceKind::kLeastInflight;
+  } else {
+    throw UsageError("--balance '" + f.balance +
+                     "' is not known: use round-robin or least-inflight");
+  }
+
+  c.targets.clear();
+  for (const auto& item : f.target_items) c.targets.push_back(parse_target(item));
+  const auto models = split_commas(f.models);
+  if (models.size() > 1) {
+    if (!c.targets.empty()) throw UsageError("use either --target or --model a,b,c, not both");
+    for (const auto& m : models) {
+      if (m.empty()) throw UsageError("--model '" + f.models + "' has an empty name");
+      c.targets.push_back({m, "", m, ""});
+    }
+  } else {
+    c.model = f.models;
+  }
+  if (c.targets.size() == 1) {  // one target is a plain run
+    if (!c.targets[0].base_url.empty()) c.base_url = c.targets[0].base_url;
+    c.model = c.targets[0].model;
+    if (!c.targets[0].api_key_env.empty()) c.api_key_env = c.targets[0].api_key_env;
+    c.targets.clear();
+  }
+  if (!c.targets.empty() && !c.replica_urls.empty()) {
+    throw UsageError("several --base-url (replicas) and several targets cannot be combined");
+  }
+  for (std::size_t i = 0; i < c.targets.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& a = c.targets[i].name.empty() ? c.targets[i].model : c.targets[i].name;
+      const auto& b = c.targets[j].name.empty() ? c.targets[j].model : c.targets[j].name;
+      if (a == b) throw UsageError("two targets are both named '" + a + "': add name=LABEL");
+    }
+  }
+
+  if (c.endpoint.empty() || c.endpoint.front() != '/') c.endpoint = "/" + c.endpoint;
+  if (f.api.empty()) {
+    c.api = c.endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
+                                                         : core::ApiKind::kOpenAICompletions;
+  } else if (f.api == "openai-chat") {
+    c.api = core::ApiKind::kOpenAIChat;
+  } else if (f.api == "openai") {
+    c.api = core::ApiKind::kOpenAICompletions;
+  } else {
+    throw UsageError("--api '" + f.api + "' is not known: use openai-chat or openai");
+  }
+  if (f.arrival == "gamma" || f.arrival == "poisson") {
+    c.arrival = core::ArrivalKind::kGamma;
+    if (f.arrival == "poisson") c.burstiness = 1.0;
+  } else if (f.arrival == "constant") {
+    c.arrival = core::ArrivalKind::kConstant;
+  } else {
+    throw UsageError("--arrival '" + f.arrival + "' is not known: use gamma, poisson or constant");
+  }
+  f.concurrencies = parse_concurrencies(f.concurrency);
+  f.rates = parse_rates(f.rate);
+  c.max_concurrency = f.concurrencies.front();
+  c.request_rate = f.rates.front();
+  if (!c.targets.empty() && (f.concurrencies.size() > 1 || f.rates.size() > 1)) {
+    throw UsageError(
+        "several targets are compared at one load level: give one "
+        "--max-concurrency and one --request-rate (sweep each target separately)");
+  }
+
+  if (f.ramp == "none") {
+    c.ramp_up = core::RampKind::kNone;
+  } else if (f.ramp == "linear") {
+    c.ramp_up = core::RampKind::kLinear;
+  } else if (f.ramp == "exponential") {
+    c.ramp_up = core::RampKind::kExponential;
+  } else {
+    throw UsageError("--ramp-up '" + f.ramp + "' is not known: use linear or exponential");
+  }
+  if (c.ramp_up != core::RampKind::kNone) {
+    if (std::isinf(c.request_rate)) {
+      throw UsageError("--ramp-up climbs to --request-rate: give a finite --request-rate");
+    }
+    if (!(c.ramp_up_duration_s > 0)) throw UsageError("--ramp-up needs --ramp-up-duration S > 0");
+    if (!(c.ramp_up_start_rps > 0)) throw UsageError("--ramp-up-start-rps must be > 0");
+  }
+  if (!(c.drop_first_pct >= 0 && c.drop_first_pct < 100)) {
+    throw UsageError("--drop-first must be a percentage in [0, 100)");
+  }
+
+  c.stream = !f.no_stream;
+  c.ignore_eos = !f.no_ignore_eos;
+  c.percentiles = parse_percentiles(f.percentiles);
+  if (!(c.burstiness > 0)) throw UsageError("--burstiness must be > 0");
+  if (c.num_prompts < 0 || c.warmup < 0)
+    throw UsageError("--num-prompts and --warmup must be >= 0");
+  if (c.duration_s < 0) throw UsageError("--duration must be >= 0");
+  if (c.num_prompts == 0 && c.duration_s == 0) c.num_prompts = 1000;  // vLLM's default
+  if (c.input_len < 1) throw UsageError("--input-len must be >= 1");
+  if (c.output_len < 0 || (c.output_len == 0 && c.dataset == "random")) {
+    throw UsageError("--output-len must be >= 1 (with --dataset jsonl, 0 leaves max_tokens unset)");
+  }
+  if (c.range_ratio < 0 || c.range_ratio >= 1) throw UsageError("--range-ratio must be in [0, 1)");
+  if (c.random_prefix_len < 0) throw UsageError("--random-prefix-len must be >= 0");
+  if (!(c.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
+  for (const auto& h : c.headers) {
+    if (h.find(':') == std::string::npos) {
+      throw UsageError("--header '" + h + "' must look like 'Name: value'");
+    }
+  }
+  try {
+    metrics::parse_slo(c.goodput);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--goodput: ") + e.what());
+  }
+  try {
+    experiment::parse_slo_exprs(c.slo);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--slo: ") + e.what());
+  }
+  if (c.dataset == "jsonl" && !std::filesystem::is_regular_file(c.dataset_path)) {
+    throw UsageError("dataset file '" + c.dataset_path +
+                     "' does not exist: check --dataset-path (a JSON Lines file)");
+  }
+}
+
+void add_run_flags(CLI::App* cmd, RunFlags& flags) {
+  core::RunConfig& c = flags.config;
+  // Target
+  cmd->add_option("--base-url", flags.base_urls,
+                  "Server URL, e.g. http://127.0.0.1:8000; repeat for replicas of one deployment")
+      ->capture_default_str();
+  cmd->add_option("--balance", flags.balance,
+                  "round-robin | least-inflight: how requests spread over repeated --base-url")
+      ->capture_default_str();
+  cmd->add_option("--endpoint", c.endpoint, "Request path")->capture_default_str();
+  cmd->add_option("--api", flags.api,
+                  "openai-chat | openai (legacy completions); default: inferred from --endpoint");
+  cmd->add_option("--model", flags.models,
+                  "Model name; default: the first id of GET /v1/models. A comma-separated list "
+                  "compares models behind one gateway");
+  cmd->add_option("--target", flags.target_items,
+                  "A target to compare: model=NAME[,url=URL][,key-env=VAR][,name=LABEL] "
+                  "(repeatable)");
+  cmd->add_option("--header", c.headers, "Extra request header 'Name: value' (repeatable)");
+  cmd->add_option("--extra-body", c.extra_body,
+                  "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
+  cmd->add_option("--timeout", c.timeout_s, "Per-request timeout in seconds")
+      ->capture_default_str();
+  cmd->add_option("--api-key-env", c.api_key_env,
+                  "Environment variable (or .env key) holding the API key")
+      ->capture_default_str();
+  cmd->add_flag("--no-stream", flags.no_stream, "Non-streaming requests (TTFT undefined)");
+  // Load
+  cmd->add_option("--max-concurrency", flags.concurrency,
+                  "Requests in flight at most (closed loop); 0: unlimited. A list (1,8,32) "
+                  "sweeps")
+      ->capture_default_str();
+  cmd->add_option("--request-rate", flags.rate,
+                  "Arrivals per second (open loop); inf: all at once. A list (1,2,4) sweeps")
+      ->capture_default_str();
+  cmd->add_option("--burstiness", c.burstiness, "Gamma shape of inter-arrival gaps; 1 is Poisson")
+      ->capture_default_str();
+  cmd->add_option("--arrival", flags.arrival, "gamma | poisson | constant")->capture_default_str();
+  cmd->add_option("--ramp-up", flags.ramp,
+                  "none | linear | exponential: climb from --ramp-up-start-rps to --request-rate")
+      ->capture_default_str();
+  cmd->add_option("--ramp-up-start-rps", c.ramp_up_start_rps, "Arrival rate at the start of a ramp")
+      ->capture_default_str();
+  cmd->add_option("--ramp-up-duration", c.ramp_up_duration_s, "Seconds the ramp takes");
+  cmd->add_option("--num-prompts", c.num_prompts,
+                  "Requests to measure (default 1000 when --duration is not given); per target "
+                  "when comparing targets");
+  cmd->add_option("--duration", c.duration_s, "Stop issuing requests after this many seconds");
+  cmd->add_option("--warmup", c.warmup, "Requests sent before measuring, not aggregated")
+      ->capture_default_str();
+  cmd->add_option("--drop-first", c.drop_first_pct,
+                  "Leave the first PCT % of the measure phase out of the figures (phase "
+                  "'dropped' in requests.jsonl)")
+      ->capture_default_str();
+  cmd->add_option("--seed", c.seed, "Seed of the workload and the arrival schedule")
+      ->capture_default_str();
+  cmd->add_option("--workers", c.workers,
+                  "Worker threads; 0: one per core (at most the concurrency)")
+      ->capture_default_str();
+  // Workload
+  cmd->add_option("--dataset", c.dataset, "random | jsonl")->capture_default_str();
+  cmd->add_option("--dataset-path", c.dataset_path, "JSON Lines file for --dataset jsonl");
+  cmd->add_option("--input-len", c.input_len, "Random prompt length in tokens")
+      ->capture_default_str();
+  cmd->add_option("--output-len", c.output_len, "Output length in tokens (sent as max_tokens)")
+      ->capture_default_str();
+  cmd->add_option("--range-ratio", c.range_ratio,
+                  "Random lengths drawn from [len*(1-r), len*(1+r)]")
+      ->capture_default_str();
+  cmd->add_option("--random-prefix-len", c.random_prefix_len,
+                  "Random prefix of this many tokens shared by every prompt")
+      ->capture_default_str();
+  cmd->add_option("--tokenizer", c.tokenizer,
+                  "tokenizer.json, tokenizer.model, *.tiktoken or a model folder: token-exact "
+                  "prompts and local token counts");
+  cmd->add_option("--tiktoken-encoding", c.tiktoken_encoding,
+                  "cl100k_base | o200k_base, for a .tiktoken file not named after one");
+  cmd->add_flag("--no-ignore-eos", flags.no_ignore_eos,
+                "Do not send ignore_eos/min_tokens (for servers that reject them)");
+  // Figures and output
+  cmd->add_option("--percentiles", flags.percentiles, "Percentiles to report, comma-separated")
+      ->capture_default_str();
+  cmd->add_option("--goodput", c.goodput, "SLOs for goodput, e.g. --goodput ttft:200 tpot:50")
+      ->expected(1, 4);
+  cmd->add_option("--slo", c.slo,
+                  "Run-level objective on any summary figure, e.g. 'p95_ttft_ms<=500' or "
+                  "'error_rate<0.01' (repeatable)");
+  cmd->add_option("--output-dir", c.output_dir,
+                  "Results directory (default results/<timestamp>-<model>)");
+  cmd->add_flag("--quiet", flags.quiet, "No progress line");
+}
+
+}  // namespace tokenbench::cli

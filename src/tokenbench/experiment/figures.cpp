@@ -1,0 +1,78 @@
+#include "tokenbench/experiment/figures.h"
+
+#include <cmath>
+#include <limits>
+
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/metrics/summary.h"
+#include "tokenbench/report/summary_json.h"
+
+namespace tokenbench::experiment {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double value_of(const json& v) { return v.is_number() ? v.get<double>() : kNaN; }
+
+}  // namespace
+
+Figures figures_from_summary(const json& summary) {
+  Figures out;
+  for (const auto& [key, v] : summary.items()) {
+    if (v.is_number() || v.is_null()) out[key] = value_of(v);
+  }
+  const double completed = out.contains("completed") ? out["completed"] : kNaN;
+  const double failed = out.contains("failed") ? out["failed"] : kNaN;
+  out["error_rate"] = completed + failed > 0 ? failed / (completed + failed) : kNaN;
+  const auto tb = summary.find("tokenbench");
+  if (tb == summary.end() || !tb->is_object()) return out;
+  if (const auto m = tb->find("max_concurrency_observed"); m != tb->end()) {
+    out["max_concurrency_observed"] = value_of(*m);
+  }
+  const auto dists = tb->find("distributions");
+  if (dists == tb->end() || !dists->is_object()) return out;
+  for (const auto& [name, d] : dists->items()) {
+    for (const char* stat : {"mean", "median", "std", "min", "max"}) {
+      if (const auto it = d.find(stat); it != d.end()) {
+        out[std::string(stat) + "_" + name] = value_of(*it);
+      }
+    }
+    if (const auto ps = d.find("percentiles"); ps != d.end() && ps->is_object()) {
+      for (const auto& [p, v] : ps->items()) out[p + "_" + name] = value_of(v);
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string>& known_figure_names() {
+  static const std::vector<std::string> names = [] {
+    core::RunConfig config;
+    const metrics::Summary empty = metrics::summarize({}, metrics::SummaryOptions{});
+    std::vector<std::string> out;
+    for (const auto& [name, v] : figures_from_summary(report::summary_to_json(empty, config))) {
+      out.push_back(name);
+    }
+    return out;
+  }();
+  return names;
+}
+
+bool higher_is_better(std::string_view name) {
+  for (std::string_view word : {"throughput", "goodput", "_tps", "completed"}) {
+    if (name.find(word) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+std::string expand_figure_alias(std::string_view name) {
+  if (name == "ttft" || name == "tpot" || name == "itl" || name == "e2el") {
+    return "median_" + std::string(name) + "_ms";
+  }
+  if (name == "tps") return "p50_output_tps";
+  if (name == "throughput") return "output_throughput";
+  return std::string(name);
+}
+
+}  // namespace tokenbench::experiment

@@ -1,0 +1,283 @@
+#include "tokenbench/experiment/runner.h"
+
+#include <fmt/core.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <thread>
+#include <tuple>
+
+#include "tokenbench/client/credentials.h"
+#include "tokenbench/client/http_get.h"
+#include "tokenbench/core/clock.h"
+#include "tokenbench/metrics/token_counts.h"
+#include "tokenbench/report/recorder.h"
+#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/workload/workload.h"
+
+namespace tokenbench::experiment {
+namespace {
+
+// Splits "scheme://user:pass@host/..." into the URL without its credentials and the credentials.
+std::pair<std::string, std::string> split_userinfo(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return {url, ""};
+  const auto authority = scheme_end + 3;
+  const auto authority_end = url.find('/', authority);
+  const auto at = url.rfind('@', authority_end == std::string::npos ? url.size() : authority_end);
+  if (at == std::string::npos || at < authority) return {url, ""};
+  return {url.substr(0, authority) + url.substr(at + 1), url.substr(authority, at - authority)};
+}
+
+void add_userinfo_secrets(const std::string& userinfo, std::vector<std::string>& secrets) {
+  if (userinfo.empty()) return;
+  secrets.push_back(userinfo);
+  if (const auto colon = userinfo.find(':'); colon != std::string::npos) {
+    secrets.push_back(userinfo.substr(colon + 1));
+  }
+}
+
+void add_header_secrets(const std::vector<std::string>& headers,
+                        std::vector<std::string>& secrets) {
+  for (const auto& h : headers) {
+    if (!core::is_secret_header(h)) continue;
+    std::string value = h.substr(h.find(':') + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (value.rfind("Bearer ", 0) == 0) secrets.push_back(value.substr(7));
+    if (!value.empty()) secrets.push_back(value);
+  }
+}
+
+// Lets thousands of streams open their sockets.
+void raise_fd_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+// One server to measure, as given: its URL (maybe with credentials), its model and key variable.
+struct Wanted {
+  std::string* base_url;  // rewritten without credentials
+  std::string* model;     // filled in from /v1/models when empty
+  std::string api_key_env;
+};
+
+std::string safe_dir_name(std::string name) {
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') {
+      ch = '_';
+    }
+  }
+  return name.empty() ? "target" : name;
+}
+
+}  // namespace
+
+core::RunConfig target_config(const core::RunConfig& config, std::size_t index) {
+  core::RunConfig c = config;
+  const core::TargetSpec& t = config.targets.at(index);
+  if (!t.base_url.empty()) c.base_url = t.base_url;
+  c.model = t.model;
+  if (!t.api_key_env.empty()) c.api_key_env = t.api_key_env;
+  c.output_dir = config.output_dir + "/" + safe_dir_name(t.name);
+  c.targets.clear();
+  return c;
+}
+
+Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
+  std::vector<Wanted> wanted;
+  if (!config.targets.empty()) {
+    for (auto& t : config.targets) {
+      if (t.base_url.empty()) t.base_url = config.base_url;
+      wanted.push_back(
+          {&t.base_url, &t.model, t.api_key_env.empty() ? config.api_key_env : t.api_key_env});
+    }
+  } else if (config.replica_urls.size() > 1) {
+    for (auto& url : config.replica_urls) {
+      wanted.push_back({&url, &config.model, config.api_key_env});
+    }
+  } else {
+    wanted.push_back({&config.base_url, &config.model, config.api_key_env});
+  }
+  add_header_secrets(config.headers, secrets_);
+  for (const Wanted& w : wanted) {
+    load::Target target;
+    target.base_url = *w.base_url;  // credentials in the URL are used, but never shown or written
+    std::string userinfo;
+    std::tie(*w.base_url, userinfo) = split_userinfo(*w.base_url);
+    add_userinfo_secrets(userinfo, secrets_);
+    target.headers = config.headers;
+    const std::optional<std::string> key = client::find_api_key(w.api_key_env);
+    if (key) {
+      target.headers.push_back("Authorization: Bearer " + *key);
+      secrets_.push_back(*key);
+    }
+    targets_.push_back(std::move(target));
+  }
+  // Longest first, so that a secret containing another is cut whole.
+  std::sort(secrets_.begin(), secrets_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  if (config.replica_urls.size() > 1) config.base_url = config.replica_urls.front();
+
+  // Preflight: every server must answer before we measure it; /v1/models also names the model.
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    const std::string& shown = *wanted[i].base_url;
+    const auto models =
+        client::http_get(targets_[i].base_url + "/v1/models", targets_[i].headers, 10.0);
+    if (!models.transport_ok) {
+      throw RunError(fmt::format("cannot reach {}: {}. Is the server running? Check --base-url.",
+                                 shown, redact(models.error)),
+                     true);
+    }
+    if (wanted[i].model->empty()) {
+      const auto id = models.status == 200 ? client::first_model_id(models.body) : std::nullopt;
+      if (!id) {
+        throw RunError(fmt::format("{}/v1/models (HTTP {}) names no model: pass --model NAME",
+                                   shown, models.status),
+                       true);
+      }
+      *wanted[i].model = *id;
+    }
+    targets_[i].model = *wanted[i].model;
+  }
+  for (auto& t : config.targets) {
+    if (t.name.empty()) t.name = t.model;
+  }
+  if (!config.tokenizer.empty()) {
+    try {
+      tokenizer::LoadOptions load_options;
+      load_options.tiktoken_encoding = config.tiktoken_encoding;
+      tokenizer_ = tokenizer::load_tokenizer(config.tokenizer, load_options);
+    } catch (const std::exception& e) {
+      throw RunError(e.what(), false);
+    }
+  }
+  raise_fd_limit();
+}
+
+Runner::~Runner() = default;
+
+void Runner::cancel() {
+  canceled_.store(true);
+  if (load::Benchmark* b = running_.load()) b->cancel();
+}
+
+std::string Runner::redact(std::string text) const {
+  for (const auto& s : secrets_) text = client::redact(std::move(text), s);
+  return text;
+}
+
+RunOutcome Runner::run(const core::RunConfig& config) {
+  RunOutcome outcome;
+  // One results directory per target compared, else one.
+  std::vector<std::pair<std::string, core::RunConfig>> parts;
+  if (config.targets.empty()) {
+    parts.emplace_back("", config);
+  } else {
+    for (std::size_t i = 0; i < config.targets.size(); ++i) {
+      parts.emplace_back(config.targets[i].name, target_config(config, i));
+    }
+  }
+  std::unique_ptr<load::Benchmark> bench;
+  std::vector<std::unique_ptr<report::Recorder>> recorders;
+  report::Recorder::Finalizer count_tokens;
+  if (tokenizer_) {
+    count_tokens = [this](core::RequestRecord& r) { metrics::count_output_tokens(*tokenizer_, r); };
+  }
+  try {
+    std::filesystem::create_directories(config.output_dir);
+    if (!config.targets.empty()) {
+      report::write_text_file(config.output_dir + "/" + report::kConfigFile, core::to_yaml(config));
+    }
+    for (const auto& [name, c] : parts) {
+      std::filesystem::create_directories(c.output_dir);
+      report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
+      recorders.push_back(std::make_unique<report::Recorder>(
+          c.output_dir + "/" + report::kRequestsFile, count_tokens));
+    }
+    bench = std::make_unique<load::Benchmark>(config, targets_,
+                                              workload::build_workload(config, tokenizer_.get()),
+                                              tokenizer_ != nullptr);
+  } catch (const std::exception& e) {
+    throw RunError(e.what(), false);
+  }
+
+  if (!options_.quiet) {
+    const std::string what =
+        config.targets.empty()
+            ? fmt::format("{}{} model {}", config.base_url, config.endpoint, config.model)
+            : fmt::format("{} targets", config.targets.size());
+    const std::string amount = config.num_prompts > 0
+                                   ? fmt::format("{} requests{}", config.num_prompts,
+                                                 config.targets.empty() ? "" : " each")
+                                   : fmt::format("{} s", config.duration_s);
+    std::fprintf(stderr, "tokenbench: %s, %s, %d worker%s -> %s\n", what.c_str(), amount.c_str(),
+                 bench->workers(), bench->workers() == 1 ? "" : "s", config.output_dir.c_str());
+  }
+  std::atomic<bool> finished{false};
+  std::thread progress;
+  if (!options_.quiet && isatty(STDERR_FILENO)) {
+    progress = std::thread([&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      while (!finished.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::int64_t done = 0;
+        std::int64_t failed = 0;
+        for (const auto& r : recorders) {
+          done += r->finished();
+          failed += r->failed();
+        }
+        std::fprintf(stderr, "\r  %lld done, %lld failed, %.1f s   ", static_cast<long long>(done),
+                     static_cast<long long>(failed), s);
+      }
+      std::fprintf(stderr, "\n");
+    });
+  }
+
+  running_.store(bench.get());
+  if (!canceled_.load()) {
+    const bool split = recorders.size() > 1;
+    bench->run([this, &recorders, split](core::RequestRecord&& r) {
+      // A server may echo a credential in its error text (OpenAI echoes part of a bad key).
+      if (!r.ok() && !secrets_.empty()) r.error_message = redact(std::move(r.error_message));
+      recorders[split ? std::min<std::size_t>(r.endpoint, recorders.size() - 1) : 0]->add(
+          std::move(r));
+    });
+  }
+  running_.store(nullptr);
+  finished.store(true);
+  if (progress.joinable()) progress.join();
+  outcome.canceled = canceled_.load() || bench->canceled();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    recorders[i]->close();
+    outcome.parts.push_back(write_part(parts[i].first, parts[i].second, recorders[i]->records()));
+  }
+  return outcome;
+}
+
+LevelResult Runner::write_part(const std::string& name, const core::RunConfig& config,
+                               const std::vector<core::RequestRecord>& records) const {
+  LevelResult result;
+  result.name = name;
+  result.dir = config.output_dir;
+  try {
+    report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config);
+    result.summary = std::move(out.summary);
+    result.summary_json = std::move(out.summary_json);
+    result.console = std::move(out.console);
+  } catch (const std::exception& e) {
+    throw RunError(e.what(), true);
+  }
+  return result;
+}
+
+}  // namespace tokenbench::experiment

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/load/benchmark.h"
+#include "tokenbench/metrics/summary.h"
+#include "tokenbench/tokenizer/tokenizer.h"
+
+namespace tokenbench::experiment {
+
+/// A failure before anything was measured: a configuration the run cannot use (exit 1), or a
+/// server that does not answer (unreachable(): exit 2).
+class RunError : public std::runtime_error {
+ public:
+  RunError(const std::string& message, bool unreachable)
+      : std::runtime_error(message), unreachable_(unreachable) {}
+  bool unreachable() const { return unreachable_; }
+
+ private:
+  bool unreachable_;
+};
+
+/// What one measurement wrote into one results directory.
+struct LevelResult {
+  std::string name;  ///< the target's name in a multi-target run, else ""
+  std::string dir;   ///< the results directory (readable by `tokenbench report`)
+  metrics::Summary summary;
+  nlohmann::json summary_json;  ///< as written to summary.json
+  std::string console;          ///< the run's console tables
+};
+
+/// One `tokenbench run` measurement: one part per target compared, else one.
+struct RunOutcome {
+  std::vector<LevelResult> parts;
+  bool canceled = false;  ///< interrupted: the parts hold partial results
+};
+
+/// The one code path of a measurement, shared by `run`, sweeps, searches and multi-target runs:
+/// resolves the target(s) once, then runs measurements one after another, each into its own
+/// results directory (config.yaml, requests.jsonl, summary.json).
+///
+/// Construct and run() from one thread; cancel() is async-signal-safe (a signal handler may call
+/// it) and stops the measurement in flight and every later one.
+class Runner {
+ public:
+  struct Options {
+    bool quiet = false;  ///< no start line, no progress line
+  };
+
+  /// Resolves credentials (API key variables, user:password@ in URLs), asks every server for
+  /// GET /v1/models (naming the model when `config` does not), and loads the tokenizer.
+  /// Completes `config`: model names filled in, credentials cut out of every URL in it. Throws
+  /// RunError.
+  Runner(core::RunConfig& config, Options options);
+  ~Runner();
+
+  /// Measures once as `config` says (a copy of the prepared configuration with a level's load,
+  /// seed and output_dir). Blocks until the measurement ends. Throws RunError when the results
+  /// directory cannot be written or the workload cannot be built.
+  RunOutcome run(const core::RunConfig& config);
+
+  void cancel();
+  bool canceled() const { return canceled_.load(); }
+
+  /// Removes every credential this run knows from `text`.
+  std::string redact(std::string text) const;
+
+ private:
+  LevelResult write_part(const std::string& name, const core::RunConfig& config,
+                         const std::vector<core::RequestRecord>& records) const;
+
+  Options options_;
+  std::vector<load::Target> targets_;  // with credentials; never written
+  std::vector<std::string> secrets_;   // longest first
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  std::atomic<load::Benchmark*> running_{nullptr};
+  std::atomic<bool> canceled_{false};
+};
+
+/// The configuration of target `index` of a multi-target run, as its own results directory
+/// records it: a single-target configuration with that target's URL and model.
+core::RunConfig target_config(const core::RunConfig& config, std::size_t index);
+
+}  // namespace tokenbench::experiment

@@ -1,0 +1,287 @@
+#include "tokenbench/experiment/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "tokenbench/experiment/journal.h"
+#include "tokenbench/report/run_outputs.h"
+
+namespace tokenbench::experiment {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double figure(const Figures& f, const char* name) {
+  const auto it = f.find(name);
+  return it == f.end() ? kNaN : it->second;
+}
+
+double concurrency_order(int c) {
+  return c <= 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(c);
+}
+
+std::string rate_text(double r) { return std::isinf(r) ? "inf" : fmt::format("{:g}", r); }
+
+std::string level_label(const SweepLevel& l, bool both) {
+  const std::string c = l.max_concurrency > 0 ? std::to_string(l.max_concurrency) : "unlimited";
+  if (both) return fmt::format("{} @ {}/s", c, rate_text(l.request_rate));
+  return l.dir.front() == 'c' ? c : rate_text(l.request_rate);
+}
+
+bool varies_both(const SweepResult& r) {
+  return !r.points.empty() && r.points.front().level.dir.find('-') != std::string::npos;
+}
+
+std::string cell(double v, const char* format = "{:.1f}") {
+  return std::isnan(v) ? "-" : fmt::format(fmt::runtime(format), v);
+}
+
+}  // namespace
+
+std::vector<SweepLevel> sweep_levels(std::vector<int> concurrencies, std::vector<double> rates) {
+  auto by_concurrency = [](int a, int b) { return concurrency_order(a) < concurrency_order(b); };
+  std::sort(concurrencies.begin(), concurrencies.end(), by_concurrency);
+  concurrencies.erase(std::unique(concurrencies.begin(), concurrencies.end()), concurrencies.end());
+  std::sort(rates.begin(), rates.end());
+  rates.erase(std::unique(rates.begin(), rates.end()), rates.end());
+  const bool vary_c = concurrencies.size() > 1;
+  const bool vary_r = rates.size() > 1;
+  std::vector<SweepLevel> out;
+  for (double r : rates) {
+    for (int c : concurrencies) {
+      SweepLevel l{c, r, ""};
+      const std::string cn = c > 0 ? std::to_string(c) : "unlimited";
+      if (vary_c && vary_r) {
+        l.dir = fmt::format("c{}-r{}", cn, rate_text(r));
+      } else if (vary_r) {
+        l.dir = "r" + rate_text(r);
+      } else {
+        l.dir = "c" + cn;
+      }
+      out.push_back(std::move(l));
+    }
+  }
+  return out;
+}
+
+std::optional<std::size_t> find_knee(const std::vector<Figures>& levels, double threshold) {
+  if (levels.size() < 2) return std::nullopt;
+  auto x = [&](std::size_t i) { return figure(levels[i], "request_throughput"); };
+  auto l = [&](std::size_t i) { return figure(levels[i], "p95_e2el_ms"); };
+  if (!(x(0) > 0) || !(l(0) > 0)) return std::nullopt;
+  std::size_t knee = 0;
+  for (std::size_t i = 1; i < levels.size(); ++i) {
+    if (!(x(i) > 0) || !(l(i) > 0)) break;
+    const double gain = x(i) / x(i - 1) - 1.0;
+    const double cost = l(i) / l(i - 1) - 1.0;
+    if (!(gain > 0) || gain < threshold * cost) break;
+    knee = i;
+  }
+  return knee;
+}
+
+std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool by_goodput) {
+  std::optional<std::size_t> best;
+  double best_value = -1;
+  const char* key = by_goodput ? "request_goodput" : "request_throughput";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!points[i].complete || !points[i].meets_slo) continue;
+    const double v = figure(points[i].figures, key);
+    if (!std::isnan(v) && v > best_value) {
+      best_value = v;
+      best = i;
+    }
+  }
+  return best;
+}
+
+json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
+  json levels = json::array();
+  for (const auto& p : result.points) {
+    json level = p.summary.is_object() ? p.summary : json::object();
+    level["max_concurrency"] =
+        p.level.max_concurrency > 0 ? json(p.level.max_concurrency) : json(nullptr);
+    level["request_rate"] =
+        std::isinf(p.level.request_rate) ? json("inf") : json(p.level.request_rate);
+    level["dir"] = p.level.dir;
+    level["complete"] = p.complete;
+    level["error_rate"] = std::isnan(figure(p.figures, "error_rate"))
+                              ? json(nullptr)
+                              : json(figure(p.figures, "error_rate"));
+    level["meets_slo"] = p.meets_slo;
+    json slo = json::array();
+    for (const auto& v : p.slo) {
+      slo.push_back({{"slo", v.expr.text()},
+                     {"actual", std::isnan(v.actual) ? json(nullptr) : json(v.actual)},
+                     {"met", v.met}});
+    }
+    level["slo"] = std::move(slo);
+    levels.push_back(std::move(level));
+  }
+  json slos = json::array();
+  for (const auto& e : options.slos) slos.push_back(e.text());
+  auto pick = [&](const std::optional<std::size_t>& i) {
+    return i ? json{{"index", *i}, {"dir", result.points[*i].level.dir}} : json(nullptr);
+  };
+  return json{{"levels", std::move(levels)},
+              {"knee", pick(result.knee)},
+              {"knee_rule", "request_throughput gain >= knee_threshold x p95_e2el_ms rise"},
+              {"knee_threshold", options.knee_threshold},
+              {"best", pick(result.best)},
+              {"best_by", options.by_goodput ? "request_goodput" : "request_throughput"},
+              {"slo", std::move(slos)},
+              {"stopped", result.stopped.empty() ? json(nullptr) : json(result.stopped)},
+              {"canceled", result.canceled}};
+}
+
+std::string sweep_to_csv(const SweepResult& result) {
+  static constexpr const char* kColumns[] = {
+      "completed",         "failed",          "error_rate",  "request_throughput",
+      "output_throughput", "request_goodput", "p50_ttft_ms", "p95_ttft_ms",
+      "p99_ttft_ms",       "p95_tpot_ms",     "p95_itl_ms",  "p95_e2el_ms"};
+  std::string out = "max_concurrency,request_rate,dir,complete";
+  for (const char* c : kColumns) out += fmt::format(",{}", c);
+  out += ",meets_slo,knee,best\n";
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    const SweepPoint& p = result.points[i];
+    out += fmt::format("{},{},{},{}", p.level.max_concurrency, rate_text(p.level.request_rate),
+                       p.level.dir, p.complete);
+    for (const char* c : kColumns) {
+      const double v = figure(p.figures, c);
+      out += std::isnan(v) ? "," : fmt::format(",{}", v);
+    }
+    out += fmt::format(",{},{},{}\n", p.meets_slo, result.knee == i, result.best == i);
+  }
+  return out;
+}
+
+std::string render_sweep(const SweepResult& result, const SweepOptions& options) {
+  const bool both = varies_both(result);
+  const bool by_rate = !both && !result.points.empty() && result.points.front().level.dir[0] == 'r';
+  const char* load_name = both ? "conc @ rate" : by_rate ? "rate" : "concurrency";
+  std::string out = fmt::format("{:>14} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8}\n",
+                                load_name, "req/s", "out tok/s", "TTFT p50", "TTFT p95", "TTFT p99",
+                                "TPOT p95", "E2EL p95", "errors", "goodput");
+  out += fmt::format("{:>14} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8}\n", "", "", "",
+                     "(ms)", "(ms)", "(ms)", "(ms)", "(ms)", "", "(req/s)");
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    const SweepPoint& p = result.points[i];
+    const Figures& f = p.figures;
+    const double err = figure(f, "error_rate");
+    std::string marks;
+    if (result.knee == i) marks += "  <- knee";
+    if (result.best == i) marks += "  <- best under SLO";
+    if (!p.complete) marks += "  (interrupted)";
+    if (!p.meets_slo && !options.slos.empty()) marks += "  (breaks SLO)";
+    out += fmt::format("{:>14} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8}{}\n",
+                       level_label(p.level, both), cell(figure(f, "request_throughput"), "{:.2f}"),
+                       cell(figure(f, "output_throughput")), cell(figure(f, "p50_ttft_ms")),
+                       cell(figure(f, "p95_ttft_ms")), cell(figure(f, "p99_ttft_ms")),
+                       cell(figure(f, "p95_tpot_ms"), "{:.2f}"), cell(figure(f, "p95_e2el_ms")),
+                       std::isnan(err) ? "-" : fmt::format("{:.1f}%", 100 * err),
+                       cell(figure(f, "request_goodput"), "{:.2f}"), marks);
+  }
+  if (result.knee) {
+    const std::size_t k = *result.knee;
+    out += fmt::format("Knee: {} ({:.2f} req/s, p95 E2EL {:.0f} ms)",
+                       level_label(result.points[k].level, both),
+                       figure(result.points[k].figures, "request_throughput"),
+                       figure(result.points[k].figures, "p95_e2el_ms"));
+    if (k + 1 < result.points.size()) {
+      const Figures& a = result.points[k].figures;
+      const Figures& b = result.points[k + 1].figures;
+      out += fmt::format(
+          ": the next level adds {:+.0f}% req/s for {:+.0f}% p95 E2E latency, below the "
+          "knee threshold of {:g}x",
+          100 * (figure(b, "request_throughput") / figure(a, "request_throughput") - 1),
+          100 * (figure(b, "p95_e2el_ms") / figure(a, "p95_e2el_ms") - 1), options.knee_threshold);
+    } else {
+      out += ": throughput still paid for its latency at the last level; sweep higher";
+    }
+    out += ".\n";
+  }
+  if (!options.slos.empty() || options.by_goodput) {
+    std::string slo_text;
+    for (const auto& e : options.slos) slo_text += (slo_text.empty() ? "" : ", ") + e.text();
+    if (result.best) {
+      const SweepPoint& p = result.points[*result.best];
+      out += fmt::format(
+          "Best under SLO{}: {} ({:.2f} req/s{}).\n", slo_text.empty() ? "" : " (" + slo_text + ")",
+          level_label(p.level, both), figure(p.figures, "request_throughput"),
+          options.by_goodput
+              ? fmt::format(", goodput {:.2f} req/s", figure(p.figures, "request_goodput"))
+              : "");
+    } else {
+      out += fmt::format("No level meets the SLOs{}.\n",
+                         slo_text.empty() ? "" : " (" + slo_text + ")");
+    }
+  }
+  if (!result.stopped.empty()) out += "Stopped early: " + result.stopped + ".\n";
+  return out;
+}
+
+SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
+                      const std::vector<SweepLevel>& levels, const SweepOptions& options) {
+  SweepResult result;
+  const auto done = options.resume ? completed_levels(base.output_dir, kSweepJson, "levels")
+                                   : std::map<std::string, nlohmann::json>{};
+  auto save = [&] {
+    std::vector<Figures> curve;
+    for (const auto& p : result.points) {
+      if (p.complete) curve.push_back(p.figures);
+    }
+    result.knee = find_knee(curve, options.knee_threshold);
+    if (!options.slos.empty() || options.by_goodput) {
+      result.best = find_best(result.points, options.by_goodput);
+    }
+    write_journal(base.output_dir, kSweepJson, sweep_to_json(result, options));
+    report::write_text_file(base.output_dir + "/" + kSweepCsv, sweep_to_csv(result));
+  };
+  for (const SweepLevel& level : levels) {
+    SweepPoint point;
+    point.level = level;
+    if (const auto it = done.find(level.dir); it != done.end()) {
+      point.summary = it->second;
+      point.complete = true;
+      point.resumed = true;
+      std::fprintf(stderr, "tokenbench: level %s: complete in an earlier run, kept\n",
+                   level.dir.c_str());
+    } else {
+      if (runner.canceled()) break;
+      core::RunConfig c = base;
+      c.max_concurrency = level.max_concurrency;
+      c.request_rate = level.request_rate;
+      c.output_dir = base.output_dir + "/" + level.dir;
+      RunOutcome outcome = runner.run(c);
+      point.summary = std::move(outcome.parts.front().summary_json);
+      point.complete = !outcome.canceled;
+      result.canceled = outcome.canceled;
+    }
+    point.figures = figures_from_summary(point.summary);
+    point.slo = check_slos(options.slos, point.figures);
+    point.meets_slo = all_met(point.slo);
+    result.points.push_back(std::move(point));
+    const SweepPoint& p = result.points.back();
+    if (result.canceled) break;
+    const double err = figure(p.figures, "error_rate");
+    if (options.stop_on_error_rate && err > *options.stop_on_error_rate) {
+      result.stopped = fmt::format("level {} had an error rate of {:.1f}% (over {:g}%)", level.dir,
+                                   100 * err, 100 * *options.stop_on_error_rate);
+    } else if (options.stop_on_slo_breach && !p.meets_slo) {
+      result.stopped = fmt::format("level {} broke an SLO: {}", level.dir, first_breach(p.slo));
+    }
+    save();
+    if (!result.stopped.empty() && &level != &levels.back()) break;
+    result.stopped.clear();
+  }
+  save();
+  return result;
+}
+
+}  // namespace tokenbench::experiment

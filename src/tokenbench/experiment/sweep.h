@@ -1,0 +1,91 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/experiment/figures.h"
+#include "tokenbench/experiment/runner.h"
+#include "tokenbench/experiment/slo_expr.h"
+
+namespace tokenbench::experiment {
+
+/// File names at the root of a sweep's results directory.
+inline constexpr const char* kSweepJson = "sweep.json";
+inline constexpr const char* kSweepCsv = "sweep.csv";
+
+/// One load level of a sweep and the subdirectory its results go to ("c8", "r4", "c8-r4").
+struct SweepLevel {
+  int max_concurrency = 0;  ///< 0: unlimited
+  double request_rate = 0;  ///< inf: every request at once
+  std::string dir;
+};
+
+/// Every combination of the given concurrencies and rates, ascending in load (rate-major; 0
+/// concurrency and an infinite rate count as the highest), duplicates dropped. A directory name
+/// names what varies: c<N>, r<R>, or c<N>-r<R> when both do.
+std::vector<SweepLevel> sweep_levels(std::vector<int> concurrencies, std::vector<double> rates);
+
+/// What a sweep checks and when it stops.
+struct SweepOptions {
+  std::vector<SloExpr> slos;    ///< --slo: a level meets them all or not
+  bool by_goodput = false;      ///< --goodput given: the best level has the most goodput
+  double knee_threshold = 1.0;  ///< --knee-threshold (see find_knee)
+  std::optional<double> stop_on_error_rate;  ///< end after a level above this error rate
+  bool stop_on_slo_breach = false;           ///< end after a level that breaks an --slo
+  bool resume = false;                       ///< reuse levels sweep.json marks complete
+};
+
+/// One level's outcome.
+struct SweepPoint {
+  SweepLevel level;
+  nlohmann::json summary;  ///< the level's summary.json
+  Figures figures;
+  std::vector<SloVerdict> slo;
+  bool meets_slo = true;  ///< every --slo met (vacuously without any)
+  bool complete = false;  ///< ran to its end (not interrupted)
+  bool resumed = false;   ///< taken from an earlier, interrupted sweep
+};
+
+/// A whole sweep.
+struct SweepResult {
+  std::vector<SweepPoint> points;  ///< in the order run; the last may be incomplete
+  std::optional<std::size_t> knee;
+  std::optional<std::size_t> best;
+  std::string stopped;  ///< why the sweep ended before its last level ("" when it did not)
+  bool canceled = false;
+};
+
+/// The knee of a curve of levels ascending in load. The step from level i-1 to i is worth its
+/// cost when throughput rose, by a relative gain at least `threshold` times the relative rise
+/// of the p95 E2E latency: X_i/X_{i-1} - 1 >= threshold * (L_i/L_{i-1} - 1), X the request
+/// throughput, L p95_e2el_ms. With threshold 1 that is "throughput over latency still grows"
+/// (Kleinrock's power). The knee is the last level reached from the first through worthwhile
+/// steps only. nullopt with fewer than two levels or an undefined first level.
+std::optional<std::size_t> find_knee(const std::vector<Figures>& levels, double threshold);
+
+/// The best level among the complete ones meeting every SLO: the most request goodput when
+/// `by_goodput`, else the most request throughput. nullopt when none qualifies.
+std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool by_goodput);
+
+/// Runs every level with `runner` (each a complete `tokenbench run` into base.output_dir/DIR,
+/// with the base configuration's seed, warmup and workload), rewriting sweep.json and
+/// sweep.csv after each, and stops early as `options` says or when the runner is canceled.
+SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
+                      const std::vector<SweepLevel>& levels, const SweepOptions& options);
+
+/// sweep.json: {"levels": [{max_concurrency, request_rate, dir, complete, meets_slo, slo,
+/// ...every key of the level's summary.json}], "knee", "best", "knee_threshold", "slo",
+/// "stopped"}.
+nlohmann::json sweep_to_json(const SweepResult& result, const SweepOptions& options);
+
+/// sweep.csv: one row per level with the headline figures.
+std::string sweep_to_csv(const SweepResult& result);
+
+/// The console table (one row per level, the knee and the best level marked) and the readings
+/// in words.
+std::string render_sweep(const SweepResult& result, const SweepOptions& options);
+
+}  // namespace tokenbench::experiment

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tokenbench/experiment/figures.h"
+#include "tokenbench/experiment/slo_expr.h"
+
+namespace tokenbench::experiment {
+
+/// The file at the root of a multi-target run's results directory.
+inline constexpr const char* kCompareJson = "compare.json";
+
+/// The default ranking weights (an interactive chat product): TTFT 0.5, TPS 0.3, TPOT 0.2.
+inline constexpr const char* kDefaultWeights = "ttft=0.5,tps=0.3,tpot=0.2";
+
+/// One figure's share of a target's score.
+struct Weight {
+  std::string figure;  ///< full figure name (aliases expanded)
+  double weight = 0;
+};
+
+/// Parses --weights "ttft=0.5,tps=0.3,tpot=0.2" (aliases of expand_figure_alias or full figure
+/// names; weights > 0). Throws std::invalid_argument with a one-line message on a bad item.
+std::vector<Weight> parse_weights(const std::string& text);
+
+/// One target's row of the comparison.
+struct TargetRow {
+  std::string name;
+  std::string dir;
+  Figures figures;
+  std::vector<SloVerdict> required;  ///< --require checks
+  bool eliminated = false;
+  std::string reason;  ///< the first requirement broken, e.g. "p95_ttft_ms 2412 > 2000"
+  double score = 0;    ///< in [0, 1]; 0 for an eliminated target
+  int rank = 0;        ///< 1 is best; 0 for an eliminated target
+};
+
+/// Checks every target against `required` (a target where no request succeeded is eliminated
+/// too), then scores the rest: per weighted figure, a
+/// target's value relative to the best surviving one (best/value when lower is better,
+/// value/best when higher is, so the best gets 1 and an undefined value 0), summed with the
+/// weights and divided by their total. Ranks by score (ties: table order).
+std::vector<TargetRow> rank_targets(std::vector<TargetRow> rows,
+                                    const std::vector<SloExpr>& required,
+                                    const std::vector<Weight>& weights);
+
+/// compare.json: the table, the eliminations, the weights, the scores and the ranks.
+nlohmann::json ranking_to_json(const std::vector<TargetRow>& rows,
+                               const std::vector<SloExpr>& required,
+                               const std::vector<Weight>& weights);
+
+/// The comparison table (one row per target) and the ranking in words.
+std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector<Weight>& weights);
+
+}  // namespace tokenbench::experiment

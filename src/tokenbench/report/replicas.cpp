@@ -1,0 +1,97 @@
+#include "tokenbench/report/replicas.h"
+
+#include <fmt/format.h>
+
+#include "tokenbench/metrics/request_metrics.h"
+#include "tokenbench/report/console.h"
+
+namespace tokenbench::report {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr); }
+
+std::string cell(double v, const char* format) {
+  return metrics::is_defined(v) ? fmt::format(fmt::runtime(format), v) : "-";
+}
+
+}  // namespace
+
+std::vector<ReplicaFigures> per_replica(const std::vector<core::RequestRecord>& records,
+                                        const std::vector<std::string>& urls,
+                                        const metrics::SummaryOptions& options, double duration_s) {
+  std::vector<std::vector<core::RequestRecord>> parts(urls.size());
+  std::vector<double> decode_s(urls.size(), 0.0);
+  for (const auto& r : records) {
+    if (r.endpoint >= urls.size()) continue;
+    parts[r.endpoint].push_back(r);
+    if (r.phase == core::Phase::kMeasure && r.ok() && r.first_token != core::kNever &&
+        r.last_token != core::kNever) {
+      decode_s[r.endpoint] += core::to_seconds(r.last_token - r.first_token);
+    }
+  }
+  std::vector<ReplicaFigures> out;
+  for (std::size_t i = 0; i < urls.size(); ++i) {
+    ReplicaFigures f;
+    f.url = urls[i];
+    f.summary = metrics::summarize(parts[i], options);
+    if (duration_s > 0) {
+      f.mean_batch = decode_s[i] / duration_s;
+      const double tpot_s = f.summary.tpot_ms.mean / 1e3;
+      if (tpot_s > 0) f.batch_tps = f.mean_batch / tpot_s;
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+json replicas_to_json(const std::vector<ReplicaFigures>& replicas) {
+  json out = json::array();
+  for (const auto& r : replicas) {
+    const metrics::Summary& s = r.summary;
+    out.push_back({{"base_url", r.url},
+                   {"completed", s.completed},
+                   {"failed", s.failed},
+                   {"request_throughput", number(s.request_throughput)},
+                   {"output_throughput", number(s.output_throughput)},
+                   {"median_ttft_ms", number(s.ttft_ms.median)},
+                   {"p95_ttft_ms", number(s.ttft_ms.at(95))},
+                   {"mean_tpot_ms", number(s.tpot_ms.mean)},
+                   {"p95_e2el_ms", number(s.e2el_ms.at(95))},
+                   {"mean_batch", number(r.mean_batch)},
+                   {"batch_tps", number(r.batch_tps)}});
+  }
+  return out;
+}
+
+std::string render_replicas(const std::vector<ReplicaFigures>& replicas,
+                            const metrics::Summary& total, const std::string& balance) {
+  std::vector<std::vector<std::string>> rows;
+  double sum_batch_tps = 0;
+  for (const auto& r : replicas) {
+    const metrics::Summary& s = r.summary;
+    rows.push_back({r.url, std::to_string(s.completed), std::to_string(s.failed),
+                    cell(s.output_throughput, "{:.1f}"), cell(s.ttft_ms.median, "{:.1f}"),
+                    cell(s.ttft_ms.at(95), "{:.1f}"), cell(s.tpot_ms.mean, "{:.2f}"),
+                    cell(r.mean_batch, "{:.2f}"), cell(r.batch_tps, "{:.1f}")});
+    if (metrics::is_defined(r.batch_tps)) sum_batch_tps += r.batch_tps;
+  }
+  // Per-replica output rates are over each replica's own span; the total's is over the run.
+  rows.push_back({"total", std::to_string(total.completed), std::to_string(total.failed),
+                  cell(total.output_throughput, "{:.1f}"), cell(total.ttft_ms.median, "{:.1f}"),
+                  cell(total.ttft_ms.at(95), "{:.1f}"), cell(total.tpot_ms.mean, "{:.2f}"), "",
+                  fmt::format("{:.1f}", sum_batch_tps)});
+  std::string out = fmt::format("\nReplicas ({}):\n", balance);
+  out += render_grid_table({"Replica", "Succeed", "Failed", "Output (tok/s)", "TTFT p50 (ms)",
+                            "TTFT p95 (ms)", "TPOT mean (ms)", "Batch B", "B/TPOT (tok/s)"},
+                           rows);
+  out += fmt::format(
+      "Check: the sum of B/TPOT over the replicas ({:.1f} tok/s) against the measured output "
+      "rate ({:.1f} tok/s); a total far below the sum means the replicas did not all carry "
+      "their share.\n",
+      sum_batch_tps, total.output_throughput);
+  return out;
+}
+
+}  // namespace tokenbench::report

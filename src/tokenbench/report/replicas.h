@@ -1,0 +1,37 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/metrics/summary.h"
+
+namespace tokenbench::report {
+
+/// The figures of one replica of a deployment measured as one (a repeated --base-url), beside
+/// the check that the total holds up: TPS_total ~ sum over replicas of B / TPOT.
+struct ReplicaFigures {
+  std::string url;
+  metrics::Summary summary;  ///< over the measured requests this replica served
+  /// Mean decode batch: the replica's summed decode time (first to last content chunk of each
+  /// successful request) over the whole run's duration.
+  double mean_batch = metrics::kUndefined;
+  /// mean_batch / mean TPOT (in seconds): the decode token rate that batch sustains, tok/s.
+  double batch_tps = metrics::kUndefined;
+};
+
+/// Splits `records` by RequestRecord::endpoint over `urls` and summarises each part with
+/// `options`; `duration_s` is the whole run's measured duration.
+std::vector<ReplicaFigures> per_replica(const std::vector<core::RequestRecord>& records,
+                                        const std::vector<std::string>& urls,
+                                        const metrics::SummaryOptions& options, double duration_s);
+
+/// The `replicas` section of summary.json: one object per replica.
+nlohmann::json replicas_to_json(const std::vector<ReplicaFigures>& replicas);
+
+/// The console table: one row per replica and the total, with B/TPOT beside the measured rate.
+std::string render_replicas(const std::vector<ReplicaFigures>& replicas,
+                            const metrics::Summary& total, const std::string& balance);
+
+}  // namespace tokenbench::report

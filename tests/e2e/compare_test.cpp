@@ -1,0 +1,173 @@
+// End to end: `tokenbench compare` on real runs of `tokenbench run` against serve-sim.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+using nlohmann::json;
+
+// Fixed-delay timing of the baseline server and of one 15% slower in every delay. The jitter
+// (uniform in [-J, +J] on each delay) makes repeated runs differ as real ones do.
+const std::vector<std::string> kBaseSim{"--ttft-ms", "100", "--itl-ms", "10", "--jitter-ms", "3"};
+const std::vector<std::string> kSlowSim{"--ttft-ms", "115", "--itl-ms", "11.5", "--jitter-ms", "3"};
+
+// One small run: 80 requests, 8 in flight, 16 output tokens each: about 2.5 s.
+void bench_into(const std::string& url, const std::string& dir) {
+  const auto r = run_process(
+      {TOKENBENCH_BINARY, "run", "--base-url", url, "--output-dir", dir, "--quiet", "--num-prompts",
+       "80", "--max-concurrency", "8", "--input-len", "32", "--output-len", "16"},
+      std::chrono::seconds(30));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+ProcessResult compare(std::vector<std::string> args) {
+  args.insert(args.begin(), {TOKENBENCH_BINARY, "compare"});
+  return run_process(args, std::chrono::seconds(30));
+}
+
+// The table row of `figure` in compare's console output ("" when absent).
+std::string row_of(const std::string& out, const std::string& figure) {
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| " + figure + " ", 0) == 0) return line;
+  }
+  return "";
+}
+
+const json* figure_of(const json& comparison, const std::string& name) {
+  for (const json& f : comparison["figures"]) {
+    if (f["name"] == name) return &f;
+  }
+  return nullptr;
+}
+
+// Three runs shared by the tests: BASE and AGAIN on the baseline server, SLOW on the slow one.
+class CompareEndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    base_ = make_temp_dir("base");
+    again_ = make_temp_dir("again");
+    slow_ = make_temp_dir("slow");
+    {
+      SimProcess sim(kBaseSim);
+      bench_into(sim.url(), base_);
+      bench_into(sim.url(), again_);
+    }
+    SimProcess slow_sim(kSlowSim);
+    bench_into(slow_sim.url(), slow_);
+  }
+  static std::string base_, again_, slow_;
+};
+
+std::string CompareEndToEnd::base_;
+std::string CompareEndToEnd::again_;
+std::string CompareEndToEnd::slow_;
+
+TEST_F(CompareEndToEnd, PlantedSlowdownIsWorseAndFailsTheGate) {
+  const std::string json_path = make_temp_dir("out") + "/compare.json";
+  const auto r =
+      compare({base_, slow_, "--fail-on-regression", "p50_ttft_ms:5%", "--json", json_path});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  for (const char* name : {"p50_ttft_ms", "mean_ttft_ms", "p50_e2el_ms", "mean_tpot_ms"}) {
+    EXPECT_NE(row_of(r.out, name).find("| worse"), std::string::npos) << name << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("gate p50_ttft_ms:5%: FAILED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(slow_ + " vs " + base_ + ": worse in "), std::string::npos) << r.out;
+
+  const json doc = json::parse(slurp(json_path));
+  EXPECT_EQ(doc["base"], base_);
+  const json& cmp = doc["comparisons"][0];
+  EXPECT_EQ(cmp["new"], slow_);
+  const json* p50 = figure_of(cmp, "p50_ttft_ms");
+  ASSERT_NE(p50, nullptr);
+  EXPECT_EQ((*p50)["verdict"], "worse");
+  // 15 ms more of about 100 ms (plus a little client time).
+  EXPECT_NEAR((*p50)["delta_pct"].get<double>(), 15.0, 4.0);
+  EXPECT_GT((*p50)["ci_low_pct"].get<double>(), 5.0);
+  ASSERT_EQ(cmp["regressions"].size(), 1u);
+  EXPECT_EQ(cmp["regressions"][0]["figure"], "p50_ttft_ms");
+
+  // A margin the slowdown does not reach passes.
+  const auto lenient = compare({base_, slow_, "--fail-on-regression", "p50_ttft_ms:30%"});
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.out << lenient.err;
+}
+
+TEST_F(CompareEndToEnd, RepeatedRunShowsNoSignificantChange) {
+  const auto r = compare({base_, again_, "--fail-on-regression", "p50_ttft_ms:5%,p50_e2el_ms:5"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(row_of(r.out, "p50_ttft_ms").find("| ~"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gate p50_ttft_ms:5%: passed"), std::string::npos) << r.out;
+
+  // --json - prints the document instead of the tables; several NEW runs give several entries.
+  const auto j = compare({base_, again_, slow_, "--json", "-", "--resamples", "500"});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["resamples"], 500);
+  ASSERT_EQ(doc["comparisons"].size(), 2u);
+  EXPECT_EQ(figure_of(doc["comparisons"][0], "p50_ttft_ms")->at("verdict"),
+            "no significant change");
+  EXPECT_EQ(figure_of(doc["comparisons"][1], "p50_ttft_ms")->at("verdict"), "worse");
+  EXPECT_EQ(figure_of(doc["comparisons"][0], "request_throughput")->at("verdict"), "n/a");
+}
+
+// Two runs of the same configuration (same server, same flags and seed), ten seeds: the whole
+// comparison reads "no significant change" on at least nine. What differs between the two runs
+// is the server's jitter and this machine's own noise, exactly what compare must not call a
+// change.
+TEST(CompareEndToEndRepeats, SameConfigurationShowsNoChangeOnNineOfTenSeeds) {
+  SimProcess sim({"--ttft-ms", "40", "--itl-ms", "4", "--jitter-ms", "2", "--seed", "5"});
+  int unchanged = 0;
+  std::string verdicts;
+  for (int seed = 0; seed < 10; ++seed) {
+    std::string dirs[2];
+    for (int k = 0; k < 2; ++k) {
+      dirs[k] = make_temp_dir("repeat-" + std::to_string(seed) + "-" + std::to_string(k));
+      const auto r =
+          run_process({TOKENBENCH_BINARY, "run", "--base-url", sim.url(), "--output-dir", dirs[k],
+                       "--quiet", "--num-prompts", "60", "--max-concurrency", "10", "--input-len",
+                       "32", "--output-len", "12", "--seed", std::to_string(seed)},
+                      std::chrono::seconds(30));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    const auto c = compare({dirs[0], dirs[1], "--json", "-"});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    const json doc = json::parse(c.out);
+    const std::string verdict = doc["comparisons"][0]["verdict"];
+    unchanged += verdict == "no significant change" ? 1 : 0;
+    verdicts += doc["comparisons"][0]["summary"].get<std::string>() + "\n";
+  }
+  EXPECT_GE(unchanged, 9) << verdicts;
+}
+
+TEST(CompareEndToEndErrors, BadDirectoryOrGateExitsOne) {
+  const std::string empty = make_temp_dir("empty");
+  const auto missing = compare({empty + "/nope", empty});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("is not a directory"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.err.find('\n'), missing.err.size() - 1) << missing.err;
+
+  const auto not_results = compare({empty, empty});
+  EXPECT_EQ(not_results.exit_code, 1);
+  EXPECT_NE(not_results.err.find("has no requests.jsonl"), std::string::npos) << not_results.err;
+
+  const auto gate = compare({empty, empty, "--fail-on-regression", "p95_latency_ms:5%"});
+  EXPECT_EQ(gate.exit_code, 1);
+  EXPECT_NE(gate.err.find("unknown figure 'p95_latency_ms'"), std::string::npos) << gate.err;
+  EXPECT_NE(gate.err.find("p95_ttft_ms"), std::string::npos) << gate.err;
+  EXPECT_EQ(gate.err.find('\n'), gate.err.size() - 1) << gate.err;
+
+  EXPECT_EQ(compare({empty}).exit_code, 1);  // NEW is required
+  EXPECT_EQ(compare({empty, empty, "--min-effect", "lots"}).exit_code, 1);
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
