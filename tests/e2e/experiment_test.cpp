@@ -125,6 +125,10 @@ TEST(Experiment, ResumeSkipsCompleteLevels) {
     EXPECT_EQ(level["completed"], 12);
   }
   EXPECT_EQ(read_json(dir + "/c4/summary.json")["completed"], 12);
+  // The root of a sweep is not one run: `report` says so and names the way.
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
+  EXPECT_EQ(rep.exit_code, 1);
+  EXPECT_NE(rep.err.find("holds an experiment (sweep.json)"), std::string::npos) << rep.err;
 }
 
 TEST(Experiment, TargetsInterleavedRankedAndEliminated) {

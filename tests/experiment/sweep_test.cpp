@@ -100,5 +100,21 @@ TEST(SweepOutputs, CsvAndJsonCarryEveryLevelAndTheReadings) {
       << table;
 }
 
+TEST(SweepOutputs, AnInterruptedLevelIsMarkedAndNotReadAsAFall) {
+  SweepResult r;
+  for (int c : {1, 2}) {
+    SweepPoint p;
+    p.level = {c, INFINITY, "c" + std::to_string(c)};
+    p.figures = level(c, 100);
+    p.complete = c == 1;
+    r.points.push_back(p);
+  }
+  r.knee = 0;
+  const std::string table = render_sweep(r, SweepOptions{});
+  EXPECT_NE(table.find("(interrupted)"), std::string::npos) << table;
+  EXPECT_NE(table.find("the sweep was interrupted at the next level"), std::string::npos) << table;
+  EXPECT_EQ(table.find("best under SLO"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace tokenbench::experiment

@@ -21,6 +21,15 @@ int report_command(const ReportFlags& f) {
     const std::string config_path = f.dir + "/" + report::kConfigFile;
     const std::string requests_path = f.dir + "/" + report::kRequestsFile;
     if (!std::filesystem::is_regular_file(requests_path)) {
+      for (const char* file : {"sweep.json", "search.json", "compare.json"}) {
+        if (std::filesystem::is_regular_file(f.dir + "/" + file)) {
+          std::fprintf(stderr,
+                       "tokenbench: error: %s holds an experiment (%s), not one run: pass one of "
+                       "its subdirectories\n",
+                       f.dir.c_str(), file);
+          return kExitUsage;
+        }
+      }
       std::fprintf(stderr,
                    "tokenbench: error: %s has no %s: pass a results directory written by "
                    "`tokenbench run`\n",

@@ -193,7 +193,9 @@ std::string render_sweep(const SweepResult& result, const SweepOptions& options)
                        level_label(result.points[k].level, both),
                        figure(result.points[k].figures, "request_throughput"),
                        figure(result.points[k].figures, "p95_e2el_ms"));
-    if (k + 1 < result.points.size()) {
+    if (k + 1 < result.points.size() && !result.points[k + 1].complete) {
+      out += ": the sweep was interrupted at the next level; resume it to look higher";
+    } else if (k + 1 < result.points.size()) {
       const Figures& a = result.points[k].figures;
       const Figures& b = result.points[k + 1].figures;
       out += fmt::format(
