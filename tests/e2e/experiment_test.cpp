@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -125,6 +126,16 @@ TEST(Experiment, ResumeSkipsCompleteLevels) {
     EXPECT_EQ(level["completed"], 12);
   }
   EXPECT_EQ(read_json(dir + "/c4/summary.json")["completed"], 12);
+  // Resuming with another workload would mix two measurements: refused, naming the change.
+  auto other =
+      with({TOKENBENCH_BINARY, "run", "--base-url", sim.url(), "--quiet", "--resume", dir}, args);
+  *(std::find(other.begin(), other.end(), "--seed") + 1) = "5";  // --seed 4 -> 5
+  const auto refused = run_process(other);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("was measured with another configuration ('  seed: 4' there, '  "
+                             "seed: 5' now)"),
+            std::string::npos)
+      << refused.err;
   // The root of a sweep is not one run: `report` says so and names the way.
   const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
   EXPECT_EQ(rep.exit_code, 1);
@@ -194,6 +205,24 @@ TEST(Experiment, TargetsInterleavedRankedAndEliminated) {
     EXPECT_EQ(slow_ids[i], 2 * i);
     EXPECT_EQ(fast_ids[i], 2 * i + 1);
   }
+  // Credentials in a URL are used but written nowhere, the root's config.yaml included.
+  const std::string creds = make_temp_dir("targets-creds");
+  const std::string with_pw = "http://alice:s3cret@" + fast.url().substr(7);
+  const auto c = run_process({TOKENBENCH_BINARY, "run", "--base-url", with_pw, "--output-dir",
+                              creds, "--quiet", "--target", "model=sim-model,name=a", "--target",
+                              "model=sim-model,name=b", "--num-prompts", "2", "--input-len", "8",
+                              "--output-len", "2", "--drop-first", "50"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(creds)) {
+    if (entry.is_regular_file()) {
+      EXPECT_EQ(slurp(entry.path().string()).find("s3cret"), std::string::npos) << entry.path();
+    }
+  }
+  EXPECT_EQ(c.out.find("s3cret"), std::string::npos);
+  EXPECT_EQ(c.err.find("s3cret"), std::string::npos);
+  // --drop-first leaves out the same prompts for every target.
+  EXPECT_EQ(read_json(creds + "/a/summary.json")["tokenbench"]["requests"]["dropped"], 1);
+  EXPECT_EQ(read_json(creds + "/b/summary.json")["tokenbench"]["requests"]["dropped"], 1);
   // A comparison of models behind one gateway: --model a,b; the sim refuses the unknown one.
   const std::string gw = make_temp_dir("gateway");
   const auto g =

@@ -69,7 +69,7 @@ TEST(CompareTest, FiguresAreTheSummaryKeysWithDirections) {
   const std::vector<std::string> expected{
       "mean_ttft_ms", "p50_ttft_ms",        "p95_ttft_ms",      "p99_ttft_ms", "mean_tpot_ms",
       "p50_tpot_ms",  "p95_tpot_ms",        "mean_itl_ms",      "p50_itl_ms",  "p95_itl_ms",
-      "mean_e2el_ms", "p50_e2el_ms",        "p95_e2el_ms",      "p99_e2el_ms", "p50_output_tps",
+      "mean_e2el_ms", "p50_e2el_ms",        "p95_e2el_ms",      "p99_e2el_ms", "p50_decode_tps",
       "error_rate",   "request_throughput", "output_throughput"};
   EXPECT_EQ(names, expected);
   for (const FigureSpec& f : compared_figures()) {
@@ -90,7 +90,7 @@ TEST(CompareTest, PointValuesAreTheSummaryFigures) {
   EXPECT_DOUBLE_EQ(figure(c, "mean_itl_ms").base, s.itl_ms.mean);
   EXPECT_DOUBLE_EQ(figure(c, "p95_itl_ms").base, s.itl_ms.at(95));
   EXPECT_DOUBLE_EQ(figure(c, "p99_e2el_ms").base, s.e2el_ms.at(99));
-  EXPECT_DOUBLE_EQ(figure(c, "p50_output_tps").base, s.output_tps.median);
+  EXPECT_DOUBLE_EQ(figure(c, "p50_decode_tps").base, s.decode_tps.median);
   EXPECT_DOUBLE_EQ(figure(c, "error_rate").base, 0.0);
   EXPECT_DOUBLE_EQ(figure(c, "request_throughput").base, run.request_throughput);
 }
@@ -131,8 +131,8 @@ TEST(CompareTest, PlantedSlowdownIsWorse) {
     EXPECT_LT(f.ci_low_pct, 15.0) << name;
     EXPECT_GT(f.ci_high_pct, 15.0) << name;
   }
-  EXPECT_EQ(figure(c, "p50_output_tps").verdict, Verdict::kWorse);
-  EXPECT_NEAR(figure(c, "p50_output_tps").delta_pct, 100.0 * (1 / 1.15 - 1), 0.1);
+  EXPECT_EQ(figure(c, "p50_decode_tps").verdict, Verdict::kWorse);
+  EXPECT_NEAR(figure(c, "p50_decode_tps").delta_pct, 100.0 * (1 / 1.15 - 1), 0.1);
   EXPECT_EQ(figure(c, "error_rate").verdict, Verdict::kNoChange);
   EXPECT_EQ(figure(c, "request_throughput").verdict, Verdict::kNotApplicable);
   EXPECT_NEAR(figure(c, "request_throughput").delta_pct, 100.0 * (1 / 1.15 - 1), 1e-9);
@@ -156,12 +156,12 @@ TEST(CompareTest, PlantedSpeedupIsBetter) {
   const Comparison c =
       compare_runs(lognormal_run(4, 800), lognormal_run(4, 800, 1 / 1.15), fast_options());
   for (const char* name : {"mean_ttft_ms", "p50_ttft_ms", "p95_ttft_ms", "mean_tpot_ms",
-                           "mean_itl_ms", "mean_e2el_ms", "p50_e2el_ms", "p50_output_tps"}) {
+                           "mean_itl_ms", "mean_e2el_ms", "p50_e2el_ms", "p50_decode_tps"}) {
     const FigureComparison& f = figure(c, name);
     EXPECT_EQ(f.verdict, Verdict::kBetter) << name;
   }
   EXPECT_LT(figure(c, "mean_ttft_ms").ci_high, 0.0);
-  EXPECT_GT(figure(c, "p50_output_tps").ci_low, 0.0);
+  EXPECT_GT(figure(c, "p50_decode_tps").ci_low, 0.0);
   EXPECT_EQ(overall_verdict_line(c).find("worse"), std::string::npos);
 }
 
@@ -311,12 +311,12 @@ TEST(CompareTest, GateParserAcceptsPercentagesWithOrWithoutSign) {
   ASSERT_EQ(gates.size(), 1u);
   EXPECT_EQ(gates[0].figure, "p95_ttft_ms");
   EXPECT_DOUBLE_EQ(gates[0].margin, 0.05);
-  gates = parse_regression_gates({"p95_ttft_ms:5", "mean_e2el_ms:2.5%, p50_output_tps:0"});
+  gates = parse_regression_gates({"p95_ttft_ms:5", "mean_e2el_ms:2.5%, p50_decode_tps:0"});
   ASSERT_EQ(gates.size(), 3u);
   EXPECT_DOUBLE_EQ(gates[0].margin, 0.05);
   EXPECT_EQ(gates[1].figure, "mean_e2el_ms");
   EXPECT_DOUBLE_EQ(gates[1].margin, 0.025);
-  EXPECT_EQ(gates[2].figure, "p50_output_tps");
+  EXPECT_EQ(gates[2].figure, "p50_decode_tps");
   EXPECT_EQ(gates[2].margin, 0.0);
   EXPECT_TRUE(parse_regression_gates({}).empty());
 }
@@ -359,26 +359,26 @@ TEST(CompareTest, GateFailsOnlyWhenTheConservativeBoundExceedsTheMargin) {
   // A rate that fell is a regression too; its conservative bound is the upper one.
   Comparison fast =
       compare_runs(lognormal_run(61, 200, 1.15), lognormal_run(61, 200), fast_options());
-  apply_gates(fast, parse_regression_gates({"p50_output_tps:5%", "p50_ttft_ms:5%"}));
+  apply_gates(fast, parse_regression_gates({"p50_decode_tps:5%", "p50_ttft_ms:5%"}));
   EXPECT_FALSE(fast.regressed());
   Comparison slow =
       compare_runs(lognormal_run(61, 200), lognormal_run(61, 200, 1.15), fast_options());
-  apply_gates(slow, parse_regression_gates({"p50_output_tps:5%"}));
+  apply_gates(slow, parse_regression_gates({"p50_decode_tps:5%"}));
   EXPECT_TRUE(slow.regressed());
-  EXPECT_DOUBLE_EQ(slow.gates[0].bound_pct, -figure(slow, "p50_output_tps").ci_high_pct);
+  EXPECT_DOUBLE_EQ(slow.gates[0].bound_pct, -figure(slow, "p50_decode_tps").ci_high_pct);
 }
 
 TEST(CompareTest, RenderedTableAndJson) {
   CompareOptions options = fast_options();
   Comparison c =
       compare_runs(lognormal_run(70, 200, 1.0, 0.1), lognormal_run(70, 200, 1.15, 0.1), options);
-  apply_gates(c, parse_regression_gates({"p95_ttft_ms:5%", "p50_output_tps:50%"}));
+  apply_gates(c, parse_regression_gates({"p95_ttft_ms:5%", "p50_decode_tps:50%"}));
   const std::string text = render_comparison(c, options);
   for (const char* needle :
        {"BASE run-70 (200 measured, 0 failed)", "| figure", "BASE |", "delta % |",
         "95% CI of delta % |", "| verdict", "| p95_ttft_ms", "+15.0%", "worse", "| n/a",
         "2000 resamples, seed 0), 95% for all 16 figures together", "under 2% are ~",
-        "gate p95_ttft_ms:5%: FAILED", "gate p50_output_tps:50%: passed: worse, but",
+        "gate p95_ttft_ms:5%: FAILED", "gate p50_decode_tps:50%: passed: worse, but",
         "run-70 vs run-70: worse in"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
   }

@@ -21,15 +21,15 @@ TEST(SloExpr, ParsesEveryOperator) {
   EXPECT_EQ(parse_slo_expr(" error_rate < 0.01 ").op, SloExpr::Op::kLess);
   EXPECT_EQ(parse_slo_expr("error_rate < 0.01").bound, 0.01);
   EXPECT_EQ(parse_slo_expr("request_throughput>10").op, SloExpr::Op::kGreater);
-  EXPECT_EQ(parse_slo_expr("p50_output_tps>=30").op, SloExpr::Op::kGreaterEqual);
+  EXPECT_EQ(parse_slo_expr("p50_decode_tps>=30").op, SloExpr::Op::kGreaterEqual);
 }
 
 TEST(SloExpr, HoldsAtTheBoundAsItsOperatorSays) {
   EXPECT_TRUE(parse_slo_expr("p95_ttft_ms<=500").holds(500));
   EXPECT_FALSE(parse_slo_expr("p95_ttft_ms<500").holds(500));
   EXPECT_TRUE(parse_slo_expr("p95_ttft_ms<500").holds(499.9));
-  EXPECT_TRUE(parse_slo_expr("p50_output_tps>=30").holds(30));
-  EXPECT_FALSE(parse_slo_expr("p50_output_tps>30").holds(30));
+  EXPECT_TRUE(parse_slo_expr("p50_decode_tps>=30").holds(30));
+  EXPECT_FALSE(parse_slo_expr("p50_decode_tps>30").holds(30));
   EXPECT_FALSE(parse_slo_expr("p95_ttft_ms<=500").holds(std::nan("")));
 }
 
@@ -49,6 +49,14 @@ TEST(SloExpr, RejectsBadTextWithOneLine) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("p95_ttft_ms"), std::string::npos) << e.what();
   }
+}
+
+TEST(SloExpr, AcceptsAnyPercentileOfADistribution) {
+  EXPECT_EQ(parse_slo_expr("p99.9_ttft_ms<=500").figure, "p99.9_ttft_ms");
+  EXPECT_EQ(parse_slo_expr("p12_decode_tps>=5").figure, "p12_decode_tps");
+  EXPECT_THROW(parse_slo_expr("p100_ttft_ms<=5"), std::invalid_argument);
+  EXPECT_THROW(parse_slo_expr("p99.9_latency_ms<=5"), std::invalid_argument);
+  EXPECT_THROW(parse_slo_expr("px_ttft_ms<=5"), std::invalid_argument);
 }
 
 TEST(SloExpr, ListsSplitOnCommas) {
@@ -76,7 +84,7 @@ TEST(SloExpr, ChecksAgainstARealSummary) {
   EXPECT_DOUBLE_EQ(f.at("error_rate"), 1.0 / 3);
   EXPECT_DOUBLE_EQ(f.at("mean_ttft_ms"), 150);
   EXPECT_DOUBLE_EQ(f.at("median_ttft_ms"), 150);
-  EXPECT_TRUE(f.contains("p50_output_tps"));
+  EXPECT_TRUE(f.contains("p50_decode_tps"));
   EXPECT_TRUE(f.contains("p99_queue_time_ms"));
   const auto verdicts = check_slos(parse_slo_exprs({"mean_ttft_ms<=150", "error_rate<0.1"}), f);
   ASSERT_EQ(verdicts.size(), 2u);
@@ -88,17 +96,17 @@ TEST(SloExpr, ChecksAgainstARealSummary) {
 
 TEST(Figures, DirectionAndAliases) {
   EXPECT_TRUE(higher_is_better("request_throughput"));
-  EXPECT_TRUE(higher_is_better("p50_output_tps"));
+  EXPECT_TRUE(higher_is_better("p50_decode_tps"));
   EXPECT_TRUE(higher_is_better("request_goodput"));
   EXPECT_FALSE(higher_is_better("p95_ttft_ms"));
   EXPECT_FALSE(higher_is_better("error_rate"));
   EXPECT_EQ(expand_figure_alias("ttft"), "median_ttft_ms");
-  EXPECT_EQ(expand_figure_alias("tps"), "p50_output_tps");
+  EXPECT_EQ(expand_figure_alias("tps"), "p50_decode_tps");
   EXPECT_EQ(expand_figure_alias("p99_itl_ms"), "p99_itl_ms");
   const auto& known = known_figure_names();
   EXPECT_TRUE(std::is_sorted(known.begin(), known.end()));
   for (const char* name : {"completed", "request_throughput", "p99_e2el_ms", "error_rate",
-                           "p95_output_tps", "max_concurrency_observed", "request_goodput"}) {
+                           "p95_decode_tps", "max_concurrency_observed", "request_goodput"}) {
     EXPECT_TRUE(std::binary_search(known.begin(), known.end(), name)) << name;
   }
 }

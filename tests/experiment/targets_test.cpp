@@ -8,7 +8,7 @@ namespace {
 TargetRow row(const std::string& name, double ttft, double tps, double tpot, double err) {
   TargetRow r;
   r.name = name;
-  r.figures = {{"median_ttft_ms", ttft}, {"p50_output_tps", tps}, {"median_tpot_ms", tpot},
+  r.figures = {{"median_ttft_ms", ttft}, {"p50_decode_tps", tps}, {"median_tpot_ms", tpot},
                {"error_rate", err},      {"completed", 10},       {"p95_ttft_ms", ttft * 2}};
   return r;
 }
@@ -17,7 +17,7 @@ TEST(TargetWeights, ParsesAliasesAndFullNames) {
   const auto w = parse_weights(kDefaultWeights);
   ASSERT_EQ(w.size(), 3u);
   EXPECT_EQ(w[0].figure, "median_ttft_ms");
-  EXPECT_EQ(w[1].figure, "p50_output_tps");
+  EXPECT_EQ(w[1].figure, "p50_decode_tps");
   EXPECT_EQ(w[2].figure, "median_tpot_ms");
   EXPECT_DOUBLE_EQ(w[0].weight, 0.5);
   EXPECT_EQ(parse_weights("p99_e2el_ms=1")[0].figure, "p99_e2el_ms");
@@ -52,7 +52,7 @@ TEST(TargetRanking, EliminatesThenScoresRelativeToTheBest) {
 
 TEST(TargetRanking, UndefinedFigureScoresNothing) {
   std::vector<TargetRow> rows{row("a", 100, 50, 20, 0), row("b", 100, 50, 20, 0)};
-  rows[1].figures["p50_output_tps"] = std::nan("");
+  rows[1].figures["p50_decode_tps"] = std::nan("");
   const auto ranked = rank_targets(rows, {}, parse_weights("ttft=1,tps=1"));
   EXPECT_DOUBLE_EQ(ranked[0].score, 1.0);
   EXPECT_DOUBLE_EQ(ranked[1].score, 0.5);

@@ -46,7 +46,7 @@ TEST(RequestMetricsTest, ItlPerTokenSplitsEachGapOverItsChunkTokens) {
 
 TEST(RequestMetricsTest, PerRequestRates) {
   // (6 - 1) tokens over 40 ms; (94 + 6) tokens over 140 ms.
-  EXPECT_DOUBLE_EQ(*output_tps(multi_token_record()), 125.0);
+  EXPECT_DOUBLE_EQ(*decode_tps(multi_token_record()), 125.0);
   EXPECT_DOUBLE_EQ(*total_tps(multi_token_record()), 100.0 / 0.140);
 }
 
@@ -70,7 +70,7 @@ TEST(RequestMetricsTest, NonStreamedHasNoTtftAndEndsAtDone) {
   EXPECT_DOUBLE_EQ(*m.e2el_ms, 500.0);
   EXPECT_FALSE(m.tpot_ms.has_value());
   EXPECT_TRUE(m.itl_ms.empty());
-  EXPECT_FALSE(m.output_tps.has_value());
+  EXPECT_FALSE(m.decode_tps.has_value());
   EXPECT_DOUBLE_EQ(*m.total_tps, 200.0);
   EXPECT_DOUBLE_EQ(*m.queue_time_ms, 2.0);
 }

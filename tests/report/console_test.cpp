@@ -2,22 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "../metrics/test_records.h"
+#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::report {
 namespace {
-
-std::string hand_built_report() {
-  metrics::SummaryOptions options;
-  options.slo = metrics::parse_slo({"ttft:150"});
-  core::RunConfig config;
-  config.max_concurrency = 4;
-  return render_console_report(metrics::summarize(test_records::hand_built_run(), options), config);
-}
 
 // The line of `text` that starts with "| <label>" (after the border).
 std::string row(const std::string& text, const std::string& label) {
@@ -29,68 +23,144 @@ std::string row(const std::string& text, const std::string& label) {
   return {};
 }
 
-TEST(ConsoleTest, GridTableIsAligned) {
-  const std::string table = render_grid_table({"Key", "Value"}, {{"a", "1"}, {"long key", "22"}});
-  const std::string expected =
-      "+----------+-------+\n"
-      "| Key      | Value |\n"
-      "+==========+=======+\n"
-      "| a        |     1 |\n"
-      "+----------+-------+\n"
-      "| long key |    22 |\n"
-      "+----------+-------+\n";
-  EXPECT_EQ(table, expected);
+core::RunConfig labelled_config(const std::string& style) {
+  core::RunConfig config;
+  config.model = "sim-model";
+  config.base_url = "http://127.0.0.1:8000";
+  config.started_at = "2026-11-30T16:00:00Z";
+  config.max_concurrency = 4;
+  config.console_style = style;
+  config.percentiles = {50, 99.9};
+  return config;
 }
 
-TEST(ConsoleTest, SummaryTableHasEvalscopeRows) {
-  const std::string text = hand_built_report();
-  EXPECT_NE(text.find("Benchmarking summary:"), std::string::npos);
-  EXPECT_NE(row(text, "Time taken for tests (s)").find("0.4000"), std::string::npos);
-  EXPECT_NE(row(text, "Number of concurrency").find(" 4 "), std::string::npos);
-  EXPECT_NE(row(text, "Request rate (req/s)").find("inf"), std::string::npos);
-  EXPECT_NE(row(text, "Total requests").find(" 3 "), std::string::npos);
-  EXPECT_NE(row(text, "Succeed requests").find(" 2 "), std::string::npos);
-  EXPECT_NE(row(text, "Failed requests").find(" 1 "), std::string::npos);
-  EXPECT_NE(row(text, "Output token throughput (tok/s)").find("17.5000"), std::string::npos);
-  EXPECT_NE(row(text, "Total token throughput (tok/s)").find("92.5000"), std::string::npos);
-  EXPECT_NE(row(text, "Request throughput (req/s)").find("5.0000"), std::string::npos);
-  EXPECT_NE(row(text, "Request goodput (req/s)").find("2.5000"), std::string::npos);
-  EXPECT_NE(row(text, "Average latency (s)").find("0.1900"), std::string::npos);
-  EXPECT_NE(row(text, "Average time to first token (s)").find("0.1500"), std::string::npos);
-  EXPECT_NE(row(text, "Average time per output token (s)").find("0.0150"), std::string::npos);
-  EXPECT_NE(row(text, "Average inter-token latency (s)").find("0.0160"), std::string::npos);
-  EXPECT_NE(row(text, "Average input tokens per request").find("15.0000"), std::string::npos);
-  EXPECT_NE(row(text, "Average output tokens per request").find("3.5000"), std::string::npos);
-}
-
-TEST(ConsoleTest, PercentileTableHasFixedRowsAndColumns) {
-  const std::string text = hand_built_report();
-  EXPECT_NE(text.find("Percentile results:"), std::string::npos);
-  for (const char* header : {"Percentiles", "TTFT (s)", "ITL (s)", "TPOT (s)", "Latency (s)",
-                             "Input tokens", "Output tokens", "Output (tok/s)", "Total (tok/s)"}) {
-    EXPECT_NE(text.find(header), std::string::npos) << header;
+// A fast server: TTFT 0.5 to 0.8 ms, 0.3 ms between tokens, and a burst of two chunks 1.6 us
+// apart in each request (a sub-millisecond run whose small figures must not print as zero).
+std::vector<core::RequestRecord> sub_millisecond_run() {
+  std::vector<core::RequestRecord> records;
+  for (int i = 0; i < 4; ++i) {
+    const double sent = i * 0.25;
+    const double first = sent + 0.5 + 0.1 * i;
+    records.push_back(test_records::streamed_record(
+        static_cast<std::uint64_t>(i), sent, sent,
+        {{first, 1}, {first + 0.3, 1}, {first + 0.6, 1}, {first + 0.6016, 1}, {first + 0.9, 1}},
+        first + 0.95, 32));
   }
-  for (const char* label : {"10%", "25%", "50%", "66%", "75%", "80%", "90%", "95%", "98%", "99%"}) {
+  return records;
+}
+
+std::string read_golden(const std::string& name) {
+  std::ifstream in(std::string(TOKENBENCH_TEST_DATA_DIR) + "/console/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string render(const std::vector<core::RequestRecord>& records, const core::RunConfig& config) {
+  metrics::SummaryOptions options;
+  options.percentiles = config.percentiles;
+  return render_console_report(metrics::summarize(records, options), config);
+}
+
+TEST(ConsoleTest, GridTableIsAlignedAndCompactDropsRowRules) {
+  const std::string table = render_grid_table({"Key", "Value"}, {{"a", "1"}, {"long key", "22"}});
+  EXPECT_EQ(table,
+            "+----------+-------+\n"
+            "| Key      | Value |\n"
+            "+==========+=======+\n"
+            "| a        |     1 |\n"
+            "+----------+-------+\n"
+            "| long key |    22 |\n"
+            "+----------+-------+\n");
+  EXPECT_EQ(render_grid_table({"Key", "Value"}, {{"a", "1"}, {"long key", "22"}}, {}, true),
+            "+----------+-------+\n"
+            "| Key      | Value |\n"
+            "+==========+=======+\n"
+            "| a        |     1 |\n"
+            "| long key |    22 |\n"
+            "+----------+-------+\n");
+}
+
+TEST(ConsoleTest, SignificantCellNeverPrintsANonZeroAsZero) {
+  EXPECT_EQ(significant_cell(784.5), "784.50");
+  EXPECT_EQ(significant_cell(5.8), "5.80");
+  EXPECT_EQ(significant_cell(0.3), "0.300");
+  EXPECT_EQ(significant_cell(0.0016), "0.00160");
+  EXPECT_EQ(significant_cell(0.00000123), "0.00000123");
+  EXPECT_EQ(significant_cell(0), "0");
+  EXPECT_EQ(significant_cell(metrics::kUndefined), "-");
+}
+
+// Golden files: tests/data/console/*.txt. After an intended change of the layout, regenerate
+// them with TOKENBENCH_UPDATE_GOLDEN=1 and read the diff.
+void expect_golden(const std::string& text, const std::string& name) {
+  if (std::getenv("TOKENBENCH_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(std::string(TOKENBENCH_TEST_DATA_DIR) + "/console/" + name) << text;
+  }
+  EXPECT_EQ(text, read_golden(name)) << "golden " << name << ":\n" << text;
+}
+
+TEST(ConsoleTest, GoldenSubMillisecondRunInEveryStyle) {
+  for (const std::string style : {"ms", "compact", "evalscope-s"}) {
+    expect_golden(render(sub_millisecond_run(), labelled_config(style)), style + ".txt");
+  }
+  // The milliseconds table keeps the figures that seconds with four decimals lose.
+  const std::string ms = render(sub_millisecond_run(), labelled_config("ms"));
+  EXPECT_NE(row(ms, "10%").find("0.00160"), std::string::npos) << row(ms, "10%");
+  const std::string s = render(sub_millisecond_run(), labelled_config("evalscope-s"));
+  EXPECT_NE(row(s, "10%").find("0.0000"), std::string::npos) << row(s, "10%");
+}
+
+TEST(ConsoleTest, RequestedPercentilesAreRowsBesideTheFixedOnes) {
+  const std::string text = render(sub_millisecond_run(), labelled_config("ms"));
+  for (const char* label :
+       {"10%", "25%", "50%", "66%", "75%", "80%", "90%", "95%", "98%", "99%", "99.9%"}) {
     EXPECT_FALSE(row(text, label).empty()) << label;
   }
-  // 99%: TTFT 199 ms, ITL 20 ms, TPOT 19.9 ms, latency 258.6 ms, 19.9 input and 3.99 output
-  // tokens, per-request output rates (50 and 100 tok/s) -> 99.5.
-  const std::string p99 = row(text, "99%");
-  EXPECT_NE(p99.find("0.1990"), std::string::npos) << p99;
-  EXPECT_NE(p99.find("0.0200"), std::string::npos) << p99;
-  EXPECT_NE(p99.find("0.0199"), std::string::npos) << p99;
-  EXPECT_NE(p99.find("0.2586"), std::string::npos) << p99;
-  EXPECT_NE(p99.find("19.90"), std::string::npos) << p99;
-  EXPECT_NE(p99.find("99.5000"), std::string::npos) << p99;
-  // 50% of input tokens (10, 20) is 15, printed as an integer.
-  EXPECT_NE(row(text, "50%").find(" 15 "), std::string::npos) << row(text, "50%");
+  EXPECT_LT(text.find("| 99% "), text.find("| 99.9% "));
 }
 
-TEST(ConsoleTest, ErrorBreakdownWhenRequestsFailed) {
-  const std::string text = hand_built_report();
-  EXPECT_NE(text.find("Errors:"), std::string::npos);
-  EXPECT_NE(row(text, "http_5xx").find("Service Unavailable"), std::string::npos);
-  EXPECT_FALSE(row(text, "HTTP 503").empty());
+TEST(ConsoleTest, HeaderNamesTheRunAndTokenSources) {
+  const std::string text = render(sub_millisecond_run(), labelled_config("ms"));
+  EXPECT_EQ(text.rfind("Model sim-model at http://127.0.0.1:8000/v1/chat/completions, run started "
+                       "2026-11-30T16:00:00Z\n",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find("Token counts: input from the server's usage (which counts the chat "
+                      "template too) for 4; output from the server's usage for 4.\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ConsoleTest, EvalscopeColumnsMeanWhatTheyMeanThere) {
+  // One request: 10 output tokens, first at 100 ms, last at 190 ms, E2EL 190 ms, 30 prompt
+  // tokens. evalscope: Output = 10 / 0.19 s = 52.6316, Total = 40 / 0.19 s = 210.5263; the
+  // decode rate is 9 / 0.09 s = 100.
+  std::vector<std::pair<double, int>> chunks;
+  for (int k = 0; k < 10; ++k) chunks.emplace_back(100 + 10 * k, 1);
+  const auto r = test_records::streamed_record(0, 0, 0, chunks, 191, 30);
+  const std::string text = render({r}, labelled_config("ms"));
+  const std::string p50 = row(text, "50%");
+  EXPECT_NE(p50.find("52.6316"), std::string::npos) << p50;
+  EXPECT_NE(p50.find("210.5263"), std::string::npos) << p50;
+  EXPECT_NE(p50.find("100.0000"), std::string::npos) << p50;
+  EXPECT_NE(text.find("| Output (tok/s) | Total (tok/s) | Decode (tok/s) |"), std::string::npos);
+}
+
+TEST(ConsoleTest, AllFailedRunIsOneClearAccount) {
+  std::vector<core::RequestRecord> records;
+  for (int i = 0; i < 3; ++i) {
+    records.push_back(test_records::failed_record(static_cast<std::uint64_t>(i), i * 10.0,
+                                                  i * 10.0 + 2, core::ErrorClass::kHttp4xx, 404,
+                                                  "HTTP 404: {\"detail\":\"Not Found\"}"));
+  }
+  const std::string text = render(records, labelled_config("ms"));
+  expect_golden(text, "all-failed.txt");
+  EXPECT_EQ(text.find("Percentile results"), std::string::npos);
+  EXPECT_EQ(text.find("Benchmarking summary"), std::string::npos);
+  EXPECT_EQ(text.find("client lag"), std::string::npos);
+  EXPECT_NE(row(text, "http_4xx (HTTP 404 x3)").find("Not Found"), std::string::npos) << text;
 }
 
 TEST(ConsoleTest, UndefinedValuesShowAsDashAndWarningsFollowTheSummary) {
@@ -102,11 +172,10 @@ TEST(ConsoleTest, UndefinedValuesShowAsDashAndWarningsFollowTheSummary) {
   r.prompt_tokens = 10;
   r.output_tokens = 40;
   const std::string text = render_console_report(metrics::summarize({r}, {}), core::RunConfig{});
-  const std::string ttft = row(text, "Average time to first token (s)");
+  const std::string ttft = row(text, "Average time to first token (ms)");
   EXPECT_NE(ttft.find(" - |"), std::string::npos) << ttft;
-  EXPECT_NE(row(text, "50%").find(" - |"), std::string::npos);
   EXPECT_NE(text.find("Warning: TTFT undefined: non-streaming run"), std::string::npos);
-  EXPECT_LT(text.find("Warning:"), text.find("Percentile results:"));
+  EXPECT_LT(text.find("Warning:"), text.find("Percentile results"));
   EXPECT_EQ(text.find("Errors:"), std::string::npos);
   EXPECT_EQ(text.find("goodput"), std::string::npos);
 }

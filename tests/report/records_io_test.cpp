@@ -107,7 +107,8 @@ TEST(RecordsIoTest, LineHoldsExactlyTheObjectOfRecordToJson) {
   for (const core::RequestRecord& r : test_records::hand_built_run()) {
     EXPECT_EQ(nlohmann::json::parse(record_to_jsonl_line(r)), record_to_json(r));
   }
-  EXPECT_EQ(nlohmann::json::parse(record_to_jsonl_line(odd_record())), record_to_json(odd_record()));
+  EXPECT_EQ(nlohmann::json::parse(record_to_jsonl_line(odd_record())),
+            record_to_json(odd_record()));
   core::RequestRecord bad_utf8;
   bad_utf8.error_message = "broken \xff byte";
   const auto parsed = nlohmann::json::parse(record_to_jsonl_line(bad_utf8));

@@ -102,7 +102,7 @@ TEST(SummaryJsonTest, NestedSectionCarriesTheDetail) {
   EXPECT_EQ(tb.at("token_sources").at("output").at("usage"), 2);
   const auto& d = tb.at("distributions");
   for (const char* name :
-       {"ttft_ms", "tpot_ms", "itl_ms", "itl_per_token_ms", "e2el_ms", "output_tps", "total_tps",
+       {"ttft_ms", "tpot_ms", "itl_ms", "itl_per_token_ms", "e2el_ms", "decode_tps", "total_tps",
         "queue_time_ms", "input_tokens", "output_tokens"}) {
     EXPECT_TRUE(d.contains(name)) << name;
   }

@@ -64,6 +64,16 @@ int compare_command(const CompareFlags& f) {
       }
     }
     for (const experiment::Comparison& c : comparisons) {
+      for (const experiment::GateResult& g : c.gates) {
+        if (!g.judged) {
+          std::fprintf(stderr,
+                       "tokenbench: warning: gate %s could not be judged for %s: no confidence "
+                       "interval (measure more requests)\n",
+                       g.gate.figure.c_str(), c.new_dir.c_str());
+        }
+      }
+    }
+    for (const experiment::Comparison& c : comparisons) {
       if (c.regressed()) return kExitGate;
     }
     return kExitOk;

@@ -6,6 +6,7 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/experiment/journal.h"
 #include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
 
@@ -21,14 +22,9 @@ int report_command(const ReportFlags& f) {
     const std::string config_path = f.dir + "/" + report::kConfigFile;
     const std::string requests_path = f.dir + "/" + report::kRequestsFile;
     if (!std::filesystem::is_regular_file(requests_path)) {
-      for (const char* file : {"sweep.json", "search.json", "compare.json"}) {
-        if (std::filesystem::is_regular_file(f.dir + "/" + file)) {
-          std::fprintf(stderr,
-                       "tokenbench: error: %s holds an experiment (%s), not one run: pass one of "
-                       "its subdirectories\n",
-                       f.dir.c_str(), file);
-          return kExitUsage;
-        }
+      if (const std::string hint = experiment::experiment_root_hint(f.dir); !hint.empty()) {
+        std::fprintf(stderr, "tokenbench: error: %s\n", hint.c_str());
+        return kExitUsage;
       }
       std::fprintf(stderr,
                    "tokenbench: error: %s has no %s: pass a results directory written by "

@@ -49,6 +49,13 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
   std::fputs(verdict_lines(verdicts).c_str(), stdout);
   std::printf("Results: %s\n", c.output_dir.c_str());
   if (outcome.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
+  if (!outcome.failed_fast.empty()) {
+    std::fprintf(stderr,
+                 "tokenbench: error: stopped early (--fail-fast %d): %s. Check --endpoint, "
+                 "--model and the prompt length; --fail-fast 0 sends every request anyway\n",
+                 c.fail_fast, outcome.failed_fast.c_str());
+    return kExitNoMeasure;
+  }
   if (part.summary.completed == 0) {
     std::string why;
     if (!part.summary.error_examples.empty()) {
@@ -87,12 +94,15 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
                  c.output_dir.c_str());
   }
   bool any = false;
+  std::string why;
   for (const auto& p : result.points) {
     const auto it = p.figures.find("completed");
     any = any || (it != p.figures.end() && it->second > 0);
+    if (why.empty()) why = experiment::first_error(p.summary);
   }
   if (!any) {
-    std::fprintf(stderr, "tokenbench: error: no request succeeded at any level\n");
+    std::fprintf(stderr, "tokenbench: error: no request succeeded at any level%s\n",
+                 why.empty() ? "" : (": " + why).c_str());
     return kExitNoMeasure;
   }
   if (x.fail_on_slo && !options.slos.empty() && !result.best) {
@@ -122,9 +132,14 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
               experiment::kCompareJson);
   if (outcome.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
   bool any = false;
-  for (const auto& part : outcome.parts) any = any || part.summary.completed > 0;
+  std::string why;
+  for (const auto& part : outcome.parts) {
+    any = any || part.summary.completed > 0;
+    if (why.empty()) why = experiment::first_error(part.summary_json);
+  }
   if (!any) {
-    std::fprintf(stderr, "tokenbench: error: no request succeeded for any target\n");
+    std::fprintf(stderr, "tokenbench: error: no request succeeded for any target%s\n",
+                 why.empty() ? "" : (": " + why).c_str());
     return kExitNoMeasure;
   }
   return kExitOk;

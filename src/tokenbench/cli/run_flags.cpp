@@ -16,6 +16,7 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/report/console.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -97,6 +98,48 @@ std::string checked_url(const std::string& given) {
   return url;
 }
 
+// Splits a base URL that carries an API path, as evalscope's --url and OpenAI clients' base URLs
+// do: ".../v1" is the root's API prefix, ".../v1/chat/completions" a whole endpoint. Returns the
+// server root and the endpoint found ("" when the URL had none; "/v1" alone leaves the endpoint
+// as it was).
+std::pair<std::string, std::string> split_api_path(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  const auto path_start = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
+  if (path_start == std::string::npos) return {url, ""};
+  const std::string path = url.substr(path_start);
+  for (const char* endpoint : {"/v1/chat/completions", "/v1/completions"}) {
+    const std::string e(endpoint);
+    if (path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) {
+      return {url.substr(0, url.size() - e.size()), e};
+    }
+  }
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, "/v1") == 0) {
+    return {url.substr(0, url.size() - 3), "/v1"};
+  }
+  return {url, ""};
+}
+
+// checked_url, then split_api_path; says in one line what it changed. A whole endpoint found in
+// the URL becomes `endpoint` unless --endpoint was given.
+std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given) {
+  const std::string url = checked_url(given);
+  auto [base, found] = split_api_path(url);
+  if (found.empty()) return url;
+  if (found == "/v1") {
+    std::fprintf(stderr,
+                 "tokenbench: note: --base-url ends in /v1: using %s as the server root (the "
+                 "endpoint %s carries the /v1)\n",
+                 base.c_str(), endpoint.c_str());
+  } else {
+    if (!endpoint_given) endpoint = found;
+    std::fprintf(stderr,
+                 "tokenbench: note: --base-url %s is a whole endpoint URL: using base %s and "
+                 "--endpoint %s\n",
+                 url.c_str(), base.c_str(), endpoint.c_str());
+  }
+  return base;
+}
+
 std::atomic<experiment::Runner*> g_running{nullptr};
 
 extern "C" void on_interrupt(int sig) {
@@ -142,7 +185,7 @@ core::TargetSpec parse_target(const std::string& item) {
     if (key == "model") {
       t.model = value;
     } else if (key == "url") {
-      t.base_url = checked_url(value);
+      t.base_url = value;
     } else if (key == "key-env") {
       t.api_key_env = value;
     } else if (key == "name") {
@@ -171,7 +214,9 @@ void finalize_run_flags(RunFlags& f) {
   core::RunConfig& c = f.config;
   if (f.base_urls.empty()) throw UsageError("--base-url needs a URL");
   c.replica_urls.clear();
-  for (const auto& url : f.base_urls) c.replica_urls.push_back(checked_url(url));
+  for (const auto& url : f.base_urls) {
+    c.replica_urls.push_back(forgiving_url(url, c.endpoint, f.endpoint_given));
+  }
   c.base_url = c.replica_urls.front();
   if (c.replica_urls.size() == 1) c.replica_urls.clear();
   if (f.balance == "round-robin") {
@@ -184,7 +229,11 @@ void finalize_run_flags(RunFlags& f) {
   }
 
   c.targets.clear();
-  for (const auto& item : f.target_items) c.targets.push_back(parse_target(item));
+  for (const auto& item : f.target_items) {
+    c.targets.push_back(parse_target(item));
+    auto& url = c.targets.back().base_url;
+    if (!url.empty()) url = forgiving_url(url, c.endpoint, f.endpoint_given);
+  }
   const auto models = split_commas(f.models);
   if (models.size() > 1) {
     if (!c.targets.empty()) throw UsageError("use either --target or --model a,b,c, not both");
@@ -261,6 +310,11 @@ void finalize_run_flags(RunFlags& f) {
     throw UsageError("--drop-first must be a percentage in [0, 100)");
   }
 
+  if (!report::console_style_from_string(c.console_style)) {
+    throw UsageError("--console-style '" + c.console_style +
+                     "' is not known: use ms, compact or evalscope-s");
+  }
+  if (c.fail_fast < 0) throw UsageError("--fail-fast must be >= 0 (0: never)");
   c.stream = !f.no_stream;
   c.ignore_eos = !f.no_ignore_eos;
   c.percentiles = parse_percentiles(f.percentiles);
@@ -306,7 +360,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--balance", flags.balance,
                   "round-robin | least-inflight: how requests spread over repeated --base-url")
       ->capture_default_str();
-  cmd->add_option("--endpoint", c.endpoint, "Request path")->capture_default_str();
+  cmd->add_option("--endpoint", c.endpoint, "Request path")
+      ->capture_default_str()
+      ->each([&flags](const std::string&) { flags.endpoint_given = true; });
   cmd->add_option("--api", flags.api,
                   "openai-chat | openai (legacy completions); default: inferred from --endpoint");
   cmd->add_option("--model", flags.models,
@@ -370,7 +426,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "Random prefix of this many tokens shared by every prompt")
       ->capture_default_str();
   cmd->add_option("--tokenizer", c.tokenizer,
-                  "tokenizer.json, tokenizer.model, *.tiktoken or a model folder: token-exact "
+                  "tokenizer.json, tokenizer.model, *.tiktoken, a model folder, or a Hugging Face "
+                  "id ORG/NAME in the local cache: token-exact "
                   "prompts and local token counts");
   cmd->add_option("--tiktoken-encoding", c.tiktoken_encoding,
                   "cl100k_base | o200k_base, for a .tiktoken file not named after one");
@@ -384,6 +441,15 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--slo", c.slo,
                   "Run-level objective on any summary figure, e.g. 'p95_ttft_ms<=500' or "
                   "'error_rate<0.01' (repeatable)");
+  cmd->add_option("--console-style", c.console_style,
+                  "ms | compact | evalscope-s (latencies in seconds, as older evalscope)")
+      ->capture_default_str();
+  cmd->add_flag("--sim-time", c.sim_time,
+                "Against serve-sim --time-scale X: report figures rescaled to its model time");
+  cmd->add_option("--fail-fast", c.fail_fast,
+                  "Stop when the first N requests all fail with one client error (4xx but "
+                  "429); 0: never")
+      ->capture_default_str();
   cmd->add_option("--output-dir", c.output_dir,
                   "Results directory (default results/<timestamp>-<model>)");
   cmd->add_flag("--quiet", flags.quiet, "No progress line");

@@ -81,6 +81,16 @@ int search_command(RunFlags& f, const SearchFlags& s) {
   }
   return with_runner(c, f.quiet, "-search", [&](experiment::Runner& runner) {
     const auto result = experiment::run_search(runner, c, options);
+    if (!result.no_success.empty() && !result.lo) {
+      // Not an SLO answer: the server failed every request even at the lowest load.
+      std::fprintf(stderr, "tokenbench: error: no request succeeded at probe %s\n",
+                   result.no_success.c_str());
+      return kExitNoMeasure;
+    }
+    if (!result.no_success.empty()) {
+      std::fprintf(stderr, "tokenbench: warning: no request succeeded at probe %s\n",
+                   result.no_success.c_str());
+    }
     std::fputs(experiment::render_search(result, options).c_str(), stdout);
     std::printf("Results: %s (%s)\n", c.output_dir.c_str(), experiment::kSearchJson);
     if (result.canceled) {

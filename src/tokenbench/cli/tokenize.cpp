@@ -54,8 +54,10 @@ void add_tokenize_command(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<TokenizeFlags>();
   CLI::App* cmd = app.add_subcommand(
       "tokenize", "Print the number of tokens of a text (or its token ids) with a local tokenizer");
-  cmd->add_option("--tokenizer", flags->tokenizer,
-                  "tokenizer.json, tokenizer.model, a .tiktoken rank file, or a model folder")
+  cmd->add_option(
+         "--tokenizer", flags->tokenizer,
+         "tokenizer.json, tokenizer.model, a .tiktoken rank file, a model folder, or a Hugging "
+         "Face id ORG/NAME found in the local cache")
       ->required();
   cmd->add_flag("--ids", flags->ids, "Print the token ids as a JSON array instead of the count");
   cmd->add_flag("--add-special-tokens", flags->add_special_tokens,

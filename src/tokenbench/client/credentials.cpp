@@ -42,13 +42,26 @@ std::optional<std::string> find_api_key(const std::string& env_name,
   return std::nullopt;
 }
 
-std::optional<std::string> first_model_id(const std::string& models_body) {
+ModelList parse_model_list(const std::string& models_body) {
+  ModelList out;
   const auto j = nlohmann::json::parse(models_body, nullptr, false);
-  if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) return std::nullopt;
+  if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) return out;
   for (const auto& m : j["data"]) {
-    if (m.is_object() && m.contains("id") && m["id"].is_string()) return m["id"].get<std::string>();
+    if (!m.is_object()) continue;
+    if (m.contains("id") && m["id"].is_string()) out.ids.push_back(m["id"].get<std::string>());
+    const auto sim = m.find("tokenbench_sim");
+    if (sim != m.end() && sim->is_object() && sim->contains("time_scale") &&
+        (*sim)["time_scale"].is_number()) {
+      out.sim_time_scale = (*sim)["time_scale"].get<double>();
+    }
   }
-  return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> first_model_id(const std::string& models_body) {
+  const ModelList list = parse_model_list(models_body);
+  if (list.ids.empty()) return std::nullopt;
+  return list.ids.front();
 }
 
 std::string redact(std::string text, const std::string& secret) {

@@ -13,6 +13,17 @@ namespace tokenbench::client {
 std::optional<std::string> find_api_key(const std::string& env_name,
                                         const std::string& dotenv_path = ".env");
 
+/// What a GET /v1/models reply says. Plain data.
+struct ModelList {
+  std::vector<std::string> ids;  ///< every model id, in the reply's order
+  /// serve-sim's --time-scale, from a model's "tokenbench_sim": {"time_scale": X}; absent for
+  /// any other server.
+  std::optional<double> sim_time_scale;
+};
+
+/// Parses a /v1/models reply ({"data":[{"id":...}, ...]}); an unparseable one gives no ids.
+ModelList parse_model_list(const std::string& models_body);
+
 /// The first model id of a /v1/models reply ({"data":[{"id":...}]}), or nullopt.
 std::optional<std::string> first_model_id(const std::string& models_body);
 

@@ -108,6 +108,7 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "ramp_up_start_rps" << YAML::Value << c.ramp_up_start_rps;
   out << YAML::Key << "ramp_up_duration_s" << YAML::Value << c.ramp_up_duration_s;
   out << YAML::Key << "drop_first_pct" << YAML::Value << c.drop_first_pct;
+  out << YAML::Key << "fail_fast" << YAML::Value << c.fail_fast;
   out << YAML::EndMap;
 
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
@@ -126,6 +127,9 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "percentiles" << YAML::Value << YAML::Flow << c.percentiles;
   out << YAML::Key << "goodput" << YAML::Value << YAML::Flow << c.goodput;
   out << YAML::Key << "slo" << YAML::Value << YAML::Flow << c.slo;
+  out << YAML::Key << "console_style" << YAML::Value << c.console_style;
+  out << YAML::Key << "sim_time_scale" << YAML::Value << c.sim_time_scale;
+  out << YAML::Key << "sim_time" << YAML::Value << c.sim_time;
   out << YAML::EndMap;
 
   out << YAML::Key << "output_dir" << YAML::Value << c.output_dir;
@@ -187,6 +191,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["ramp_up_start_rps"]) c.ramp_up_start_rps = l["ramp_up_start_rps"].as<double>();
       if (l["ramp_up_duration_s"]) c.ramp_up_duration_s = l["ramp_up_duration_s"].as<double>();
       if (l["drop_first_pct"]) c.drop_first_pct = l["drop_first_pct"].as<double>();
+      if (l["fail_fast"]) c.fail_fast = l["fail_fast"].as<int>();
     }
     if (const auto w = root["workload"]) {
       if (w["dataset"]) c.dataset = w["dataset"].as<std::string>();
@@ -203,6 +208,9 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (m["percentiles"]) c.percentiles = m["percentiles"].as<std::vector<double>>();
       if (m["goodput"]) c.goodput = m["goodput"].as<std::vector<std::string>>();
       if (m["slo"]) c.slo = m["slo"].as<std::vector<std::string>>();
+      if (m["console_style"]) c.console_style = m["console_style"].as<std::string>();
+      if (m["sim_time_scale"]) c.sim_time_scale = m["sim_time_scale"].as<double>();
+      if (m["sim_time"]) c.sim_time = m["sim_time"].as<bool>();
     }
     if (root["output_dir"]) c.output_dir = root["output_dir"].as<std::string>();
     if (root["started_at"]) c.started_at = root["started_at"].as<std::string>();

@@ -82,6 +82,13 @@ struct RunConfig {
   std::vector<double> percentiles{50, 90, 95, 99};
   std::vector<std::string> goodput;  ///< "ttft:MS", "tpot:MS", "itl:MS", "e2el:MS"
   std::vector<std::string> slo;      ///< run-level objectives, e.g. "p95_ttft_ms<=500"
+  std::string console_style = "ms";  ///< ms | compact | evalscope-s (report/console.h)
+  /// serve-sim's --time-scale as its /v1/models advertised it (1: real time, or not serve-sim).
+  double sim_time_scale = 1.0;
+  bool sim_time = false;  ///< report figures rescaled to the simulator's model time
+
+  // Safety
+  int fail_fast = 5;  ///< stop when the first N requests all fail with one client error; 0: never
 
   // Output
   std::string output_dir;

@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "tokenbench/experiment/journal.h"
 #include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/records_io.h"
@@ -62,7 +63,7 @@ constexpr std::array<FigureDef, 18> kFigures{{
     {{"p50_e2el_ms", kLower, true}, Source::kE2el, 50},
     {{"p95_e2el_ms", kLower, true}, Source::kE2el, 95},
     {{"p99_e2el_ms", kLower, true}, Source::kE2el, 99},
-    {{"p50_output_tps", kHigher, true}, Source::kOutputTps, 50},
+    {{"p50_decode_tps", kHigher, true}, Source::kOutputTps, 50},
     {{"error_rate", kLower, true}, Source::kErrorRate, 0},
     {{"request_throughput", kHigher, false}, Source::kRequestThroughput, 0},
     {{"output_throughput", kHigher, false}, Source::kOutputThroughput, 0},
@@ -105,7 +106,7 @@ Prepared prepare(const RunSample& run) {
     if (m.ttft_ms) add(Source::kTtft, i, *m.ttft_ms);
     if (m.tpot_ms) add(Source::kTpot, i, *m.tpot_ms);
     if (m.e2el_ms) add(Source::kE2el, i, *m.e2el_ms);
-    if (m.output_tps) add(Source::kOutputTps, i, *m.output_tps);
+    if (m.decode_tps) add(Source::kOutputTps, i, *m.decode_tps);
     for (double gap : m.itl_ms) add(Source::kItl, i, gap);
   }
   for (std::size_t k = 0; k < kNumFields; ++k) {
@@ -438,6 +439,9 @@ RunSample load_run_sample(const std::string& dir) {
   }
   const std::string requests = dir + "/" + report::kRequestsFile;
   if (!fs::is_regular_file(requests, ec)) {
+    if (const std::string hint = experiment_root_hint(dir); !hint.empty()) {
+      throw std::runtime_error(hint);
+    }
     throw std::runtime_error(
         fmt::format("{} has no {}: pass a results directory written by `tokenbench run`", dir,
                     report::kRequestsFile));
@@ -571,6 +575,7 @@ void apply_gates(Comparison& comparison, const std::vector<RegressionGate>& gate
   for (const RegressionGate& gate : gates) {
     GateResult result{gate};
     const FigureComparison* f = comparison.find(gate.figure);
+    result.judged = f != nullptr && f->verdict != Verdict::kNotApplicable;
     if (f != nullptr && f->verdict == Verdict::kWorse) {
       if (is_defined(f->ci_low_pct) && is_defined(f->ci_high_pct)) {
         result.bound_pct = std::min(std::abs(f->ci_low_pct), std::abs(f->ci_high_pct));

@@ -128,6 +128,9 @@ struct GateResult {
   /// worse figure whose base is 0 counts as infinitely worse.
   double bound_pct = metrics::kUndefined;
   bool failed = false;  ///< the figure is "worse" and bound_pct exceeds 100 * margin
+  /// False when the figure got no confidence interval (too few requests for its percentile, or
+  /// undefined in a run): the gate could not be judged, and says so.
+  bool judged = true;
 };
 
 /// NEW against BASE, figure by figure, in compared_figures() order.

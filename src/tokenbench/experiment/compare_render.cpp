@@ -62,6 +62,12 @@ std::string gate_line(const GateResult& g, const FigureComparison* f) {
         "{}: FAILED: significantly worse, by at least {} (the CI bound nearest zero) > {}", head,
         pct_cell(g.bound_pct), margin_text(g.gate.margin));
   }
+  if (!g.judged) {
+    return fmt::format(
+        "{}: NOT JUDGED: the figure has no confidence interval (undefined in a run, or fewer than "
+        "{:g} values beyond its percentile: p95 needs 200 requests, p99 1000)",
+        head, kMinTailValues);
+  }
   if (is_defined(g.bound_pct)) {
     return fmt::format("{}: passed: worse, but the CI reaches down to {} <= {}", head,
                        pct_cell(g.bound_pct), margin_text(g.gate.margin));
@@ -168,7 +174,8 @@ nlohmann::json comparison_to_json(const std::vector<Comparison>& comparisons,
           {"figure", g.gate.figure},
           {"margin", g.gate.margin},
           {"bound_pct", std::isinf(g.bound_pct) ? nlohmann::json("inf") : number(g.bound_pct)},
-          {"failed", g.failed}};
+          {"failed", g.failed},
+          {"judged", g.judged}};
       if (g.failed) regressions.push_back(item);
       gates.push_back(std::move(item));
     }

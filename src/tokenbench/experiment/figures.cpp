@@ -1,7 +1,9 @@
 #include "tokenbench/experiment/figures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/summary.h"
@@ -46,6 +48,15 @@ Figures figures_from_summary(const json& summary) {
   return out;
 }
 
+std::string first_error(const json& summary) {
+  const auto tb = summary.find("tokenbench");
+  if (tb == summary.end() || !tb->contains("errors")) return "";
+  const json& examples = (*tb)["errors"].value("examples", json::object());
+  if (!examples.is_object() || examples.empty()) return "";
+  const auto it = examples.begin();
+  return it.key() + ": " + (it->is_string() ? it->get<std::string>() : it->dump());
+}
+
 const std::vector<std::string>& known_figure_names() {
   static const std::vector<std::string> names = [] {
     core::RunConfig config;
@@ -59,7 +70,26 @@ const std::vector<std::string>& known_figure_names() {
   return names;
 }
 
+bool is_figure_name(std::string_view name) {
+  const auto& known = known_figure_names();
+  if (std::binary_search(known.begin(), known.end(), name)) return true;
+  const auto underscore = name.find('_');
+  if (name.size() < 3 || name[0] != 'p' || underscore == std::string_view::npos) return false;
+  const std::string number(name.substr(1, underscore - 1));
+  try {
+    std::size_t used = 0;
+    const double p = std::stod(number, &used);
+    if (used != number.size() || !(p > 0 && p < 100)) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  // The distribution must be one that has a mean (mean_ttft_ms, mean_decode_tps, ...).
+  const std::string mean = "mean_" + std::string(name.substr(underscore + 1));
+  return std::binary_search(known.begin(), known.end(), mean);
+}
+
 bool higher_is_better(std::string_view name) {
+  if (name.rfind("std_", 0) == 0) return false;  // a spread is never better larger
   for (std::string_view word : {"throughput", "goodput", "_tps", "completed"}) {
     if (name.find(word) != std::string_view::npos) return true;
   }
@@ -70,7 +100,7 @@ std::string expand_figure_alias(std::string_view name) {
   if (name == "ttft" || name == "tpot" || name == "itl" || name == "e2el") {
     return "median_" + std::string(name) + "_ms";
   }
-  if (name == "tps") return "p50_output_tps";
+  if (name == "tps") return "p50_decode_tps";
   if (name == "throughput") return "output_throughput";
   return std::string(name);
 }

@@ -11,18 +11,26 @@ namespace tokenbench::experiment {
 /// Every figure of one run by name (NaN: defined by name, undefined in this run). The names are
 /// summary.json's top-level keys (completed, request_throughput, p95_ttft_ms, ...), plus
 /// `error_rate` (failed / measured), `max_concurrency_observed`, and for each distribution X of
-/// the nested `tokenbench.distributions` section (ttft_ms, output_tps, queue_time_ms, ...):
-/// mean_X, median_X, std_X, min_X, max_X and pNN_X (e.g. p50_output_tps, p99_queue_time_ms).
+/// the nested `tokenbench.distributions` section (ttft_ms, decode_tps, queue_time_ms, ...):
+/// mean_X, median_X, std_X, min_X, max_X and pNN_X (e.g. p50_decode_tps, p99_queue_time_ms).
 using Figures = std::map<std::string, double, std::less<>>;
 
 /// Flattens a summary.json document into its figures.
 Figures figures_from_summary(const nlohmann::json& summary);
 
+/// "class: message" of the first error example of a summary.json ("" without any).
+std::string first_error(const nlohmann::json& summary);
+
 /// The names every run defines (from an empty run's summary), sorted.
 const std::vector<std::string>& known_figure_names();
 
+/// True when `name` is a figure of some run: one of known_figure_names(), or pNN_X for any
+/// percentile NN in (0, 100) (a --percentiles value, e.g. p99.9_ttft_ms) of a distribution X.
+bool is_figure_name(std::string_view name);
+
 /// True when a larger value of the figure is better: throughputs, goodput, per-request token
-/// rates (`_tps`) and completed counts; false for latencies, errors and everything else.
+/// rates (`_tps`) and completed counts, but not their spread (`std_`); false for latencies,
+/// errors and everything else.
 bool higher_is_better(std::string_view name);
 
 /// Short names accepted where a figure is named for ranking: ttft, tpot, itl, e2el (their

@@ -1,7 +1,12 @@
 #include "tokenbench/experiment/journal.h"
 
 #include <filesystem>
+#include <sstream>
 
+#include "tokenbench/experiment/runner.h"
+#include "tokenbench/experiment/search.h"
+#include "tokenbench/experiment/sweep.h"
+#include "tokenbench/experiment/targets.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::experiment {
@@ -23,6 +28,49 @@ std::map<std::string, nlohmann::json> completed_levels(const std::string& root,
     if (s.is_object()) out[dir] = std::move(s);
   }
   return out;
+}
+
+void check_same_configuration(const core::RunConfig& expected) {
+  const std::string path = expected.output_dir + "/" + report::kConfigFile;
+  core::RunConfig kept;
+  try {
+    kept = core::run_config_from_yaml(report::read_text_file(path));
+  } catch (const std::exception& e) {
+    throw RunError(std::string("--resume: ") + e.what(), false);
+  }
+  core::RunConfig now = expected;
+  kept.started_at = now.started_at = "";
+  kept.output_dir = now.output_dir;
+  // How figures are judged and shown is not part of the measurement.
+  kept.percentiles = now.percentiles;
+  kept.goodput = now.goodput;
+  kept.slo = now.slo;
+  kept.console_style = now.console_style;
+  kept.sim_time = now.sim_time;
+  kept.fail_fast = now.fail_fast;
+  const std::string a = core::to_yaml(kept);
+  const std::string b = core::to_yaml(now);
+  if (a == b) return;
+  // Name the first line that differs, so the user sees which flag changed.
+  std::istringstream sa(a), sb(b);
+  std::string la, lb;
+  while (std::getline(sa, la) && std::getline(sb, lb) && la == lb) {
+  }
+  throw RunError("--resume: " + path + " was measured with another configuration ('" + la +
+                     "' there, '" + lb +
+                     "' now): give the flags of the interrupted run, or start "
+                     "a new --output-dir",
+                 false);
+}
+
+std::string experiment_root_hint(const std::string& dir) {
+  for (const char* file : {kSweepJson, kSearchJson, kCompareJson}) {
+    if (std::filesystem::is_regular_file(dir + "/" + file)) {
+      return dir + " holds an experiment (" + file +
+             "), not one run: pass one of its subdirectories";
+    }
+  }
+  return "";
 }
 
 void write_journal(const std::string& root, const std::string& file, const nlohmann::json& doc) {

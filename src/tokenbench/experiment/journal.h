@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tokenbench/core/run_config.h"
+
 namespace tokenbench::experiment {
 
 /// The levels an interrupted experiment had completed, for --resume: reads ROOT/FILE (sweep.json
@@ -13,6 +15,16 @@ namespace tokenbench::experiment {
 std::map<std::string, nlohmann::json> completed_levels(const std::string& root,
                                                        const std::string& file,
                                                        const std::string& list);
+
+/// Throws RunError (a configuration error) when expected.output_dir/config.yaml, a level kept by
+/// --resume, was measured with another configuration than `expected` (the level's configuration
+/// now): resuming must not mix measurements of different workloads. The run's start time and
+/// how figures are judged and shown (percentiles, SLOs, console style) are not compared.
+void check_same_configuration(const core::RunConfig& expected);
+
+/// When DIR is the root of an experiment (a sweep, a search or a multi-target run) rather than
+/// one run's results: the one-line hint that says so and to pass a subdirectory; else "".
+std::string experiment_root_hint(const std::string& dir);
 
 /// Writes `doc` to ROOT/FILE atomically (pretty-printed JSON).
 void write_journal(const std::string& root, const std::string& file, const nlohmann::json& doc);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -69,6 +70,26 @@ struct Wanted {
   std::string api_key_env;
 };
 
+// Where the API key came from, in words, for an error message that must not show it.
+std::string key_origin(const std::string& env_name) {
+  const char* env = std::getenv(env_name.c_str());
+  if (env != nullptr && *env != '\0') {
+    return fmt::format("the API key from ${} (sent as 'Authorization: Bearer <key>')", env_name);
+  }
+  if (client::find_api_key(env_name)) {
+    return fmt::format("the API key from {}= in ./.env (sent as 'Authorization: Bearer <key>')",
+                       env_name);
+  }
+  return fmt::format("the request: no API key was sent (${} is not set, nor in ./.env)", env_name);
+}
+
+std::string join_ids(const std::vector<std::string>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size() && i < 5; ++i) out += (i ? ", " : "") + ids[i];
+  if (ids.size() > 5) out += fmt::format(", and {} more", ids.size() - 5);
+  return out;
+}
+
 std::string safe_dir_name(std::string name) {
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') {
@@ -79,6 +100,29 @@ std::string safe_dir_name(std::string name) {
 }
 
 }  // namespace
+
+bool FailFast::observe(const core::RequestRecord& r) {
+  if (limit_ <= 0 || decided_.load(std::memory_order_relaxed)) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (decided_.load(std::memory_order_relaxed)) return false;
+  const bool client_error = r.error == core::ErrorClass::kHttp4xx && r.http_status != 429;
+  if (!client_error || (status_ != 0 && r.http_status != status_)) {
+    decided_.store(true);  // a success or another kind of failure: the run can measure
+    return false;
+  }
+  status_ = r.http_status;
+  if (message_.empty()) message_ = r.error_message;
+  if (++seen_ < limit_) return false;
+  decided_.store(true);
+  verdict_ =
+      fmt::format("the first {} requests all failed with HTTP {}: {}", seen_, status_, message_);
+  return true;
+}
+
+std::string FailFast::verdict() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return verdict_;
+}
 
 core::RunConfig target_config(const core::RunConfig& config, std::size_t index) {
   core::RunConfig c = config;
@@ -121,6 +165,11 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
     }
     targets_.push_back(std::move(target));
   }
+  if (!config.targets.empty()) {  // the root configuration names a base URL too
+    std::string userinfo;
+    std::tie(config.base_url, userinfo) = split_userinfo(config.base_url);
+    add_userinfo_secrets(userinfo, secrets_);
+  }
   // Longest first, so that a secret containing another is cut whole.
   std::sort(secrets_.begin(), secrets_.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
@@ -136,14 +185,28 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
                                  shown, redact(models.error)),
                      true);
     }
+    if (models.status == 401 || models.status == 403) {
+      throw RunError(fmt::format("{}/v1/models answered HTTP {}: the server rejected {}. Check "
+                                 "the key, or name its variable with --api-key-env",
+                                 shown, models.status, key_origin(wanted[i].api_key_env)),
+                     true);
+    }
+    const client::ModelList list = client::parse_model_list(models.body);
+    if (list.sim_time_scale) config.sim_time_scale = *list.sim_time_scale;
     if (wanted[i].model->empty()) {
-      const auto id = models.status == 200 ? client::first_model_id(models.body) : std::nullopt;
-      if (!id) {
+      if (models.status != 200 || list.ids.empty()) {
         throw RunError(fmt::format("{}/v1/models (HTTP {}) names no model: pass --model NAME",
                                    shown, models.status),
                        true);
       }
-      *wanted[i].model = *id;
+      *wanted[i].model = list.ids.front();
+    } else if (!list.ids.empty() &&
+               std::find(list.ids.begin(), list.ids.end(), *wanted[i].model) == list.ids.end()) {
+      // Some servers answer whatever the name; the results would carry a model that never ran.
+      std::fprintf(stderr,
+                   "tokenbench: warning: %s/v1/models does not list model '%s' (it lists %s); a "
+                   "server that ignores the name answers with another model\n",
+                   shown.c_str(), wanted[i].model->c_str(), join_ids(list.ids).c_str());
     }
     targets_[i].model = *wanted[i].model;
   }
@@ -187,6 +250,8 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   }
   std::unique_ptr<load::Benchmark> bench;
   std::vector<std::unique_ptr<report::Recorder>> recorders;
+  // The previous measurement's benchmark stays alive until this one replaces it, so that a
+  // signal handler that read running_ just before it was cleared never cancels a freed object.
   report::Recorder::Finalizer count_tokens;
   if (tokenizer_) {
     count_tokens = [this](core::RequestRecord& r) { metrics::count_output_tokens(*tokenizer_, r); };
@@ -212,7 +277,11 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   if (!options_.quiet) {
     const std::string what =
         config.targets.empty()
-            ? fmt::format("{}{} model {}", config.base_url, config.endpoint, config.model)
+            ? fmt::format(
+                  "{}{} model {}{}", config.base_url, config.endpoint, config.model,
+                  config.replica_urls.size() > 1
+                      ? fmt::format(" (and {} more replicas)", config.replica_urls.size() - 1)
+                      : "")
             : fmt::format("{} targets", config.targets.size());
     const std::string amount = config.num_prompts > 0
                                    ? fmt::format("{} requests{}", config.num_prompts,
@@ -246,17 +315,23 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   running_.store(bench.get());
   if (!canceled_.load()) {
     const bool split = recorders.size() > 1;
-    bench->run([this, &recorders, split](core::RequestRecord&& r) {
+    FailFast fail_fast(config.fail_fast);
+    load::Benchmark* running = bench.get();
+    bench->run([this, &recorders, split, &fail_fast, running](core::RequestRecord&& r) {
       // A server may echo a credential in its error text (OpenAI echoes part of a bad key).
       if (!r.ok() && !secrets_.empty()) r.error_message = redact(std::move(r.error_message));
+      if (fail_fast.observe(r)) running->cancel();
       recorders[split ? std::min<std::size_t>(r.endpoint, recorders.size() - 1) : 0]->add(
           std::move(r));
     });
+    outcome.failed_fast = fail_fast.verdict();
   }
   running_.store(nullptr);
+  last_bench_ = std::move(bench);
   finished.store(true);
   if (progress.joinable()) progress.join();
-  outcome.canceled = canceled_.load() || bench->canceled();
+  // A stop by --fail-fast is a finding about the server, not an interruption.
+  outcome.canceled = canceled_.load() || (last_bench_->canceled() && outcome.failed_fast.empty());
   for (std::size_t i = 0; i < parts.size(); ++i) {
     recorders[i]->close();
     outcome.parts.push_back(write_part(parts[i].first, parts[i].second, recorders[i]->records()));

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,30 @@ struct LevelResult {
 struct RunOutcome {
   std::vector<LevelResult> parts;
   bool canceled = false;  ///< interrupted: the parts hold partial results
+  /// Why --fail-fast stopped it ("the first 5 requests all failed with HTTP 404: ..."), or "".
+  std::string failed_fast;
+};
+
+/// --fail-fast: watches the first requests of a run to end; when the first `limit` all failed
+/// with the same client error (HTTP 4xx other than 429: a wrong endpoint or model, a prompt over
+/// the context length), the run cannot succeed and should stop. Thread-safe (the engine's
+/// workers call observe); after its decision it costs one relaxed load per request.
+class FailFast {
+ public:
+  explicit FailFast(int limit) : limit_(limit) {}
+  /// Counts a finished request; true exactly once, when the run should stop.
+  bool observe(const core::RequestRecord& record);
+  /// Why it stopped the run, or "".
+  std::string verdict() const;
+
+ private:
+  const int limit_;
+  std::atomic<bool> decided_{false};
+  mutable std::mutex mutex_;
+  int seen_ = 0;
+  int status_ = 0;
+  std::string message_;
+  std::string verdict_;
 };
 
 /// The one code path of a measurement, shared by `run`, sweeps, searches and multi-target runs:
@@ -79,6 +104,7 @@ class Runner {
   std::vector<load::Target> targets_;  // with credentials; never written
   std::vector<std::string> secrets_;   // longest first
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  std::unique_ptr<load::Benchmark> last_bench_;  // see run()
   std::atomic<load::Benchmark*> running_{nullptr};
   std::atomic<bool> canceled_{false};
 };

@@ -16,7 +16,8 @@ using nlohmann::json;
 bool integral(const SearchOptions& o) { return o.vary == SearchOptions::Vary::kMaxConcurrency; }
 
 std::string value_text(const SearchOptions& o, double v) {
-  return integral(o) ? fmt::format("{}", static_cast<long long>(v)) : fmt::format("{:.4g}", v);
+  // The shortest text that reads back as the same number: two probes never share a directory.
+  return integral(o) ? fmt::format("{}", static_cast<long long>(v)) : fmt::format("{}", v);
 }
 
 std::string vary_name(const SearchOptions& o) {
@@ -125,30 +126,36 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
   const auto done = o.resume ? completed_levels(base.output_dir, kSearchJson, "probes")
                              : std::map<std::string, json>{};
   SearchResult partial;  // what search.json shows while the search runs
+  std::string no_success;
   auto probe = [&](double value, int repeat) {
     Probe p;
     p.value = value;
     p.repeat = repeat;
     p.dir = probe_dir(o, value, repeat);
+    core::RunConfig c = base;
+    if (integral(o)) {
+      c.max_concurrency = static_cast<int>(value);
+    } else {
+      c.request_rate = value;
+    }
+    c.seed = base.seed + static_cast<std::uint64_t>(repeat);
+    c.output_dir = base.output_dir + "/" + p.dir;
     if (const auto it = done.find(p.dir); it != done.end()) {
+      check_same_configuration(c);
       p.summary = it->second;
       p.complete = true;
       std::fprintf(stderr, "tokenbench: probe %s: complete in an earlier run, kept\n",
                    p.dir.c_str());
     } else {
-      core::RunConfig c = base;
-      if (integral(o)) {
-        c.max_concurrency = static_cast<int>(value);
-      } else {
-        c.request_rate = value;
-      }
-      c.seed = base.seed + static_cast<std::uint64_t>(repeat);
-      c.output_dir = base.output_dir + "/" + p.dir;
       RunOutcome outcome = runner.run(c);
       p.summary = std::move(outcome.parts.front().summary_json);
-      p.complete = !outcome.canceled;
+      p.complete = !outcome.canceled;  // a --fail-fast stop is complete: it failed
     }
     p.figures = figures_from_summary(p.summary);
+    const auto completed = p.figures.find("completed");
+    if (no_success.empty() && (completed == p.figures.end() || !(completed->second > 0))) {
+      no_success = p.dir + ": " + first_error(p.summary);
+    }
     p.slo = check_slos(o.slos, p.figures);
     p.met = all_met(p.slo);
     std::fprintf(stderr, "tokenbench: probe %s %s: %s, %.2f req/s%s\n", vary_name(o).c_str(),
@@ -159,6 +166,7 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
     return p;
   };
   SearchResult result = search(o, probe, [&runner] { return runner.canceled(); });
+  result.no_success = no_success;
   write_journal(base.output_dir, kSearchJson, search_to_json(result, o));
   return result;
 }

@@ -59,6 +59,9 @@ struct SearchResult {
   std::optional<double> lo;  ///< largest level that passed
   std::optional<double> hi;  ///< smallest level that failed
   bool canceled = false;
+  /// "DIR: class: message" of the first probe where no request succeeded ("" when none): such a
+  /// probe fails for its errors, not its latency.
+  std::string no_success;
 };
 
 /// Runs one probe (value, repeat). Used by search() so that the algorithm can be tested alone.

@@ -58,7 +58,7 @@ std::string unknown_figure_hint(const std::string& name) {
   }
   if (close.empty()) {
     close = {"p95_ttft_ms", "p99_tpot_ms",        "mean_e2el_ms",
-             "error_rate",  "request_throughput", "p50_output_tps"};
+             "error_rate",  "request_throughput", "p50_decode_tps"};
   }
   if (close.size() > 6) close.resize(6);
   std::string out;
@@ -100,8 +100,7 @@ SloExpr parse_slo_expr(std::string_view text) {
   e.op = text[at] == '<' ? (equal ? SloExpr::Op::kLessEqual : SloExpr::Op::kLess)
                          : (equal ? SloExpr::Op::kGreaterEqual : SloExpr::Op::kGreater);
   const std::string number = trim(text.substr(rest));
-  const auto& known = known_figure_names();
-  if (!std::binary_search(known.begin(), known.end(), e.figure)) {
+  if (!is_figure_name(e.figure)) {
     throw std::invalid_argument(
         fmt::format("'{}': unknown figure '{}'; figures are summary "
                     "keys such as {} (docs/EXPERIMENTS.md lists them)",

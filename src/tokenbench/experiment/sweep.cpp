@@ -238,7 +238,8 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     for (const auto& p : result.points) {
       if (p.complete) curve.push_back(p.figures);
     }
-    result.knee = find_knee(curve, options.knee_threshold);
+    // A grid of concurrency x rate is not one curve: its knee is read on a sweep of one.
+    if (!varies_both(result)) result.knee = find_knee(curve, options.knee_threshold);
     if (!options.slos.empty() || options.by_goodput) {
       result.best = find_best(result.points, options.by_goodput);
     }
@@ -248,7 +249,12 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
   for (const SweepLevel& level : levels) {
     SweepPoint point;
     point.level = level;
+    core::RunConfig c = base;
+    c.max_concurrency = level.max_concurrency;
+    c.request_rate = level.request_rate;
+    c.output_dir = base.output_dir + "/" + level.dir;
     if (const auto it = done.find(level.dir); it != done.end()) {
+      check_same_configuration(c);
       point.summary = it->second;
       point.complete = true;
       point.resumed = true;
@@ -256,14 +262,13 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
                    level.dir.c_str());
     } else {
       if (runner.canceled()) break;
-      core::RunConfig c = base;
-      c.max_concurrency = level.max_concurrency;
-      c.request_rate = level.request_rate;
-      c.output_dir = base.output_dir + "/" + level.dir;
       RunOutcome outcome = runner.run(c);
       point.summary = std::move(outcome.parts.front().summary_json);
       point.complete = !outcome.canceled;
       result.canceled = outcome.canceled;
+      if (!outcome.failed_fast.empty()) {
+        result.stopped = "level " + level.dir + ": " + outcome.failed_fast;
+      }
     }
     point.figures = figures_from_summary(point.summary);
     point.slo = check_slos(options.slos, point.figures);
@@ -272,7 +277,9 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     const SweepPoint& p = result.points.back();
     if (result.canceled) break;
     const double err = figure(p.figures, "error_rate");
-    if (options.stop_on_error_rate && err > *options.stop_on_error_rate) {
+    if (!result.stopped.empty()) {
+      // --fail-fast stopped the level: the run cannot succeed at any load.
+    } else if (options.stop_on_error_rate && err > *options.stop_on_error_rate) {
       result.stopped = fmt::format("level {} had an error rate of {:.1f}% (over {:g}%)", level.dir,
                                    100 * err, 100 * *options.stop_on_error_rate);
     } else if (options.stop_on_slo_breach && !p.meets_slo) {

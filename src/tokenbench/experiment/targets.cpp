@@ -30,7 +30,6 @@ std::vector<Weight> parse_weights(const std::string& text) {
   std::vector<Weight> out;
   std::stringstream ss(text);
   std::string item;
-  const auto& known = known_figure_names();
   while (std::getline(ss, item, ',')) {
     const auto eq = item.find('=');
     Weight w;
@@ -46,7 +45,7 @@ std::vector<Weight> parse_weights(const std::string& text) {
       throw std::invalid_argument(fmt::format(
           "--weights: '{}' is not NAME=WEIGHT with a weight > 0, e.g. {}", item, kDefaultWeights));
     }
-    if (!std::binary_search(known.begin(), known.end(), w.figure)) {
+    if (!is_figure_name(w.figure)) {
       throw std::invalid_argument(
           fmt::format("--weights: unknown figure '{}': use ttft, tpot, itl, e2el, tps, throughput, "
                       "error_rate or a summary key such as p95_ttft_ms",
@@ -86,7 +85,11 @@ std::vector<TargetRow> rank_targets(std::vector<TargetRow> rows,
       const double v = figure(r.figures, w.figure);
       if (r.eliminated || std::isnan(v) || std::isnan(best)) continue;
       double share = 0;
-      if (higher) {
+      if (w.figure == "error_rate") {
+        // A rate of failures scores as its rate of successes, so that 0.1% against a best of 0
+        // costs 0.1%, not everything.
+        share = best < 1 ? (1 - v) / (1 - best) : 1.0;
+      } else if (higher) {
         share = best > 0 ? v / best : 1.0;
       } else {
         share = v > 0 ? best / v : 1.0;
@@ -107,7 +110,7 @@ std::vector<TargetRow> rank_targets(std::vector<TargetRow> rows,
 json ranking_to_json(const std::vector<TargetRow>& rows, const std::vector<SloExpr>& required,
                      const std::vector<Weight>& weights) {
   static constexpr const char* kTable[] = {"median_ttft_ms", "p95_ttft_ms",       "median_tpot_ms",
-                                           "p50_output_tps", "p95_output_tps",    "p95_e2el_ms",
+                                           "p50_decode_tps", "p95_decode_tps",    "p95_e2el_ms",
                                            "error_rate",     "output_throughput", "completed",
                                            "failed",         "request_throughput"};
   json targets = json::array();
@@ -155,8 +158,8 @@ std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector
     out += fmt::format(
         "{:<{}} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>7} {:>10} {:>6} {:>5}\n", r.name, width,
         cell(figure(f, "median_ttft_ms")), cell(figure(f, "p95_ttft_ms")),
-        cell(figure(f, "median_tpot_ms"), "{:.2f}"), cell(figure(f, "p50_output_tps")),
-        cell(figure(f, "p95_output_tps")), cell(figure(f, "p95_e2el_ms")),
+        cell(figure(f, "median_tpot_ms"), "{:.2f}"), cell(figure(f, "p50_decode_tps")),
+        cell(figure(f, "p95_decode_tps")), cell(figure(f, "p95_e2el_ms")),
         std::isnan(err) ? "-" : fmt::format("{:.1f}%", 100 * err),
         cell(figure(f, "output_throughput")), r.eliminated ? "-" : fmt::format("{:.3f}", r.score),
         r.eliminated ? "-" : std::to_string(r.rank));

@@ -40,8 +40,9 @@ struct TargetRow {
 /// Checks every target against `required` (a target where no request succeeded is eliminated
 /// too), then scores the rest: per weighted figure, a
 /// target's value relative to the best surviving one (best/value when lower is better,
-/// value/best when higher is, so the best gets 1 and an undefined value 0), summed with the
-/// weights and divided by their total. Ranks by score (ties: table order).
+/// value/best when higher is, (1 - value)/(1 - best) for error_rate, so the best gets 1 and an
+/// undefined value 0), summed with the weights and divided by their total. Ranks by score (ties:
+/// table order).
 std::vector<TargetRow> rank_targets(std::vector<TargetRow> rows,
                                     const std::vector<SloExpr>& required,
                                     const std::vector<Weight>& weights);

@@ -126,17 +126,19 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
   work.specs = &specs;
   work.bodies = &bodies;
   work.phase = phase;
-  work.id_base = next_id_;
+  work.id_base = 0;  // each phase numbers its requests from 0: measured ids are 0 .. N-1
   if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0) {
     const double share = config_.drop_first_pct / 100.0;
     if (count != ArrivalSchedule::kUnbounded) {
-      work.drop_count = static_cast<std::size_t>(std::ceil(share * static_cast<double>(count)));
+      // Whole prompts, so that every target compared leaves out the same ones.
+      work.drop_count =
+          static_cast<std::size_t>(std::ceil(share * static_cast<double>(count / per_prompt_))) *
+          per_prompt_;
     } else {
       work.drop_before = start + static_cast<core::Nanos>(share * config_.duration_s * 1e9);
     }
   }
   engine_->run_phase(queue, work, schedule.size(), sink);
-  next_id_ += queue.claimed();
 }
 
 }  // namespace tokenbench::load

@@ -63,7 +63,6 @@ class Benchmark {
   core::RunClock clock_;
   int workers_ = 1;
   std::unique_ptr<client::HttpEngine> engine_;
-  std::uint64_t next_id_ = 0;
 };
 
 /// Worker threads for a run: `requested` when > 0, else one per core; never more than the

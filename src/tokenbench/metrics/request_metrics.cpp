@@ -51,12 +51,18 @@ std::vector<double> itl_per_token_ms(const core::RequestRecord& record) {
   return values;
 }
 
-std::optional<double> output_tps(const core::RequestRecord& record) {
+std::optional<double> decode_tps(const core::RequestRecord& record) {
   if (!record.streamed || record.output_tokens <= 1) return std::nullopt;
   if (record.first_token == kNever || record.last_token == kNever) return std::nullopt;
   const Nanos span = record.last_token - record.first_token;
   if (span <= 0) return std::nullopt;
   return static_cast<double>(record.output_tokens - 1) / core::to_seconds(span);
+}
+
+std::optional<double> output_tps(const core::RequestRecord& record) {
+  const auto e2el = e2el_ms(record);
+  if (!e2el || *e2el <= 0.0) return std::nullopt;
+  return static_cast<double>(record.output_tokens) / (*e2el / 1e3);
 }
 
 std::optional<double> total_tps(const core::RequestRecord& record) {
@@ -76,6 +82,7 @@ RequestMetrics derive_request_metrics(const core::RequestRecord& record) {
   m.tpot_ms = tpot_ms(record);
   m.itl_ms = itl_ms(record);
   m.itl_per_token_ms = itl_per_token_ms(record);
+  m.decode_tps = decode_tps(record);
   m.output_tps = output_tps(record);
   m.total_tps = total_tps(record);
   m.queue_time_ms = queue_time_ms(record);

@@ -31,8 +31,13 @@ std::vector<double> itl_ms(const core::RequestRecord& record);
 /// g / k. A chunk recorded with k <= 0 tokens counts as one.
 std::vector<double> itl_per_token_ms(const core::RequestRecord& record);
 
-/// Per-request output rate: (output_tokens - 1) / (last content chunk - first content chunk) in
-/// seconds. Defined for streamed requests with output_tokens > 1 and a positive span.
+/// Per-request decode rate: (output_tokens - 1) / (last content chunk - first content chunk) in
+/// seconds (DESIGN.md's per-request TPS). Defined for streamed requests with output_tokens > 1
+/// and a positive span.
+std::optional<double> decode_tps(const core::RequestRecord& record);
+
+/// Per-request output rate as evalscope's per-request "Output (tok/s)": output_tokens / E2EL in
+/// seconds (the wait for the first token included). Defined when E2EL is defined and positive.
 std::optional<double> output_tps(const core::RequestRecord& record);
 
 /// Per-request total rate: (prompt_tokens + output_tokens) / E2EL in seconds, as evalscope's
@@ -49,6 +54,7 @@ struct RequestMetrics {
   std::optional<double> tpot_ms;
   std::vector<double> itl_ms;
   std::vector<double> itl_per_token_ms;
+  std::optional<double> decode_tps;
   std::optional<double> output_tps;
   std::optional<double> total_tps;
   std::optional<double> queue_time_ms;

@@ -68,7 +68,8 @@ std::vector<double> report_percentiles(const std::vector<double>& requested) {
 
 // Every sample that summarize pools, one vector per distribution.
 struct Samples {
-  std::vector<double> ttft, tpot, itl, itl_per_token, e2el, output_tps, total_tps, queue;
+  std::vector<double> ttft, tpot, itl, itl_per_token, e2el, decode_tps, output_tps, total_tps,
+      queue;
   std::vector<double> input_tokens, output_tokens;
 };
 
@@ -77,6 +78,7 @@ void add_successful(const RequestRecord& r, Samples& s) {
   if (m.ttft_ms) s.ttft.push_back(*m.ttft_ms);
   if (m.tpot_ms) s.tpot.push_back(*m.tpot_ms);
   if (m.e2el_ms) s.e2el.push_back(*m.e2el_ms);
+  if (m.decode_tps) s.decode_tps.push_back(*m.decode_tps);
   if (m.output_tps) s.output_tps.push_back(*m.output_tps);
   if (m.total_tps) s.total_tps.push_back(*m.total_tps);
   s.itl.insert(s.itl.end(), m.itl_ms.begin(), m.itl_ms.end());
@@ -124,12 +126,23 @@ void add_warnings(const Summary& s, std::int64_t chunk_counted, std::vector<std:
         "TTFT undefined for {} non-streamed requests; they are left out of TTFT, TPOT and ITL",
         s.non_streamed));
   }
+  // Not from a run of failures alone: a request refused at once says nothing of the client.
   const double p99_queue = s.queue_time_ms.at(99);
-  if (is_defined(p99_queue) && p99_queue > kClientLagWarnMs) {
+  if (s.completed > 0 && is_defined(p99_queue) && p99_queue > kClientLagWarnMs) {
     out.push_back(fmt::format(
         "client lag: p99 queue time {:.2f} ms exceeds {:.0f} ms; the client machine may be "
         "saturated and figures may be inflated",
         p99_queue, kClientLagWarnMs));
+  }
+  // Bursts: a median gap far below the median time per token means chunks arrive several at a
+  // time (a buffering proxy, or a server that batches its sends); ITL then measures bursts.
+  const double itl50 = s.itl_ms.at(50);
+  const double tpot50 = s.tpot_ms.at(50);
+  if (is_defined(itl50) && is_defined(tpot50) && tpot50 > 0 && itl50 < kBurstItlShare * tpot50) {
+    out.push_back(fmt::format(
+        "ITL p50 {:.4f} ms is far below TPOT p50 {:.4f} ms: tokens arrive in bursts, several "
+        "chunks per read, so ITL measures the gaps between bursts; TPOT is the per-token pace",
+        itl50, tpot50));
   }
   if (chunk_counted > 0) {
     out.push_back(fmt::format(
@@ -282,6 +295,7 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
   s.itl_ms = make_distribution(std::move(samples.itl), ps);
   s.itl_per_token_ms = make_distribution(std::move(samples.itl_per_token), ps);
   s.e2el_ms = make_distribution(std::move(samples.e2el), ps);
+  s.decode_tps = make_distribution(std::move(samples.decode_tps), ps);
   s.output_tps = make_distribution(std::move(samples.output_tps), ps);
   s.total_tps = make_distribution(std::move(samples.total_tps), ps);
   s.queue_time_ms = make_distribution(std::move(samples.queue), ps);

@@ -22,6 +22,9 @@ inline constexpr std::array<double, 10> kConsolePercentiles{10, 25, 50, 66, 75, 
 /// Client queue time (p99, ms) above which the summary warns that the client lagged.
 inline constexpr double kClientLagWarnMs = 5.0;
 
+/// ITL p50 below this share of TPOT p50 gets a warning that tokens arrive in bursts.
+inline constexpr double kBurstItlShare = 0.2;
+
 /// Service-level objectives for goodput, in milliseconds; an absent one is not checked.
 struct SloSpec {
   std::optional<double> ttft_ms;
@@ -89,7 +92,8 @@ struct Summary {
   Distribution itl_ms;            ///< pooled over requests
   Distribution itl_per_token_ms;  ///< pooled over requests
   Distribution e2el_ms;
-  Distribution output_tps;  ///< per request
+  Distribution decode_tps;  ///< per request: (output_tokens - 1) / (last - first chunk)
+  Distribution output_tps;  ///< per request: output_tokens / E2EL (evalscope's "Output (tok/s)")
   Distribution total_tps;   ///< per request
   Distribution queue_time_ms;
   Distribution input_tokens;

@@ -1,9 +1,9 @@
 #include "tokenbench/metrics/token_counts.h"
 
-#include "tokenbench/core/apportion.h"
-
 #include <algorithm>
 #include <string_view>
+
+#include "tokenbench/core/apportion.h"
 
 namespace tokenbench::metrics {
 

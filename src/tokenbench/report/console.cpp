@@ -1,12 +1,13 @@
 #include "tokenbench/report/console.h"
 
-#include "tokenbench/core/text.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
+#include "tokenbench/core/text.h"
 #include "tokenbench/metrics/percentile.h"
 
 namespace tokenbench::report {
@@ -21,8 +22,6 @@ constexpr std::string_view kUndefinedCell = "-";
 std::string fixed4(double v) {
   return is_defined(v) ? fmt::format("{:.4f}", v) : std::string(kUndefinedCell);
 }
-
-std::string seconds_from_ms(double ms) { return fixed4(ms / 1e3); }
 
 std::string count_cell(double v) {
   if (!is_defined(v)) return std::string(kUndefinedCell);
@@ -59,10 +58,46 @@ std::string rate_cell(double rate) {
   return fmt::format("{:.4f}", rate);
 }
 
-std::string summary_table(const metrics::Summary& s, const core::RunConfig& config) {
+// How the console shows a latency: its unit, and a cell for a value given in milliseconds.
+struct TimeUnit {
+  const char* name;  // "ms" or "s"
+  std::string (*cell)(double ms);
+};
+
+std::string seconds_cell(double ms) { return fixed4(ms / 1e3); }
+
+constexpr TimeUnit kMilliseconds{"ms", &significant_cell};
+constexpr TimeUnit kSeconds{"s", &seconds_cell};
+
+std::string source_phrase(std::string_view source, bool prompt) {
+  if (source == "usage") {
+    return prompt ? "the server's usage (which counts the chat template too)"
+                  : "the server's usage";
+  }
+  if (source == "tokenizer") return "the local tokenizer";
+  if (source == "chunks") return "one per content chunk";
+  if (source == "dataset") return "the dataset";
+  if (source == "approximate") return "an approximation (pass --tokenizer for exact counts)";
+  return std::string(source);
+}
+
+std::string sources_text(const std::map<std::string, std::int64_t>& sources, bool prompt) {
+  std::string out;
+  for (const auto& [source, n] : sources) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} for {}", source_phrase(source, prompt), n);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string summary_table(const metrics::Summary& s, const core::RunConfig& config,
+                          const TimeUnit& unit, bool compact) {
   const auto per_request = [&s](double total) {
     return s.completed > 0 ? fixed4(total / static_cast<double>(s.completed))
                            : std::string(kUndefinedCell);
+  };
+  const auto latency = [&unit](const char* label, double ms) {
+    return std::vector<std::string>{fmt::format("{} ({})", label, unit.name), unit.cell(ms)};
   };
   const std::string concurrency =
       config.max_concurrency > 0 ? std::to_string(config.max_concurrency) : "unlimited";
@@ -83,57 +118,89 @@ std::string summary_table(const metrics::Summary& s, const core::RunConfig& conf
     rows.push_back(
         {"Good requests (" + metrics::to_string(s.slo) + ")", std::to_string(s.good_completed)});
   }
-  rows.push_back({"Average latency (s)", seconds_from_ms(s.e2el_ms.mean)});
-  rows.push_back({"Average time to first token (s)", seconds_from_ms(s.ttft_ms.mean)});
-  rows.push_back({"Average time per output token (s)", seconds_from_ms(s.tpot_ms.mean)});
-  rows.push_back({"Average inter-token latency (s)", seconds_from_ms(s.itl_ms.mean)});
+  rows.push_back(latency("Average latency", s.e2el_ms.mean));
+  rows.push_back(latency("Average time to first token", s.ttft_ms.mean));
+  rows.push_back(latency("Average time per output token", s.tpot_ms.mean));
+  rows.push_back(latency("Average inter-token latency", s.itl_ms.mean));
   rows.push_back(
       {"Average input tokens per request", per_request(static_cast<double>(s.total_input_tokens))});
   rows.push_back({"Average output tokens per request",
                   per_request(static_cast<double>(s.total_output_tokens))});
-  return render_grid_table({"Key", "Value"}, rows);
+  return render_grid_table({"Key", "Value"}, rows, {}, compact);
 }
 
-std::string percentile_table(const metrics::Summary& s) {
+// The rows: evalscope's fixed percentiles and every --percentiles value, ascending.
+std::vector<double> table_percentiles(const metrics::Summary& s) {
+  std::vector<double> ps(metrics::kConsolePercentiles.begin(), metrics::kConsolePercentiles.end());
+  ps.insert(ps.end(), s.percentiles.begin(), s.percentiles.end());
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  return ps;
+}
+
+std::string percentile_table(const metrics::Summary& s, const TimeUnit& unit, bool compact) {
   std::vector<std::vector<std::string>> rows;
-  for (double p : metrics::kConsolePercentiles) {
+  for (double p : table_percentiles(s)) {
     rows.push_back({
         fmt::format("{}%", p),
-        seconds_from_ms(s.ttft_ms.at(p)),
-        seconds_from_ms(s.itl_ms.at(p)),
-        seconds_from_ms(s.tpot_ms.at(p)),
-        seconds_from_ms(s.e2el_ms.at(p)),
+        unit.cell(s.ttft_ms.at(p)),
+        unit.cell(s.itl_ms.at(p)),
+        unit.cell(s.tpot_ms.at(p)),
+        unit.cell(s.e2el_ms.at(p)),
         count_cell(s.input_tokens.at(p)),
         count_cell(s.output_tokens.at(p)),
         fixed4(s.output_tps.at(p)),
         fixed4(s.total_tps.at(p)),
+        fixed4(s.decode_tps.at(p)),
     });
   }
-  return render_grid_table({"Percentiles", "TTFT (s)", "ITL (s)", "TPOT (s)", "Latency (s)",
-                            "Input tokens", "Output tokens", "Output (tok/s)", "Total (tok/s)"},
-                           rows);
+  const auto col = [&unit](const char* name) { return fmt::format("{} ({})", name, unit.name); };
+  return render_grid_table(
+      {"Percentiles", col("TTFT"), col("ITL"), col("TPOT"), col("Latency"), "Input tokens",
+       "Output tokens", "Output (tok/s)", "Total (tok/s)", "Decode (tok/s)"},
+      rows, {}, compact);
 }
 
-std::string error_table(const metrics::Summary& s) {
+// Maps a failed request's HTTP status to the error class it was recorded under.
+std::string_view class_of_status(int status) {
+  if (status == 429) return "rate_limited";
+  if (status >= 500) return "http_5xx";
+  if (status >= 400) return "http_4xx";
+  return "";
+}
+
+std::string error_table(const metrics::Summary& s, bool compact) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& [cls, n] : s.errors) {
+    std::string statuses;
+    for (const auto& [status, count] : s.http_status) {
+      if (class_of_status(status) != cls) continue;
+      statuses += fmt::format("{}{} x{}", statuses.empty() ? "" : ", ", status, count);
+    }
     const auto example = s.error_examples.find(cls);
-    rows.push_back({cls, std::to_string(n),
-                    example != s.error_examples.end() ? core::one_line(example->second)
-                                                       : std::string()});
-  }
-  for (const auto& [status, n] : s.http_status) {
-    rows.push_back({fmt::format("HTTP {}", status), std::to_string(n), std::string()});
+    rows.push_back(
+        {statuses.empty() ? cls : fmt::format("{} (HTTP {})", cls, statuses), std::to_string(n),
+         example != s.error_examples.end() ? core::one_line(example->second) : std::string()});
   }
   return render_grid_table({"Error", "Count", "First message"}, rows,
-                           {Align::kLeft, Align::kRight, Align::kLeft});
+                           {Align::kLeft, Align::kRight, Align::kLeft}, compact);
+}
+
+std::string run_header(const core::RunConfig& config) {
+  std::string out = fmt::format("Model {} at {}{}", config.model.empty() ? "?" : config.model,
+                                config.base_url, config.endpoint);
+  if (config.replica_urls.size() > 1) {
+    out += fmt::format(" (and {} more replicas)", config.replica_urls.size() - 1);
+  }
+  if (!config.started_at.empty()) out += ", run started " + config.started_at;
+  return out + "\n";
 }
 
 }  // namespace
 
 std::string render_grid_table(const std::vector<std::string>& header,
                               const std::vector<std::vector<std::string>>& rows,
-                              const std::vector<Align>& align) {
+                              const std::vector<Align>& align, bool compact) {
   std::vector<Align> columns = align;
   columns.resize(header.size(), Align::kRight);
   if (align.empty() && !columns.empty()) columns[0] = Align::kLeft;
@@ -149,20 +216,60 @@ std::string render_grid_table(const std::vector<std::string>& header,
   out += rule(widths, '=');
   for (const auto& row : rows) {
     out += row_line(widths, columns, row);
-    out += rule(widths, '-');
+    if (!compact) out += rule(widths, '-');
   }
+  if (compact && !rows.empty()) out += rule(widths, '-');
   return out;
 }
 
+std::string significant_cell(double v) {
+  if (!is_defined(v)) return std::string(kUndefinedCell);
+  if (v == 0.0) return "0";
+  // At least two decimals and three significant digits: 784.50, 5.80, 0.300, 0.00160.
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::abs(v))));
+  const int decimals = std::clamp(2 - magnitude, 2, 12);
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+std::optional<ConsoleStyle> console_style_from_string(std::string_view name) {
+  if (name == "ms") return ConsoleStyle::kMilliseconds;
+  if (name == "compact") return ConsoleStyle::kCompact;
+  if (name == "evalscope-s") return ConsoleStyle::kEvalscopeSeconds;
+  return std::nullopt;
+}
+
 std::string render_console_report(const metrics::Summary& s, const core::RunConfig& config) {
-  std::string out = "Benchmarking summary:\n";
-  out += summary_table(s, config);
+  const ConsoleStyle style =
+      console_style_from_string(config.console_style).value_or(ConsoleStyle::kMilliseconds);
+  const bool compact = style == ConsoleStyle::kCompact;
+  const TimeUnit& unit = style == ConsoleStyle::kEvalscopeSeconds ? kSeconds : kMilliseconds;
+  std::string out = run_header(config);
+  if (s.completed == 0) {
+    // Nothing to tabulate: one clear account of what failed.
+    const std::string headline =
+        fmt::format("{} of {} measured requests failed", s.failed, s.measured);
+    out += "No request succeeded: " + headline + ".\n";
+    for (const std::string& warning : s.warnings) {
+      // The headline says these already.
+      if (warning == headline || warning == "no successful requests") continue;
+      out += "Warning: " + warning + "\n";
+    }
+    if (s.failed > 0) out += error_table(s, compact);
+    return out;
+  }
+  out += "Benchmarking summary:\n";
+  out += summary_table(s, config, unit, compact);
+  out += fmt::format("Token counts: input from {}; output from {}.\n",
+                     sources_text(s.prompt_sources, true), sources_text(s.output_sources, false));
   for (const std::string& warning : s.warnings) out += "Warning: " + warning + "\n";
-  out += "\nPercentile results:\n";
-  out += percentile_table(s);
+  out += fmt::format(
+      "\nPercentile results ({0}; Output and Total (tok/s) as evalscope: tokens / latency; "
+      "Decode (tok/s): (output tokens - 1) / (last - first token), the decode rate):\n",
+      unit.name);
+  out += percentile_table(s, unit, compact);
   if (s.failed > 0) {
     out += "\nErrors:\n";
-    out += error_table(s);
+    out += error_table(s, compact);
   }
   return out;
 }

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+
+#include "tokenbench/metrics/request_metrics.h"
 
 namespace tokenbench::report {
 namespace {
@@ -52,6 +56,17 @@ E enum_from_json(const json& object, const char* key, E fallback,
 
 }  // namespace
 
+// The per-request figures written beside the stamps, so that one line can be checked by eye.
+// Read back never: they are derived, and `report` derives them again.
+std::array<std::pair<const char*, std::optional<double>>, 5> derived_figures(
+    const core::RequestRecord& r) {
+  return {{{"ttft_ms", metrics::ttft_ms(r)},
+           {"tpot_ms", metrics::tpot_ms(r)},
+           {"e2el_ms", metrics::e2el_ms(r)},
+           {"decode_tps", metrics::decode_tps(r)},
+           {"output_tps", metrics::output_tps(r)}}};
+}
+
 json record_to_json(const core::RequestRecord& r) {
   json chunk_ns = json::array();
   json chunk_tokens = json::array();
@@ -83,6 +98,9 @@ json record_to_json(const core::RequestRecord& r) {
       {"finish_reason", r.finish_reason},
   };
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
+  for (const auto& [key, value] : derived_figures(r)) {
+    out[key] = value ? json(*value) : json(nullptr);
+  }
   return out;
 }
 
@@ -133,6 +151,13 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   text("error_message", record.error_message);
   text("finish_reason", record.finish_reason);
   if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
+  for (const auto& [key, value] : derived_figures(record)) {
+    if (value) {
+      fmt::format_to(it, ",\"{}\":{}", key, *value);
+    } else {
+      fmt::format_to(it, ",\"{}\":null", key);
+    }
+  }
   out.push_back('}');
   out.push_back('\n');
   return fmt::to_string(out);

@@ -15,8 +15,10 @@ namespace tokenbench::report {
 // last_token_ns, done_ns (integer ns since the run's origin; null for a moment that never
 // happened), chunk_ns and chunk_tokens (parallel integer arrays, one entry per content chunk),
 // prompt_tokens, prompt_source, output_tokens, output_source, output_chars, http_status, error,
-// error_message, finish_reason, and endpoint (which target or replica served it; written only when
-// not 0). Enums are written by name (core::to_string).
+// error_message, finish_reason, endpoint (which target or replica served it; written only when
+// not 0), and the request's derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps
+// (metrics/request_metrics.h; null when undefined; ignored when read back, since they are derived
+// from the stamps). Enums are written by name (core::to_string).
 
 /// The JSON object of one record.
 nlohmann::json record_to_json(const core::RequestRecord& record);

@@ -22,13 +22,13 @@ std::vector<ReplicaFigures> per_replica(const std::vector<core::RequestRecord>& 
                                         const std::vector<std::string>& urls,
                                         const metrics::SummaryOptions& options, double duration_s) {
   std::vector<std::vector<core::RequestRecord>> parts(urls.size());
-  std::vector<double> decode_s(urls.size(), 0.0);
+  std::vector<double> in_flight_s(urls.size(), 0.0);
   for (const auto& r : records) {
     if (r.endpoint >= urls.size()) continue;
     parts[r.endpoint].push_back(r);
-    if (r.phase == core::Phase::kMeasure && r.ok() && r.first_token != core::kNever &&
-        r.last_token != core::kNever) {
-      decode_s[r.endpoint] += core::to_seconds(r.last_token - r.first_token);
+    if (r.phase == core::Phase::kMeasure && r.ok() && r.sent != core::kNever &&
+        r.done != core::kNever) {
+      in_flight_s[r.endpoint] += core::to_seconds(r.done - r.sent);
     }
   }
   std::vector<ReplicaFigures> out;
@@ -37,7 +37,7 @@ std::vector<ReplicaFigures> per_replica(const std::vector<core::RequestRecord>& 
     f.url = urls[i];
     f.summary = metrics::summarize(parts[i], options);
     if (duration_s > 0) {
-      f.mean_batch = decode_s[i] / duration_s;
+      f.mean_batch = in_flight_s[i] / duration_s;
       const double tpot_s = f.summary.tpot_ms.mean / 1e3;
       if (tpot_s > 0) f.batch_tps = f.mean_batch / tpot_s;
     }
@@ -87,10 +87,11 @@ std::string render_replicas(const std::vector<ReplicaFigures>& replicas,
                             "TTFT p95 (ms)", "TPOT mean (ms)", "Batch B", "B/TPOT (tok/s)"},
                            rows);
   out += fmt::format(
-      "Check: the sum of B/TPOT over the replicas ({:.1f} tok/s) against the measured output "
-      "rate ({:.1f} tok/s); a total far below the sum means the replicas did not all carry "
-      "their share.\n",
-      sum_batch_tps, total.output_throughput);
+      "Check: TPS_total = {:.1f} tok/s measured against R x B / TPOT = {:.1f} tok/s (B: mean "
+      "requests in flight per replica); the measured share, {:.0f}%, is the part of their time "
+      "in flight that requests spent decoding, the rest waiting or in prefill.\n",
+      total.output_throughput, sum_batch_tps,
+      sum_batch_tps > 0 ? 100.0 * total.output_throughput / sum_batch_tps : 0.0);
   return out;
 }
 

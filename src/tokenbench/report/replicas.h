@@ -14,10 +14,10 @@ namespace tokenbench::report {
 struct ReplicaFigures {
   std::string url;
   metrics::Summary summary;  ///< over the measured requests this replica served
-  /// Mean decode batch: the replica's summed decode time (first to last content chunk of each
-  /// successful request) over the whole run's duration.
+  /// B, the mean number of requests in flight at the replica: its successful measured requests'
+  /// summed time from send to done, over the whole run's duration (Little's law).
   double mean_batch = metrics::kUndefined;
-  /// mean_batch / mean TPOT (in seconds): the decode token rate that batch sustains, tok/s.
+  /// mean_batch / mean TPOT (in seconds): the token rate of B requests all decoding, tok/s.
   double batch_tps = metrics::kUndefined;
 };
 

@@ -1,6 +1,9 @@
 #include "tokenbench/report/run_outputs.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -35,6 +38,48 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+// Every stamp times `factor` (kNever stays): the run as the simulator's model time saw it.
+std::vector<core::RequestRecord> rescaled(std::vector<core::RequestRecord> records, double factor) {
+  const auto scale = [factor](core::Nanos& t) {
+    if (t != core::kNever)
+      t = static_cast<core::Nanos>(std::llround(static_cast<double>(t) * factor));
+  };
+  for (auto& r : records) {
+    for (core::Nanos* t :
+         {&r.scheduled, &r.sent, &r.headers, &r.first_token, &r.last_token, &r.done}) {
+      scale(*t);
+    }
+    for (auto& c : r.chunks) scale(c.t);
+  }
+  return records;
+}
+
+// Warnings that need the configuration: simulated time, and a 404 that names a wrong endpoint.
+void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
+  if (config.sim_time_scale != 1.0) {
+    s.warnings.push_back(
+        config.sim_time
+            ? fmt::format("simulated time: serve-sim ran {:g}x faster than the deployment it "
+                          "models; figures are rescaled to its model time (--sim-time)",
+                          config.sim_time_scale)
+            : fmt::format("simulated time: serve-sim runs {:g}x faster than the deployment it "
+                          "models, so latencies are {:g}x shorter and rates {:g}x higher than "
+                          "the model's; --sim-time reports model time",
+                          config.sim_time_scale, config.sim_time_scale, config.sim_time_scale));
+  }
+  if (s.http_status.contains(404)) {
+    s.warnings.push_back(fmt::format(
+        "HTTP 404 on {}: the {} API is served at {} (openai-chat: /v1/chat/completions, openai: "
+        "/v1/completions); check --endpoint and --model",
+        config.endpoint, core::to_string(config.api),
+        config.api == core::ApiKind::kOpenAIChat ? "/v1/chat/completions" : "/v1/completions"));
+  }
+}
+
+}  // namespace
+
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config) {
@@ -42,7 +87,10 @@ RunOutputs write_run_outputs(const std::string& dir,
   options.percentiles = config.percentiles;
   options.slo = metrics::parse_slo(config.goodput);
   RunOutputs out;
-  out.summary = metrics::summarize(records, options);
+  const bool model_time = config.sim_time && config.sim_time_scale != 1.0;
+  out.summary = model_time ? metrics::summarize(rescaled(records, config.sim_time_scale), options)
+                           : metrics::summarize(records, options);
+  add_config_warnings(out.summary, config);
   // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
   out.summary_json = summary_to_json(out.summary, config);
   out.console = render_console_report(out.summary, config);
@@ -52,6 +100,7 @@ RunOutputs write_run_outputs(const std::string& dir,
     out.summary_json["tokenbench"]["replicas"] = replicas_to_json(replicas);
     out.console += render_replicas(replicas, out.summary, core::to_string(config.balance));
   }
+  write_text_file(dir + "/" + kReportFile, out.console);
   write_text_file(
       dir + "/" + kSummaryFile,
       out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");

@@ -14,6 +14,7 @@ namespace tokenbench::report {
 inline constexpr const char* kSummaryFile = "summary.json";
 inline constexpr const char* kRequestsFile = "requests.jsonl";
 inline constexpr const char* kConfigFile = "config.yaml";
+inline constexpr const char* kReportFile = "report.txt";  ///< the console tables
 
 /// What a finished (or rebuilt) run produced.
 struct RunOutputs {
@@ -22,11 +23,12 @@ struct RunOutputs {
   std::string console;          ///< the tables printed to the terminal
 };
 
-/// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json and returns
-/// the summary with its console tables. A run over several replicas (config.replica_urls) adds
-/// per-replica figures (report/replicas.h) to both. The same function serves `run` and `report`, so
-/// a report rebuilt from requests.jsonl is identical to the run's own. Throws std::runtime_error
-/// naming the file when it cannot be written, std::invalid_argument on a bad SLO item.
+/// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json and
+/// DIR/report.txt (the console tables) and returns the summary with its console tables. A run over
+/// several replicas (config.replica_urls) adds per-replica figures (report/replicas.h) to both. The
+/// same function serves `run` and `report`, so a report rebuilt from requests.jsonl is identical to
+/// the run's own. Throws std::runtime_error naming the file when it cannot be written,
+/// std::invalid_argument on a bad SLO item.
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config);

@@ -66,6 +66,8 @@ json config_to_json(const core::RunConfig& c) {
       {"percentiles", c.percentiles},
       {"goodput", c.goodput},
       {"extra_headers", c.headers.size()},
+      {"sim_time_scale", c.sim_time_scale},
+      {"sim_time", c.sim_time},
   };
 }
 
@@ -144,6 +146,7 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
       {"itl_ms", distribution_to_json(s.itl_ms)},
       {"itl_per_token_ms", distribution_to_json(s.itl_per_token_ms)},
       {"e2el_ms", distribution_to_json(s.e2el_ms)},
+      {"decode_tps", distribution_to_json(s.decode_tps)},
       {"output_tps", distribution_to_json(s.output_tps)},
       {"total_tps", distribution_to_json(s.total_tps)},
       {"queue_time_ms", distribution_to_json(s.queue_time_ms)},

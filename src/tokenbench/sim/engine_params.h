@@ -33,6 +33,7 @@ struct EngineParams {
   double watermark = 0.01;
 
   std::int64_t total_blocks() const { return block_size > 0 ? kv_cache_tokens / block_size : 0; }
+  bool operator==(const EngineParams&) const = default;
 };
 
 /// A named set of engine parameters approximating a known deployment (`--preset NAME`).

@@ -158,7 +158,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     if (target == "/metrics") {  // like vLLM's, open without the API key
       if (method != http::verb::get) return method_not_allowed();
       out_.clear();
-      append_response(out_, 200, kPrometheusType, ctx_.metrics.render(), keep_alive_);
+      append_response(out_, 200, kPrometheusType, ctx_.metrics.render(), keep_alive_,
+                      ctx_.response_headers);
       return write_out();
     }
     const bool models = target == "/v1/models";
@@ -218,7 +219,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
   void reply_json(int status, std::string_view body, std::string_view extra_headers = {}) {
     out_.clear();
-    append_json_response(out_, status, body, keep_alive_, extra_headers);
+    append_json_response(out_, status, body, keep_alive_, ctx_.response_headers, extra_headers);
     write_out();
   }
 
@@ -476,14 +477,14 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
                            "Internal server error (simulated error_event fault).");
       case FaultKind::kMalformed:
         body_ = "{\"choices\":[{\"message\": this is not JSON";
-        append_json_response(out_, 200, body_, keep_alive_);
+        append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers);
         return write_out();
       default:
         break;
     }
     append_completion_body(body_, identity_, ctx_.config.seed, arrival_, plan_,
                            request_.prompt_tokens);
-    append_json_response(out_, 200, body_, keep_alive_);
+    append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers);
     if (fault_.kind == FaultKind::kStreamCut) return write_out(out_.size() - body_.size() / 2);
     write_out();
   }
@@ -491,7 +492,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   void begin_stream() {
     head_.clear();
     body_.clear();
-    append_stream_head(head_, keep_alive_);
+    append_stream_head(head_, keep_alive_, ctx_.response_headers);
     renderer_.reset(identity_);
     if (request_.api == ApiKind::kChat) renderer_.append_role(body_);
     next_token_ = 0;

@@ -82,36 +82,48 @@ std::string error_body(int status, std::string_view type, std::string_view messa
   return out;
 }
 
-std::string models_body(std::string_view model, std::int64_t created) {
+std::string models_body(std::string_view model, std::int64_t created, const SimIdentity& sim) {
   std::string out = "{\"object\":\"list\",\"data\":[{\"id\":\"";
   append_json_escaped(out, model);
+  // `{}` writes the shortest text that reads back as the same double: a valid JSON number for
+  // every time scale the flag accepts (1e-3 to 1e6).
   fmt::format_to(std::back_inserter(out),
-                 "\",\"object\":\"model\",\"created\":{},\"owned_by\":\"tokenbench-sim\"}}]}}",
-                 created);
+                 "\",\"object\":\"model\",\"created\":{},\"owned_by\":\"tokenbench-sim\","
+                 "\"tokenbench_sim\":{{\"time_scale\":{},\"preset\":\"",
+                 created, sim.time_scale);
+  append_json_escaped(out, sim.preset);
+  out += "\"}}]}";
   return out;
 }
 
+std::string server_headers(double time_scale) {
+  return fmt::format("X-Sim-Time-Scale: {:g}\r\n", time_scale);
+}
+
 void append_json_response(std::string& out, int status, std::string_view body, bool keep_alive,
-                          std::string_view extra_headers) {
-  append_response(out, status, "application/json", body, keep_alive, extra_headers);
+                          std::string_view server, std::string_view extra_headers) {
+  append_response(out, status, "application/json", body, keep_alive, server, extra_headers);
 }
 
 void append_response(std::string& out, int status, std::string_view content_type,
-                     std::string_view body, bool keep_alive, std::string_view extra_headers) {
+                     std::string_view body, bool keep_alive, std::string_view server,
+                     std::string_view extra_headers) {
   fmt::format_to(std::back_inserter(out),
                  "HTTP/1.1 {} {}\r\nServer: tokenbench-sim\r\n"
                  "Content-Type: {}\r\nContent-Length: {}\r\n",
                  status, reason_phrase(status), content_type, body.size());
+  out += server;
   out += extra_headers;
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";
   out += body;
 }
 
-void append_stream_head(std::string& out, bool keep_alive) {
+void append_stream_head(std::string& out, bool keep_alive, std::string_view server) {
   out +=
       "HTTP/1.1 200 OK\r\nServer: tokenbench-sim\r\nContent-Type: text/event-stream\r\n"
       "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n";
+  out += server;
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";
 }

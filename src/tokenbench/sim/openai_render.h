@@ -15,20 +15,35 @@ void append_json_escaped(std::string& out, std::string_view text);
 /// `{"error":{"message":M,"type":T,"code":STATUS}}`, the OpenAI error shape.
 std::string error_body(int status, std::string_view type, std::string_view message);
 
-/// The body of GET /v1/models for one served model.
-std::string models_body(std::string_view model, std::int64_t created);
+/// What the simulator says about itself in GET /v1/models (`"tokenbench_sim"` of each model).
+struct SimIdentity {
+  double time_scale = 1.0;  ///< --time-scale
+  std::string_view preset;  ///< the engine preset's name, "fixed" or "custom"
+};
 
-/// Appends a complete HTTP/1.1 response with a JSON body and Content-Length. `extra_headers` are
-/// whole header lines, each ending in "\r\n". Adds "Connection: close" when !keep_alive.
+/// The body of GET /v1/models for one served model: the OpenAI list shape, the model object
+/// carrying `"tokenbench_sim":{"time_scale":X,"preset":NAME}` besides its usual fields.
+std::string models_body(std::string_view model, std::int64_t created, const SimIdentity& sim);
+
+/// The header lines that every response of a server carries (after "Server"), each ending in
+/// "\r\n": `X-Sim-Time-Scale: X`, X formatted as `{:g}` (10, 1, 0.5).
+std::string server_headers(double time_scale);
+
+/// Appends a complete HTTP/1.1 response with a JSON body and Content-Length. `server` and
+/// `extra_headers` are whole header lines, each ending in "\r\n" (`server`: those of every
+/// response, see server_headers(); `extra_headers`: this response's own). Adds
+/// "Connection: close" when !keep_alive.
 void append_json_response(std::string& out, int status, std::string_view body, bool keep_alive,
-                          std::string_view extra_headers = {});
+                          std::string_view server, std::string_view extra_headers = {});
 
 /// Appends a complete HTTP/1.1 response with any body type and Content-Length.
 void append_response(std::string& out, int status, std::string_view content_type,
-                     std::string_view body, bool keep_alive, std::string_view extra_headers = {});
+                     std::string_view body, bool keep_alive, std::string_view server,
+                     std::string_view extra_headers = {});
 
-/// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding.
-void append_stream_head(std::string& out, bool keep_alive);
+/// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding, and
+/// the `server` header lines.
+void append_stream_head(std::string& out, bool keep_alive, std::string_view server);
 
 /// The identity fields every chunk of one response repeats.
 struct ResponseIdentity {

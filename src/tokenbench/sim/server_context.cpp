@@ -1,19 +1,40 @@
 #include "tokenbench/sim/server_context.h"
 
+#include <cmath>
 #include <ctime>
+#include <string_view>
 #include <utility>
 
+#include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/openai_render.h"
 
 namespace tokenbench::sim {
+namespace {
+
+// The name /v1/models reports when the config names none: the command line resolves a preset
+// into parameters, so an engine that equals a preset's parameters is taken to be that preset.
+std::string_view preset_name(const SimConfig& config) {
+  if (!config.preset.empty()) return config.preset;
+  if (config.mode == TimingMode::kFixed) return "fixed";
+  for (const EnginePreset& p : engine_presets()) {
+    if (p.params == config.engine) return p.name;
+  }
+  return "custom";
+}
+
+}  // namespace
 
 ServerContext::ServerContext(SimConfig c)
     : config(std::move(c)), faults(config.faults, config.seed), metrics(config.model) {
+  // As the engine does: a scale that is not a positive number is 1.
+  if (!(config.time_scale > 0) || !std::isfinite(config.time_scale)) config.time_scale = 1.0;
   if (config.mode == TimingMode::kEngine) {
     engine = std::make_unique<EngineRunner>(config.engine, config.time_scale, metrics);
   }
   append_json_escaped(model_json, config.model);
-  models_reply = models_body(config.model, static_cast<std::int64_t>(std::time(nullptr)));
+  models_reply = models_body(config.model, static_cast<std::int64_t>(std::time(nullptr)),
+                             {.time_scale = config.time_scale, .preset = preset_name(config)});
+  response_headers = server_headers(config.time_scale);
   if (!config.api_key.empty()) expected_auth = "Bearer " + config.api_key;
 }
 

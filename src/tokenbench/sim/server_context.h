@@ -25,7 +25,9 @@ struct ServerContext {
   std::unique_ptr<EngineRunner> engine;  ///< null in fixed-delay mode
   std::string model_json;                ///< the served model name, JSON-escaped once
   std::string models_reply;              ///< the body of GET /v1/models
-  std::string expected_auth;             ///< "Bearer <api_key>", empty when no key is required
+  /// Header lines every response carries (X-Sim-Time-Scale), each ending in "\r\n".
+  std::string response_headers;
+  std::string expected_auth;  ///< "Bearer <api_key>", empty when no key is required
   /// The arrival index of the next accepted completion request (0-based).
   std::atomic<std::uint64_t> next_arrival{0};
 };

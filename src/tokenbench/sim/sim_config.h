@@ -36,10 +36,16 @@ struct SimConfig {
   /// header, is closed. Real seconds, never scaled; 0 waits forever.
   double idle_timeout_s = 60;
   TimingMode mode = TimingMode::kFixed;
-  TimingConfig timing;      ///< kFixed: the delays (already divided by the time scale)
-  EngineParams engine;      ///< kEngine: the model's parameters
-  double time_scale = 1.0;  ///< kEngine: model time runs this many times faster than real time
-  EosConfig eos;            ///< how EOS lengths are drawn
+  TimingConfig timing;  ///< kFixed: the delays (already divided by the time scale)
+  EngineParams engine;  ///< kEngine: the model's parameters
+  /// Model time runs this many times faster than real time (kEngine: the engine's clock; kFixed:
+  /// `timing` is already divided by it). Every response says it (X-Sim-Time-Scale) and so does
+  /// GET /v1/models; a value that is not positive means 1.
+  double time_scale = 1.0;
+  /// The preset's name as GET /v1/models reports it. Empty: "fixed" in kFixed mode, else the name
+  /// of the engine preset whose parameters equal `engine`, else "custom".
+  std::string preset;
+  EosConfig eos;                  ///< how EOS lengths are drawn
   std::vector<FaultRule> faults;  ///< checked in order; the first that fires wins
 };
 

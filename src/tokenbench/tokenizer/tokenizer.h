@@ -80,9 +80,17 @@ struct LoadOptions {
 /// Loads a tokenizer from `path`:
 ///  - a folder: its tokenizer.json, else tokenizer.model, else its only *.tiktoken file;
 ///  - a file: *.json is tokenizer.json, *.model SentencePiece, *.tiktoken a tiktoken rank file;
-///    other names are recognised by content.
+///    other names are recognised by content;
+///  - neither, and shaped as a Hugging Face model id "ORG/NAME" (one '/', both sides non-empty,
+///    not starting with '/' or '.'): that model's snapshot in the local Hugging Face hub cache,
+///    read as a folder. No network. The cache is $HF_HUB_CACHE, else $HF_HOME/hub, else
+///    $XDG_CACHE_HOME/huggingface/hub, else $HOME/.cache/huggingface/hub; the model is
+///    models--ORG--NAME in it, and its snapshot the revision that refs/main names, else the only
+///    (or most recently modified) folder under snapshots/. A local path always wins.
 /// tokenizer.json may have a tokenizer_config.json beside it; its bos_token/eos_token name the
-/// BOS/EOS ids. Throws std::runtime_error with one line naming the file and the problem.
+/// BOS/EOS ids. Throws std::runtime_error with one line naming the file (or the model id and the
+/// cache folder it looked in) and the problem. Reads the environment: not to be called while
+/// another thread changes it.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace tokenbench::tokenizer

@@ -1,0 +1,165 @@
+// End to end: what a new user meets first. Forgiving base URLs, clear failures before and during a
+// run (401, an unlisted model, --fail-fast), simulated time, ids, report.txt and the evalscope
+// meaning of "Output (tok/s)". The real binary against serve-sim on loopback ports.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kSmall{"--num-prompts", "6", "--input-len",       "16",
+                                      "--output-len",  "8", "--max-concurrency", "2"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+TEST(FirstContact, BaseUrlWithV1OrAWholeEndpointIsSplit) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("v1");
+  auto r = run_process(run_args(sim.url() + "/v1", dir, kSmall));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--base-url ends in /v1: using " + sim.url()), std::string::npos) << r.err;
+  EXPECT_EQ(read_json(dir + "/summary.json")["completed"], 6);
+
+  r = run_process(run_args(sim.url() + "/v1/completions", dir, kSmall));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("is a whole endpoint URL: using base " + sim.url() +
+                       " and --endpoint /v1/completions"),
+            std::string::npos)
+      << r.err;
+  const json s = read_json(dir + "/summary.json");
+  EXPECT_EQ(s["completed"], 6);
+  EXPECT_EQ(s["backend"], "openai");  // the API follows the endpoint
+}
+
+TEST(FirstContact, RejectedKeySaysWhereItCameFrom) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1", "--api-key", "right-key"});
+  const std::string dir = make_temp_dir("401");
+  auto r = run_process(run_args(sim.url(), dir, kSmall), std::chrono::seconds(30),
+                       {{"OPENAI_API_KEY", ""}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("answered HTTP 401: the server rejected the request: no API key was sent "
+                       "($OPENAI_API_KEY is not set, nor in ./.env)"),
+            std::string::npos)
+      << r.err;
+  r = run_process(with(run_args(sim.url(), dir, kSmall), {"--api-key-env", "MY_KEY"}),
+                  std::chrono::seconds(30), {{"MY_KEY", "wrong-key"}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("rejected the API key from $MY_KEY (sent as 'Authorization: Bearer <key>')"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("wrong-key"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(FirstContact, UnlistedModelWarnsAndFailFastStops) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("unlisted");
+  const auto r = run_process(run_args(sim.url(), dir,
+                                      {"--model", "gpt-5", "--num-prompts", "200", "--input-len",
+                                       "16", "--output-len", "8", "--max-concurrency", "1"}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("/v1/models does not list model 'gpt-5' (it lists sim-model)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("stopped early (--fail-fast 5): the first 5 requests all failed with HTTP "
+                       "404: HTTP 404: The model `gpt-5` does not exist"),
+            std::string::npos)
+      << r.err;
+  // Not 200 requests: five, and what was in flight when it stopped.
+  EXPECT_LE(read_jsonl(dir + "/requests.jsonl").size(), 6u);
+  EXPECT_NE(r.out.find("HTTP 404 on /v1/chat/completions"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("No request succeeded"), std::string::npos) << r.out;
+}
+
+TEST(FirstContact, FailFastOnAContextLengthErrorAndOffWithZero) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1", "--max-model-len", "64"});
+  const std::string dir = make_temp_dir("ctx");
+  const std::vector<std::string> too_long{"--num-prompts", "40", "--input-len",       "100",
+                                          "--output-len",  "8",  "--max-concurrency", "1"};
+  auto r = run_process(run_args(sim.url(), dir, too_long));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the first 5 requests all failed with HTTP 400"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(), 5u);
+  r = run_process(run_args(sim.url(), dir, with(too_long, {"--fail-fast", "0"})));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(), 40u);
+}
+
+TEST(FirstContact, SimulatedTimeIsNamedAndCanBeRescaled) {
+  SimProcess sim({"--ttft-ms", "200", "--itl-ms", "20", "--time-scale", "10"});
+  const std::string plain = make_temp_dir("sim-plain");
+  auto r = run_process(run_args(sim.url(), plain, kSmall));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Warning: simulated time: serve-sim runs 10x faster"), std::string::npos)
+      << r.out;
+  const json a = read_json(plain + "/summary.json");
+  EXPECT_EQ(a["tokenbench"]["config"]["sim_time_scale"], 10.0);
+  const std::string model = make_temp_dir("sim-model-time");
+  r = run_process(with(run_args(sim.url(), model, kSmall), {"--sim-time"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json b = read_json(model + "/summary.json");
+  // 20 ms of sped-up time is 200 ms of model time.
+  EXPECT_GE(a["mean_ttft_ms"].get<double>(), 20.0);
+  EXPECT_LT(a["mean_ttft_ms"].get<double>(), 40.0);
+  EXPECT_GE(b["mean_ttft_ms"].get<double>(), 200.0);
+  EXPECT_LT(b["mean_ttft_ms"].get<double>(), 400.0);
+  EXPECT_NE(r.out.find("rescaled to its model time"), std::string::npos) << r.out;
+  // requests.jsonl keeps the real stamps; report rebuilds the model-time figures from config.
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", model});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(read_json(model + "/summary.json")["mean_ttft_ms"], b["mean_ttft_ms"]);
+}
+
+TEST(FirstContact, IdsPerPhaseDerivedFiguresAndReportTxt) {
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2"});
+  const std::string dir = make_temp_dir("ids");
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--num-prompts", "5", "--warmup", "3", "--input-len", "16", "--output-len", "10"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::uint64_t> warm, measured;
+  std::vector<double> output_tps;
+  for (const json& rec : read_jsonl(dir + "/requests.jsonl")) {
+    (rec["phase"] == "warmup" ? warm : measured).push_back(rec["id"].get<std::uint64_t>());
+    if (rec["phase"] != "measure") continue;
+    // evalscope's per-request Output (tok/s): output tokens over the whole latency.
+    const double e2el_s = (rec["last_token_ns"].get<double>() - rec["sent_ns"].get<double>()) / 1e9;
+    const double expected = rec["output_tokens"].get<double>() / e2el_s;
+    EXPECT_NEAR(rec["output_tps"].get<double>(), expected, 1e-6 * expected);
+    EXPECT_NEAR(rec["e2el_ms"].get<double>(), e2el_s * 1e3, 1e-6);
+    const double decode_s =
+        (rec["last_token_ns"].get<double>() - rec["first_token_ns"].get<double>()) / 1e9;
+    EXPECT_NEAR(rec["decode_tps"].get<double>(),
+                (rec["output_tokens"].get<double>() - 1) / decode_s,
+                1e-6 * rec["decode_tps"].get<double>());
+    output_tps.push_back(expected);
+  }
+  std::sort(warm.begin(), warm.end());
+  std::sort(measured.begin(), measured.end());
+  EXPECT_EQ(warm, (std::vector<std::uint64_t>{0, 1, 2}));
+  EXPECT_EQ(measured, (std::vector<std::uint64_t>{0, 1, 2, 3, 4}));
+  // The table's "Output (tok/s)" 50% row is the median of those.
+  std::sort(output_tps.begin(), output_tps.end());
+  const json s = read_json(dir + "/summary.json");
+  EXPECT_NEAR(s["tokenbench"]["distributions"]["output_tps"]["median"].get<double>(), output_tps[2],
+              1e-6 * output_tps[2]);
+  // report.txt holds the tables the console showed.
+  const std::string report = slurp(dir + "/report.txt");
+  ASSERT_FALSE(report.empty());
+  EXPECT_NE(r.out.find(report), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
