@@ -19,11 +19,6 @@ using nlohmann::json;
 const std::vector<std::string> kSmall{"--num-prompts", "12", "--input-len", "32",
                                       "--output-len",  "8",  "--seed",      "4"};
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 TEST(Experiment, SweepStopsOnErrorRateAndWritesEveryLevelItRan) {
   SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1", "--fault", "http_500:0.5", "--seed", "1"});
   const std::string dir = make_temp_dir("sweep-errors");

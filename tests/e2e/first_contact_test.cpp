@@ -18,11 +18,6 @@ using nlohmann::json;
 const std::vector<std::string> kSmall{"--num-prompts", "6", "--input-len",       "16",
                                       "--output-len",  "8", "--max-concurrency", "2"};
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 TEST(FirstContact, BaseUrlWithV1OrAWholeEndpointIsSplit) {
   SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
   const std::string dir = make_temp_dir("v1");

@@ -172,6 +172,11 @@ std::vector<std::string> run_args(const std::string& url, const std::string& dir
   return args;
 }
 
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
 
 std::vector<nlohmann::json> read_jsonl(const std::string& path) {

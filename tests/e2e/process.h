@@ -60,6 +60,9 @@ class SimProcess {
 std::vector<std::string> run_args(const std::string& url, const std::string& dir,
                                   std::vector<std::string> extra);
 
+/// `a` followed by `b` (command lines built from shared pieces).
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b);
+
 /// A JSON file, parsed (throws when it is missing or malformed).
 nlohmann::json read_json(const std::string& path);
 

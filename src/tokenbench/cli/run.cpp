@@ -48,6 +48,7 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
                                                experiment::figures_from_summary(part.summary_json));
   std::fputs(verdict_lines(verdicts).c_str(), stdout);
   std::printf("Results: %s\n", c.output_dir.c_str());
+  std::fflush(stdout);  // the verdict below comes after the tables, also in a file
   if (outcome.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
   if (!outcome.failed_fast.empty()) {
     std::fprintf(stderr,

@@ -111,7 +111,12 @@ bool FailFast::observe(const core::RequestRecord& r) {
     return false;
   }
   status_ = r.http_status;
-  if (message_.empty()) message_ = r.error_message;
+  if (message_.empty()) {
+    message_ = r.error_message;
+    while (!message_.empty() && (message_.back() == '.' || message_.back() == ' ')) {
+      message_.pop_back();
+    }
+  }
   if (++seen_ < limit_) return false;
   decided_.store(true);
   verdict_ =
