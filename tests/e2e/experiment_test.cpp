@@ -85,6 +85,8 @@ TEST(Experiment, BadExperimentFlagsAreOneLineUsageErrors) {
                                              {"--model", "a,b", "--max-concurrency", "1,2"},
                                              {"--ramp-up", "linear", "--request-rate", "5"},
                                              {"--drop-first", "100"},
+           {"--range-ratio", "nan"},
+           {"--header", "X-A: b\r\nX-Injected: c"},
                                              {"--target", "url=http://127.0.0.1:9"}}) {
     const auto r = run_process(run_args(url, dir, extra));
     EXPECT_EQ(r.exit_code, 1) << extra[0] << ": " << r.err;

@@ -117,6 +117,24 @@ TEST(FirstContact, SimulatedTimeIsNamedAndCanBeRescaled) {
   EXPECT_EQ(read_json(model + "/summary.json")["mean_ttft_ms"], b["mean_ttft_ms"]);
 }
 
+TEST(FirstContact, ServerTextCannotDriveTheTerminal) {
+  // A model id with a clear-screen and a title-setting escape, as a hostile server may send.
+  const std::string evil = "sim\x1b[2J\x1b]0;pwned\x07model";
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1", "--model", evil});
+  const std::string dir = make_temp_dir("evil");
+  auto r = run_process(run_args(sim.url(), dir, kSmall));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Model sim\\x1b[2J\\x1b]0;pwned\\x07model at"), std::string::npos) << r.out;
+  for (const std::string& text : {r.out, r.err, slurp(dir + "/report.txt")}) {
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    EXPECT_EQ(text.find('\x07'), std::string::npos);
+  }
+  // An unlisted --model is echoed back safely too.
+  r = run_process(run_args(sim.url(), dir, with(kSmall, {"--model", "x\x1b[31m"})));
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+}
+
 TEST(FirstContact, IdsPerPhaseDerivedFiguresAndReportTxt) {
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2"});
   const std::string dir = make_temp_dir("ids");

@@ -9,6 +9,7 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/core/text.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/runner.h"
 #include "tokenbench/experiment/slo_expr.h"
@@ -54,7 +55,7 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
     std::fprintf(stderr,
                  "tokenbench: error: stopped early (--fail-fast %d): %s. Check --endpoint, "
                  "--model and the prompt length; --fail-fast 0 sends every request anyway\n",
-                 c.fail_fast, outcome.failed_fast.c_str());
+                 c.fail_fast, core::one_line(outcome.failed_fast).c_str());
     return kExitNoMeasure;
   }
   if (part.summary.completed == 0) {
@@ -63,7 +64,8 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
       why = ": " + part.summary.error_examples.begin()->first + ": " +
             part.summary.error_examples.begin()->second;
     }
-    std::fprintf(stderr, "tokenbench: error: no request succeeded%s\n", why.c_str());
+    std::fprintf(stderr, "tokenbench: error: no request succeeded%s\n",
+                 core::one_line(why).c_str());
     return kExitNoMeasure;
   }
   if (x.fail_on_slo && !experiment::all_met(verdicts)) {
@@ -103,7 +105,7 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
   }
   if (!any) {
     std::fprintf(stderr, "tokenbench: error: no request succeeded at any level%s\n",
-                 why.empty() ? "" : (": " + why).c_str());
+                 why.empty() ? "" : (": " + core::one_line(why)).c_str());
     return kExitNoMeasure;
   }
   if (x.fail_on_slo && !options.slos.empty() && !result.best) {
@@ -140,7 +142,7 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
   }
   if (!any) {
     std::fprintf(stderr, "tokenbench: error: no request succeeded for any target%s\n",
-                 why.empty() ? "" : (": " + why).c_str());
+                 why.empty() ? "" : (": " + core::one_line(why)).c_str());
     return kExitNoMeasure;
   }
   return kExitOk;

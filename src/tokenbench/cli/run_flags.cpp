@@ -14,6 +14,7 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/text.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/console.h"
@@ -201,7 +202,8 @@ core::TargetSpec parse_target(const std::string& item) {
 
 std::string default_output_dir(const core::RunConfig& c) {
   std::string model = c.targets.empty() ? c.model : "compare";
-  for (char& ch : model) {  // "org/name" must not become a subfolder
+  if (model.size() > 64) model.resize(64);  // a file name has a length limit
+  for (char& ch : model) {                  // "org/name" must not become a subfolder
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') {
       ch = '_';
     }
@@ -327,12 +329,19 @@ void finalize_run_flags(RunFlags& f) {
   if (c.output_len < 0 || (c.output_len == 0 && c.dataset == "random")) {
     throw UsageError("--output-len must be >= 1 (with --dataset jsonl, 0 leaves max_tokens unset)");
   }
-  if (c.range_ratio < 0 || c.range_ratio >= 1) throw UsageError("--range-ratio must be in [0, 1)");
+  if (!(c.range_ratio >= 0 && c.range_ratio < 1)) {
+    throw UsageError("--range-ratio must be in [0, 1)");
+  }
   if (c.random_prefix_len < 0) throw UsageError("--random-prefix-len must be >= 0");
   if (!(c.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
   for (const auto& h : c.headers) {
     if (h.find(':') == std::string::npos) {
-      throw UsageError("--header '" + h + "' must look like 'Name: value'");
+      throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
+    }
+    if (h.find_first_of("\r\n") != std::string::npos) {
+      // A line break would put a second header of the user's text on the wire.
+      throw UsageError("--header '" + core::one_line(h) +
+                       "' holds a line break: give one header per --header");
     }
   }
   try {

@@ -11,6 +11,7 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/core/text.h"
 #include "tokenbench/experiment/runner.h"
 
 namespace tokenbench::cli {
@@ -84,12 +85,12 @@ int search_command(RunFlags& f, const SearchFlags& s) {
     if (!result.no_success.empty() && !result.lo) {
       // Not an SLO answer: the server failed every request even at the lowest load.
       std::fprintf(stderr, "tokenbench: error: no request succeeded at probe %s\n",
-                   result.no_success.c_str());
+                   core::one_line(result.no_success).c_str());
       return kExitNoMeasure;
     }
     if (!result.no_success.empty()) {
       std::fprintf(stderr, "tokenbench: warning: no request succeeded at probe %s\n",
-                   result.no_success.c_str());
+                   core::one_line(result.no_success).c_str());
     }
     std::fputs(experiment::render_search(result, options).c_str(), stdout);
     std::printf("Results: %s (%s)\n", c.output_dir.c_str(), experiment::kSearchJson);

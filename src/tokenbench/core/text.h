@@ -16,11 +16,31 @@ inline std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) {
   return s.substr(0, cut);
 }
 
-/// `s` on one line: CR, LF and tabs become spaces (for tables and one-line error messages).
+/// `s` on one line and safe for a terminal: CR, LF and tabs become spaces, and every other
+/// control character (ESC, BEL, backspace, DEL, and the C1 controls U+0080..U+009F) is written as
+/// `\xNN`, so that text from a server can neither forge a line nor drive the terminal (clear the
+/// screen, set its title). For tables, stderr lines and report.txt; JSON escapes on its own.
 inline std::string one_line(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      const auto c1 = static_cast<unsigned char>(s[++i]);
+      out += "\\u00";
+      out += kHex[c1 >> 4];
+      out += kHex[c1 & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/text.h"
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
@@ -211,7 +212,8 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
       std::fprintf(stderr,
                    "tokenbench: warning: %s/v1/models does not list model '%s' (it lists %s); a "
                    "server that ignores the name answers with another model\n",
-                   shown.c_str(), wanted[i].model->c_str(), join_ids(list.ids).c_str());
+                   shown.c_str(), core::one_line(*wanted[i].model).c_str(),
+                   core::one_line(join_ids(list.ids)).c_str());
     }
     targets_[i].model = *wanted[i].model;
   }
@@ -283,7 +285,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     const std::string what =
         config.targets.empty()
             ? fmt::format(
-                  "{}{} model {}{}", config.base_url, config.endpoint, config.model,
+                  "{}{} model {}{}", config.base_url, config.endpoint, core::one_line(config.model),
                   config.replica_urls.size() > 1
                       ? fmt::format(" (and {} more replicas)", config.replica_urls.size() - 1)
                       : "")

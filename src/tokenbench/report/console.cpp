@@ -187,8 +187,9 @@ std::string error_table(const metrics::Summary& s, bool compact) {
 }
 
 std::string run_header(const core::RunConfig& config) {
-  std::string out = fmt::format("Model {} at {}{}", config.model.empty() ? "?" : config.model,
-                                config.base_url, config.endpoint);
+  std::string out =
+      fmt::format("Model {} at {}{}", config.model.empty() ? "?" : core::one_line(config.model),
+                  config.base_url, config.endpoint);
   if (config.replica_urls.size() > 1) {
     out += fmt::format(" (and {} more replicas)", config.replica_urls.size() - 1);
   }
@@ -252,7 +253,7 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
     for (const std::string& warning : s.warnings) {
       // The headline says these already.
       if (warning == headline || warning == "no successful requests") continue;
-      out += "Warning: " + warning + "\n";
+      out += "Warning: " + core::one_line(warning) + "\n";
     }
     if (s.failed > 0) out += error_table(s, compact);
     return out;
@@ -261,7 +262,7 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
   out += summary_table(s, config, unit, compact);
   out += fmt::format("Token counts: input from {}; output from {}.\n",
                      sources_text(s.prompt_sources, true), sources_text(s.output_sources, false));
-  for (const std::string& warning : s.warnings) out += "Warning: " + warning + "\n";
+  for (const std::string& warning : s.warnings) out += "Warning: " + core::one_line(warning) + "\n";
   out += fmt::format(
       "\nPercentile results ({0}; Output and Total (tok/s) as evalscope: tokens / latency; "
       "Decode (tok/s): (output tokens - 1) / (last - first token), the decode rate):\n",

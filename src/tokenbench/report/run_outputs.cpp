@@ -16,18 +16,20 @@
 namespace tokenbench::report {
 
 void write_text_file(const std::string& path, const std::string& text) {
-  // Write beside the target, then rename: a reader never sees a half-written file.
+  // Write beside the target, then rename: a reader never sees a half-written file, and a failed
+  // write (a full disk) leaves no .tmp behind.
   const std::string tmp = path + ".tmp";
+  const auto fail = [&](int err) {
+    std::remove(tmp.c_str());
+    return std::runtime_error("cannot write " + path + ": " + std::strerror(err));
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (!out) throw fail(errno);
     out << text;
-    if (!out.flush())
-      throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    if (!out.flush()) throw fail(errno);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw fail(errno);
 }
 
 std::string read_text_file(const std::string& path) {
