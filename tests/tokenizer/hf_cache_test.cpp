@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tiny_tokenizer_json.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 
 namespace tokenbench::tokenizer {
@@ -20,21 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 using Ids = std::vector<std::int32_t>;
 
-// A small byte-level BPE tokenizer.json (as in hf_tokenizer_json_test.cpp): "ab ab" is [3, 4].
-constexpr const char* kByteLevel = R"({
-  "added_tokens": [
-    {"id": 7, "content": "<|x|>", "special": true, "lstrip": true, "normalized": false},
-    {"id": 8, "content": "zz", "special": false, "normalized": true}],
-  "normalizer": {"type": "NFC"},
-  "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-    {"type": "Split", "pattern": {"Regex": " ?\\p{L}+|\\s+"}, "behavior": "Isolated", "invert": false},
-    {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]},
-  "post_processor": {"type": "ByteLevel"},
-  "decoder": {"type": "ByteLevel"},
-  "model": {"type": "BPE", "ignore_merges": true,
-    "vocab": {"a": 0, "b": 1, "Ġ": 2, "ab": 3, "Ġab": 4, "Ċ": 5, "Ġa": 6},
-    "merges": ["a b", "Ġ ab"]}
-})";
+// A small byte-level BPE tokenizer.json: "ab ab" is [3, 4].
+constexpr const char* kByteLevel = tokenizer::testing::kByteLevel;
 constexpr const char* kConfig = R"({"bos_token": null, "eos_token": "<|x|>"})";
 
 constexpr const char* kHash = "0e9e39f249a16976918f6564b8830bc894c89659";

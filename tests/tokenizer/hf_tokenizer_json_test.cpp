@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tiny_tokenizer_json.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 
 namespace tokenbench::tokenizer {
@@ -85,20 +86,7 @@ TEST_F(HfTokenizerJson, SentencePieceStyleBpe) {
 
 // Byte-level: vocabulary in GPT-2's alphabet ("Ġ" is a space), Split + ByteLevel pre-tokenizers,
 // ignore_merges, an lstrip special token and a normalized added token.
-constexpr const char* kByteLevel = R"({
-  "added_tokens": [
-    {"id": 7, "content": "<|x|>", "special": true, "lstrip": true, "normalized": false},
-    {"id": 8, "content": "zz", "special": false, "normalized": true}],
-  "normalizer": {"type": "NFC"},
-  "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-    {"type": "Split", "pattern": {"Regex": " ?\\p{L}+|\\s+"}, "behavior": "Isolated", "invert": false},
-    {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]},
-  "post_processor": {"type": "ByteLevel"},
-  "decoder": {"type": "ByteLevel"},
-  "model": {"type": "BPE", "ignore_merges": true,
-    "vocab": {"a": 0, "b": 1, "Ġ": 2, "ab": 3, "Ġab": 4, "Ċ": 5, "Ġa": 6},
-    "merges": ["a b", "Ġ ab"]}
-})";
+constexpr const char* kByteLevel = tokenizer::testing::kByteLevel;
 
 TEST_F(HfTokenizerJson, ByteLevelBpe) {
   write("tokenizer.json", kByteLevel);
@@ -133,8 +121,8 @@ TEST_F(HfTokenizerJson, ErrorsNameTheFileAndTheProblem) {
   bad_merge.replace(bad_merge.find("\"a b\""), 5, "\"a q\"");
   const std::string merge = write("merge.json", bad_merge);
   EXPECT_EQ(error_of(merge), "tokenizer " + merge + ": merge 0 uses q, not in vocab");
-  const std::string huge = write(
-      "huge.json", R"({"model": {"type": "BPE", "vocab": {"a": 2147483000}, "merges": []}})");
+  const std::string huge =
+      write("huge.json", R"({"model": {"type": "BPE", "vocab": {"a": 2147483000}, "merges": []}})");
   EXPECT_TRUE(error_of(huge).find("has no valid id") != std::string::npos) << error_of(huge);
   const std::string broken = write("broken.json", "{\"model\": ");
   EXPECT_TRUE(error_of(broken).starts_with("tokenizer " + broken + ": not readable JSON"))
