@@ -21,4 +21,4 @@ fi
 echo "demo: serve-sim is listening on $URL"
 "$BIN" run --base-url "$URL" --num-prompts 200 --max-concurrency 16 --warmup 8 \
   --input-len 512 --output-len 128 --range-ratio 0.25 --seed 1 \
-  --goodput ttft:200 tpot:6 --output-dir results/demo
+  --goodput ttft:200 tpot:6 --output-dir results/demo --overwrite

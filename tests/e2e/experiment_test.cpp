@@ -66,10 +66,12 @@ TEST(Experiment, RunSloGateExitCodes) {
   EXPECT_NE(r.out.find("SLO error_rate<0.01: met"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("SLO gate failed: p95_ttft_ms"), std::string::npos) << r.err;
   r = run_process(
-      run_args(sim.url(), dir, with(kSmall, {"--slo", "p95_ttft_ms<=5000", "--fail-on-slo"})));
+      run_args(sim.url(), dir,
+               with(kSmall, {"--slo", "p95_ttft_ms<=5000", "--fail-on-slo", "--overwrite"})));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // Without --fail-on-slo a broken SLO is reported, not a failure.
-  r = run_process(run_args(sim.url(), dir, with(kSmall, {"--slo", "p95_ttft_ms<=5"})));
+  r = run_process(
+      run_args(sim.url(), dir, with(kSmall, {"--slo", "p95_ttft_ms<=5", "--overwrite"})));
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -85,8 +87,8 @@ TEST(Experiment, BadExperimentFlagsAreOneLineUsageErrors) {
                                              {"--model", "a,b", "--max-concurrency", "1,2"},
                                              {"--ramp-up", "linear", "--request-rate", "5"},
                                              {"--drop-first", "100"},
-           {"--range-ratio", "nan"},
-           {"--header", "X-A: b\r\nX-Injected: c"},
+                                             {"--range-ratio", "nan"},
+                                             {"--header", "X-A: b\r\nX-Injected: c"},
                                              {"--target", "url=http://127.0.0.1:9"}}) {
     const auto r = run_process(run_args(url, dir, extra));
     EXPECT_EQ(r.exit_code, 1) << extra[0] << ": " << r.err;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "process.h"
@@ -26,7 +28,7 @@ TEST(FirstContact, BaseUrlWithV1OrAWholeEndpointIsSplit) {
   EXPECT_NE(r.err.find("--base-url ends in /v1: using " + sim.url()), std::string::npos) << r.err;
   EXPECT_EQ(read_json(dir + "/summary.json")["completed"], 6);
 
-  r = run_process(run_args(sim.url() + "/v1/completions", dir, kSmall));
+  r = run_process(run_args(sim.url() + "/v1/completions", dir, with(kSmall, {"--overwrite"})));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("is a whole endpoint URL: using base " + sim.url() +
                        " and --endpoint /v1/completions"),
@@ -87,7 +89,7 @@ TEST(FirstContact, FailFastOnAContextLengthErrorAndOffWithZero) {
   EXPECT_NE(r.err.find("the first 5 requests all failed with HTTP 400"), std::string::npos)
       << r.err;
   EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(), 5u);
-  r = run_process(run_args(sim.url(), dir, with(too_long, {"--fail-fast", "0"})));
+  r = run_process(run_args(sim.url(), dir, with(too_long, {"--fail-fast", "0", "--overwrite"})));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(), 40u);
 }
@@ -130,9 +132,35 @@ TEST(FirstContact, ServerTextCannotDriveTheTerminal) {
     EXPECT_EQ(text.find('\x07'), std::string::npos);
   }
   // An unlisted --model is echoed back safely too.
-  r = run_process(run_args(sim.url(), dir, with(kSmall, {"--model", "x\x1b[31m"})));
+  r = run_process(
+      run_args(sim.url(), make_temp_dir("evil-model"), with(kSmall, {"--model", "x\x1b[31m"})));
+  EXPECT_NE(r.err.find("does not list model 'x\\x1b[31m'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+}
+
+TEST(FirstContact, ResultsAreNeverOverwrittenSilentlyNorWrittenThroughALink) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("twice");
+  auto r = run_process(run_args(sim.url(), dir, kSmall));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string first = slurp(dir + "/requests.jsonl");
+  r = run_process(run_args(sim.url(), dir, kSmall));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(dir + " already holds results: pass --overwrite"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(dir + "/requests.jsonl"), first);
+  r = run_process(run_args(sim.url(), dir, with(kSmall, {"--overwrite"})));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A requests.jsonl that is a link to another file is refused, and that file is untouched.
+  const std::string linked = make_temp_dir("linked");
+  const std::string victim = linked + "-victim.txt";
+  std::ofstream(victim) << "keep me";
+  std::filesystem::create_symlink(victim, linked + "/requests.jsonl");
+  r = run_process(run_args(sim.url(), linked, with(kSmall, {"--overwrite"})));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(victim), "keep me");
 }
 
 TEST(FirstContact, IdsPerPhaseDerivedFiguresAndReportTxt) {

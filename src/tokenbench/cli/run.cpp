@@ -173,11 +173,14 @@ int run_command(RunFlags& f, const ExperimentFlags& x) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return kExitUsage;
   }
-  return with_runner(c, f.quiet, "", [&](experiment::Runner& runner) {
-    if (!c.targets.empty()) return targets_run(runner, c, x);
-    if (f.concurrencies.size() > 1 || f.rates.size() > 1) return sweep_run(runner, c, f, x);
-    return single_run(runner, c, x);
-  });
+  // A resumed sweep runs its unfinished levels again, in their directories.
+  return with_runner(c, {f.quiet, f.overwrite || !x.resume.empty()}, "",
+                     [&](experiment::Runner& runner) {
+                       if (!c.targets.empty()) return targets_run(runner, c, x);
+                       if (f.concurrencies.size() > 1 || f.rates.size() > 1)
+                         return sweep_run(runner, c, f, x);
+                       return single_run(runner, c, x);
+                     });
 }
 
 }  // namespace

@@ -150,11 +150,12 @@ extern "C" void on_interrupt(int sig) {
 
 }  // namespace
 
-int with_runner(core::RunConfig& config, bool quiet, const std::string& dir_suffix,
+int with_runner(core::RunConfig& config, experiment::Runner::Options options,
+                const std::string& dir_suffix,
                 const std::function<int(experiment::Runner&)>& body) {
   config.started_at = core::wall_clock_iso8601();
   try {
-    experiment::Runner runner(config, {quiet});
+    experiment::Runner runner(config, options);
     if (config.output_dir.empty()) config.output_dir = default_output_dir(config) + dir_suffix;
     g_running.store(&runner);
     std::signal(SIGINT, on_interrupt);
@@ -462,6 +463,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--output-dir", c.output_dir,
                   "Results directory (default results/<timestamp>-<model>)");
   cmd->add_flag("--quiet", flags.quiet, "No progress line");
+  cmd->add_flag("--overwrite", flags.overwrite,
+                "Replace the results a directory already holds (refused otherwise)");
 }
 
 }  // namespace tokenbench::cli

@@ -35,6 +35,7 @@ struct RunFlags {
   bool no_stream = false;
   bool no_ignore_eos = false;
   bool quiet = false;
+  bool overwrite = false;
 
   // Set by finalize_run_flags.
   std::vector<int> concurrencies;
@@ -58,7 +59,7 @@ std::string default_output_dir(const core::RunConfig& config);
 /// results directory (with `dir_suffix`) when none was given, and calls `body` with Ctrl-C and
 /// SIGTERM cancelling the runner (a second signal ends the process at once). A RunError becomes
 /// one line on stderr and exit 1 (configuration) or 2 (unreachable); else `body`'s exit code.
-int with_runner(core::RunConfig& config, bool quiet, const std::string& dir_suffix,
-                const std::function<int(experiment::Runner&)>& body);
+int with_runner(core::RunConfig& config, experiment::Runner::Options options,
+                const std::string& dir_suffix, const std::function<int(experiment::Runner&)>& body);
 
 }  // namespace tokenbench::cli

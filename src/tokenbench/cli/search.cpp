@@ -80,29 +80,30 @@ int search_command(RunFlags& f, const SearchFlags& s) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return kExitUsage;
   }
-  return with_runner(c, f.quiet, "-search", [&](experiment::Runner& runner) {
-    const auto result = experiment::run_search(runner, c, options);
-    if (!result.no_success.empty() && !result.lo) {
-      // Not an SLO answer: the server failed every request even at the lowest load.
-      std::fprintf(stderr, "tokenbench: error: no request succeeded at probe %s\n",
-                   core::one_line(result.no_success).c_str());
-      return kExitNoMeasure;
-    }
-    if (!result.no_success.empty()) {
-      std::fprintf(stderr, "tokenbench: warning: no request succeeded at probe %s\n",
-                   core::one_line(result.no_success).c_str());
-    }
-    std::fputs(experiment::render_search(result, options).c_str(), stdout);
-    std::printf("Results: %s (%s)\n", c.output_dir.c_str(), experiment::kSearchJson);
-    if (result.canceled) {
-      std::fprintf(stderr,
-                   "tokenbench: interrupted; partial results kept. Re-run with --resume %s to "
-                   "finish the search\n",
-                   c.output_dir.c_str());
-      return kExitNoMeasure;
-    }
-    return kExitOk;
-  });
+  return with_runner(
+      c, {f.quiet, f.overwrite || !s.resume.empty()}, "-search", [&](experiment::Runner& runner) {
+        const auto result = experiment::run_search(runner, c, options);
+        if (!result.no_success.empty() && !result.lo) {
+          // Not an SLO answer: the server failed every request even at the lowest load.
+          std::fprintf(stderr, "tokenbench: error: no request succeeded at probe %s\n",
+                       core::one_line(result.no_success).c_str());
+          return kExitNoMeasure;
+        }
+        if (!result.no_success.empty()) {
+          std::fprintf(stderr, "tokenbench: warning: no request succeeded at probe %s\n",
+                       core::one_line(result.no_success).c_str());
+        }
+        std::fputs(experiment::render_search(result, options).c_str(), stdout);
+        std::printf("Results: %s (%s)\n", c.output_dir.c_str(), experiment::kSearchJson);
+        if (result.canceled) {
+          std::fprintf(stderr,
+                       "tokenbench: interrupted; partial results kept. Re-run with --resume %s to "
+                       "finish the search\n",
+                       c.output_dir.c_str());
+          return kExitNoMeasure;
+        }
+        return kExitOk;
+      });
 }
 
 }  // namespace

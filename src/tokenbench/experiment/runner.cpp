@@ -263,6 +263,14 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   if (tokenizer_) {
     count_tokens = [this](core::RequestRecord& r) { metrics::count_output_tokens(*tokenizer_, r); };
   }
+  for (const auto& [name, c] : parts) {
+    if (!options_.overwrite && report::holds_results(c.output_dir)) {
+      throw RunError(c.output_dir +
+                         " already holds results: pass --overwrite to replace them, or choose "
+                         "another --output-dir",
+                     false);
+    }
+  }
   try {
     std::filesystem::create_directories(config.output_dir);
     if (!config.targets.empty()) {

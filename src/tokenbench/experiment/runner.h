@@ -75,7 +75,8 @@ class FailFast {
 class Runner {
  public:
   struct Options {
-    bool quiet = false;  ///< no start line, no progress line
+    bool quiet = false;      ///< no start line, no progress line
+    bool overwrite = false;  ///< replace results already in a directory (else RunError)
   };
 
   /// Resolves credentials (API key variables, user:password@ in URLs), asks every server for

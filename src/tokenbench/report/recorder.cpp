@@ -6,15 +6,13 @@
 #include <stdexcept>
 
 #include "tokenbench/report/records_io.h"
+#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::report {
 
 Recorder::Recorder(const std::string& path, Finalizer finalize)
     : path_(path), finalize_(std::move(finalize)) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (file_ == nullptr) {
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  }
+  file_ = open_for_writing(path);
   thread_ = std::thread([this] { loop(); });
 }
 

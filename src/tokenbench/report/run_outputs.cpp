@@ -1,10 +1,13 @@
 #include "tokenbench/report/run_outputs.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -15,20 +18,44 @@
 
 namespace tokenbench::report {
 
+std::FILE* open_for_writing(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) {
+      throw std::runtime_error("cannot write " + path +
+                               ": it is a symbolic link, which tokenbench does not write through; "
+                               "remove it or choose another --output-dir");
+    }
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
+  }
+  std::FILE* file = ::fdopen(fd, "w");
+  if (file == nullptr) {
+    const int err = errno;
+    ::close(fd);
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
+  }
+  return file;
+}
+
+bool holds_results(const std::string& dir) {
+  return std::filesystem::exists(dir + "/" + kRequestsFile) ||
+         std::filesystem::exists(dir + "/" + kSummaryFile);
+}
+
 void write_text_file(const std::string& path, const std::string& text) {
-  // Write beside the target, then rename: a reader never sees a half-written file, and a failed
-  // write (a full disk) leaves no .tmp behind.
+  // Write beside the target, then rename: a reader never sees a half-written file, a failed
+  // write (a full disk) leaves no .tmp behind, and a link at either name is never followed.
   const std::string tmp = path + ".tmp";
   const auto fail = [&](int err) {
     std::remove(tmp.c_str());
     return std::runtime_error("cannot write " + path + ": " + std::strerror(err));
   };
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw fail(errno);
-    out << text;
-    if (!out.flush()) throw fail(errno);
-  }
+  std::remove(tmp.c_str());
+  std::FILE* out = open_for_writing(tmp);
+  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const int write_err = errno;
+  if (std::fclose(out) != 0 || !written) throw fail(written ? errno : write_err);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw fail(errno);
 }
 

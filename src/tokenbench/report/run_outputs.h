@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ struct RunOutputs {
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config);
+
+/// Opens `path` for writing, truncated, without following a symbolic link at `path` (a link
+/// planted there is refused, never written through). Throws std::runtime_error naming the path.
+std::FILE* open_for_writing(const std::string& path);
+
+/// True when DIR already holds a run's results (requests.jsonl or summary.json).
+bool holds_results(const std::string& dir);
 
 /// Writes `text` to `path` (replacing it). Throws std::runtime_error naming the path on failure.
 void write_text_file(const std::string& path, const std::string& text);
