@@ -16,5 +16,14 @@ TEST(OneLine, LineBreaksBecomeSpacesAndControlsAreEscaped) {
   EXPECT_EQ(one_line("plain text"), "plain text");
 }
 
+TEST(FileNamePart, OneSafePathComponent) {
+  EXPECT_EQ(file_name_part("meta-llama/Llama-3.1-8B", "x"), "meta-llama_Llama-3.1-8B");
+  EXPECT_EQ(file_name_part("a b:c", "x"), "a_b_c");
+  EXPECT_EQ(file_name_part("..", "x"), "__");
+  EXPECT_EQ(file_name_part(".", "x"), "_");
+  EXPECT_EQ(file_name_part("", "target"), "target");
+  EXPECT_EQ(file_name_part("v1.5", "x"), "v1.5");
+}
+
 }  // namespace
 }  // namespace tokenbench::core

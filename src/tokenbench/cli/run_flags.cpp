@@ -5,7 +5,6 @@
 #include <fmt/core.h>
 
 #include <atomic>
-#include <cctype>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -204,13 +203,8 @@ core::TargetSpec parse_target(const std::string& item) {
 std::string default_output_dir(const core::RunConfig& c) {
   std::string model = c.targets.empty() ? c.model : "compare";
   if (model.size() > 64) model.resize(64);  // a file name has a length limit
-  for (char& ch : model) {                  // "org/name" must not become a subfolder
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') {
-      ch = '_';
-    }
-  }
   return "results/" + core::compact_timestamp(c.started_at) + "-" +
-         (model.empty() ? "model" : model);
+         core::file_name_part(std::move(model), "model");
 }
 
 void finalize_run_flags(RunFlags& f) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -14,6 +15,22 @@ inline std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) {
   // Back off over continuation bytes (10xxxxxx), then drop the lead byte they belong to.
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return s.substr(0, cut);
+}
+
+/// `name` made safe as one path component: every character but letters, digits, '.', '-' and
+/// '_' becomes '_' (so "org/name" never becomes a subfolder), a name of dots only ("." or "..")
+/// becomes underscores, and an empty one becomes `fallback`.
+inline std::string file_name_part(std::string name, std::string_view fallback) {
+  bool only_dots = true;
+  for (char& ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (!std::isalnum(c) && ch != '.' && ch != '-' && ch != '_') ch = '_';
+    only_dots = only_dots && ch == '.';
+  }
+  if (only_dots) {
+    for (char& ch : name) ch = '_';
+  }
+  return name.empty() ? std::string(fallback) : name;
 }
 
 /// `s` on one line and safe for a terminal: CR, LF and tabs become spaces, and every other

@@ -91,15 +91,6 @@ std::string join_ids(const std::vector<std::string>& ids) {
   return out;
 }
 
-std::string safe_dir_name(std::string name) {
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') {
-      ch = '_';
-    }
-  }
-  return name.empty() ? "target" : name;
-}
-
 }  // namespace
 
 bool FailFast::observe(const core::RequestRecord& r) {
@@ -136,7 +127,7 @@ core::RunConfig target_config(const core::RunConfig& config, std::size_t index) 
   if (!t.base_url.empty()) c.base_url = t.base_url;
   c.model = t.model;
   if (!t.api_key_env.empty()) c.api_key_env = t.api_key_env;
-  c.output_dir = config.output_dir + "/" + safe_dir_name(t.name);
+  c.output_dir = config.output_dir + "/" + core::file_name_part(t.name, "target");
   c.targets.clear();
   return c;
 }
