@@ -14,10 +14,13 @@
 
 namespace tokenbench::testing {
 
-/// One piece of a scripted reply: bytes to write, then a pause.
+/// One piece of a scripted reply: bytes to write, then a pause; `repeat` times (kForever: until
+/// the client goes away, for servers that never stop).
 struct Piece {
+  static constexpr int kForever = -1;
   std::string bytes;
   std::chrono::milliseconds pause{0};
+  int repeat = 1;
 };
 
 /// A loopback TCP server that answers every request with the same scripted bytes, written in
@@ -62,16 +65,28 @@ class FakeServer {
       ++connections_;
       while (read_request(c)) {
         ++requests_;
+        bool open = true;
         for (const auto& piece : script_) {
-          if (!piece.bytes.empty()) {
-            [[maybe_unused]] auto n = write(c, piece.bytes.data(), piece.bytes.size());
+          for (int i = 0; open && !stop_ && (piece.repeat < 0 || i < piece.repeat); ++i) {
+            if (!piece.bytes.empty()) open = write_all(c, piece.bytes);
+            if (piece.pause.count() > 0) std::this_thread::sleep_for(piece.pause);
           }
-          if (piece.pause.count() > 0) std::this_thread::sleep_for(piece.pause);
         }
         if (!keep_alive_) break;
       }
       close(c);
     }
+  }
+
+  // False when the peer is gone.
+  static bool write_all(int c, const std::string& bytes) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = send(c, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
   }
 
   // Reads the request headers and its Content-Length body; false when the peer closed.

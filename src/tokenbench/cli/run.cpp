@@ -58,6 +58,13 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
                  c.fail_fast, core::one_line(outcome.failed_fast).c_str());
     return kExitNoMeasure;
   }
+  if (!outcome.error_rate_stop.empty()) {
+    std::fprintf(stderr,
+                 "tokenbench: error: stopped early (--max-error-rate %g): %s. The figures above "
+                 "cover the requests until then\n",
+                 c.max_error_rate, core::one_line(outcome.error_rate_stop).c_str());
+    return kExitNoMeasure;
+  }
   if (part.summary.completed == 0) {
     std::string why;
     if (!part.summary.error_examples.empty()) {

@@ -45,6 +45,13 @@ double parse_number(const std::string& item, const char* flag, const char* examp
   }
 }
 
+void check_seconds(double value, const char* flag, bool zero_allowed) {
+  if (!(value >= 0 && value <= 1e6) || (!zero_allowed && value == 0)) {
+    throw UsageError(fmt::format("{} must be a number of seconds in {} (got {})", flag,
+                                 zero_allowed ? "[0, 1000000], 0: none" : "(0, 1000000]", value));
+  }
+}
+
 std::vector<double> parse_percentiles(const std::string& text) {
   std::vector<double> out;
   for (const auto& item : split_commas(text)) {
@@ -171,6 +178,35 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return e.unreachable() ? kExitNoMeasure : kExitUsage;
   }
+}
+
+std::int64_t parse_byte_size(const std::string& text, const char* flag) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  unit.erase(0, unit.find_first_not_of(' '));
+  for (char& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  double scale = 0;
+  if (unit.empty() || unit == "b") {
+    scale = 1;
+  } else if (unit == "k" || unit == "kb" || unit == "kib") {
+    scale = 1024.0;
+  } else if (unit == "m" || unit == "mb" || unit == "mib") {
+    scale = 1024.0 * 1024;
+  } else if (unit == "g" || unit == "gb" || unit == "gib") {
+    scale = 1024.0 * 1024 * 1024;
+  }
+  const double bytes = value * scale;
+  if (used == 0 || scale == 0 || !(bytes >= 0 && bytes <= 1e15)) {
+    throw UsageError(
+        fmt::format("{}: '{}' is not a byte size (e.g. 4194304, 512KiB, 4MiB, 1GiB)", flag, text));
+  }
+  return static_cast<std::int64_t>(bytes);
 }
 
 core::TargetSpec parse_target(const std::string& item) {
@@ -328,7 +364,24 @@ void finalize_run_flags(RunFlags& f) {
     throw UsageError("--range-ratio must be in [0, 1)");
   }
   if (c.random_prefix_len < 0) throw UsageError("--random-prefix-len must be >= 0");
-  if (!(c.timeout_s > 0)) throw UsageError("--timeout must be > 0 seconds");
+  check_seconds(c.timeout_s, "--timeout", false);
+  check_seconds(c.connect_timeout_s, "--connect-timeout", false);
+  check_seconds(c.ttft_timeout_s, "--ttft-timeout", true);
+  check_seconds(c.stall_timeout_s, "--stall-timeout", true);
+  c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");
+  if (c.max_event_bytes < 1024) {
+    throw UsageError("--max-event-bytes must be at least 1KiB (e.g. 4MiB, the default)");
+  }
+  c.max_reply_bytes = parse_byte_size(f.max_reply_bytes, "--max-reply-bytes");
+  if (c.retries < 0 || c.retries > 100) {
+    throw UsageError(fmt::format("--retries must be in [0, 100] (got {})", c.retries));
+  }
+  if (!(c.max_error_rate >= 0 && c.max_error_rate < 1)) {
+    throw UsageError(
+        fmt::format("--max-error-rate must be a share in [0, 1), e.g. 0.5; 0: never (got {})",
+                    c.max_error_rate));
+  }
+  c.preflight = !f.no_preflight;
   for (const auto& h : c.headers) {
     if (h.find(':') == std::string::npos) {
       throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
@@ -348,6 +401,10 @@ void finalize_run_flags(RunFlags& f) {
     experiment::parse_slo_exprs(c.slo);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--slo: ") + e.what());
+  }
+  if (c.dataset == "jsonl" && std::filesystem::is_directory(c.dataset_path)) {
+    throw UsageError("--dataset-path '" + c.dataset_path +
+                     "' is a directory: give the JSON Lines file itself");
   }
   if (c.dataset == "jsonl" && !std::filesystem::is_regular_file(c.dataset_path)) {
     throw UsageError("dataset file '" + c.dataset_path +
@@ -378,8 +435,35 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--header", c.headers, "Extra request header 'Name: value' (repeatable)");
   cmd->add_option("--extra-body", c.extra_body,
                   "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
-  cmd->add_option("--timeout", c.timeout_s, "Per-request timeout in seconds")
+  cmd->add_option("--timeout", c.timeout_s,
+                  "Per-request timeout in seconds, from the send to the reply's end (class "
+                  "timeout)")
       ->capture_default_str();
+  cmd->add_option("--connect-timeout", c.connect_timeout_s,
+                  "Seconds to establish a connection (class connect_timeout)")
+      ->capture_default_str();
+  cmd->add_option("--ttft-timeout", c.ttft_timeout_s,
+                  "Fail a request with no first token this many seconds after its send (class "
+                  "ttft_timeout); 0: none")
+      ->capture_default_str();
+  cmd->add_option("--stall-timeout", c.stall_timeout_s,
+                  "Fail a reply that sends no byte for this many seconds mid-way (class "
+                  "stall_timeout); 0: none")
+      ->capture_default_str();
+  cmd->add_option("--retries", c.retries,
+                  "Retry a request that failed to connect, got 429 or 5xx, or was cut before "
+                  "any output, up to N times (exponential backoff with jitter, honours "
+                  "Retry-After); every attempt is recorded")
+      ->capture_default_str();
+  cmd->add_option("--max-event-bytes", flags.max_event_bytes,
+                  "The largest SSE event a reply may send (a larger one fails it as malformed)")
+      ->capture_default_str();
+  cmd->add_option("--max-reply-bytes", flags.max_reply_bytes,
+                  "The most bytes one reply may send (class protocol beyond it); 0: derived "
+                  "from max_tokens with a wide margin")
+      ->capture_default_str();
+  cmd->add_flag("--no-preflight", flags.no_preflight,
+                "Skip asking GET /v1/models before the run (then --model is required)");
   cmd->add_option("--api-key-env", c.api_key_env,
                   "Environment variable (or .env key) holding the API key")
       ->capture_default_str();
@@ -453,6 +537,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--fail-fast", c.fail_fast,
                   "Stop when the first N requests all fail with one client error (4xx but "
                   "429); 0: never")
+      ->capture_default_str();
+  cmd->add_option("--max-error-rate", c.max_error_rate,
+                  "Stop the run when more than this share of the last 50 requests failed (e.g. "
+                  "0.5); 0: never")
       ->capture_default_str();
   cmd->add_option("--output-dir", c.output_dir,
                   "Results directory (default results/<timestamp>-<model>)");

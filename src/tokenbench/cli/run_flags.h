@@ -36,6 +36,9 @@ struct RunFlags {
   bool no_ignore_eos = false;
   bool quiet = false;
   bool overwrite = false;
+  bool no_preflight = false;
+  std::string max_event_bytes = "4MiB";
+  std::string max_reply_bytes = "0";
 
   // Set by finalize_run_flags.
   std::vector<int> concurrencies;
@@ -48,6 +51,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags);
 /// Validates the flags and fills flags.config, flags.concurrencies and flags.rates. Throws
 /// UsageError with a one-line message naming the flag.
 void finalize_run_flags(RunFlags& flags);
+
+/// Parses a byte size: "4194304", "4MiB", "512KiB", "1GiB" (K, M, G and KB, MB, GB are read as
+/// binary multiples too). Throws UsageError naming `flag`.
+std::int64_t parse_byte_size(const std::string& text, const char* flag);
 
 /// Parses "model=NAME,url=URL,key-env=VAR,name=LABEL" (model required). Throws UsageError.
 core::TargetSpec parse_target(const std::string& item);

@@ -1,12 +1,13 @@
 #include "tokenbench/client/api_adapter.h"
 
-#include "tokenbench/core/apportion.h"
-#include "tokenbench/core/text.h"
-
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include "tokenbench/core/apportion.h"
+#include "tokenbench/core/text.h"
 
 namespace tokenbench::client {
 namespace {
@@ -17,6 +18,28 @@ std::string_view string_field(const element& parent, const char* key) {
   std::string_view s;
   if (parent[key].get(s) == simdjson::SUCCESS) return s;
   return {};
+}
+
+// Appends a function call's name and arguments ({"name":..,"arguments":..}) to `out`.
+void append_function(const element& function, std::string& out) {
+  if (!function.is_object()) return;
+  out.append(string_field(function, "name"));
+  out.append(string_field(function, "arguments"));
+}
+
+// Appends the text of a chat message's (or delta's) tool calls, and of the older function_call.
+void append_tool_calls(const element& msg, std::string& out) {
+  element calls;
+  if (msg["tool_calls"].get(calls) == simdjson::SUCCESS && calls.is_array()) {
+    for (element call : calls.get_array()) {
+      element function;
+      if (call["function"].get(function) == simdjson::SUCCESS) append_function(function, out);
+    }
+  }
+  element function_call;
+  if (msg["function_call"].get(function_call) == simdjson::SUCCESS) {
+    append_function(function_call, out);
+  }
 }
 
 }  // namespace
@@ -95,6 +118,7 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
     ev.error_message = error_;
     return ev;
   }
+  tool_.clear();
   element choices;
   if (root["choices"].get(choices) == simdjson::SUCCESS && choices.is_array()) {
     for (element choice : choices.get_array()) {
@@ -107,6 +131,7 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
           content = string_field(msg, "content");
           reasoning = string_field(msg, "reasoning_content");
           if (reasoning.empty()) reasoning = string_field(msg, "reasoning");
+          append_tool_calls(msg, tool_);
         }
       } else {
         content = string_field(choice, "text");
@@ -121,6 +146,8 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
       }
     }
   }
+  ev.content_bytes += static_cast<std::int64_t>(tool_.size());
+  ev.tool_text = tool_;
   element usage;
   if (root["usage"].get(usage) == simdjson::SUCCESS && usage.is_object()) {
     std::int64_t v = 0;
@@ -136,7 +163,39 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
   return ev;
 }
 
+namespace {
+
+std::string lower_prefix(std::string_view text, std::size_t n) {
+  std::string out(text.substr(0, n));
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+bool looks_like_html(std::string_view body) {
+  const std::size_t start = body.find_first_not_of(" \t\r\n");
+  if (start == std::string_view::npos || body[start] != '<') return false;
+  const std::string head = lower_prefix(body.substr(start), 512);
+  return head.rfind("<!doctype html", 0) == 0 || head.find("<html") != std::string::npos ||
+         head.find("<head") != std::string::npos || head.find("<body") != std::string::npos;
+}
+
+std::string describe_html(std::string_view body) {
+  const std::string lower = lower_prefix(body, 64 * 1024);
+  const std::size_t open = lower.find("<title");
+  const std::size_t text = open == std::string::npos ? open : lower.find('>', open);
+  const std::size_t close = text == std::string::npos ? text : lower.find("</title", text);
+  if (close == std::string::npos) return "an HTML page";
+  std::string title(body.substr(text + 1, close - text - 1));
+  title.erase(0, title.find_first_not_of(" \t\r\n"));
+  title.erase(title.find_last_not_of(" \t\r\n") + 1);
+  if (title.empty()) return "an HTML page";
+  return "an HTML page titled '" + std::string(core::utf8_prefix(title, 120)) + "'";
+}
+
 std::string OpenAIAdapter::error_message_from_body(std::string_view body) {
+  if (looks_like_html(body)) return describe_html(body);
   const auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_object()) {
     if (j.contains("error")) {
@@ -160,8 +219,8 @@ std::vector<std::int32_t> distribute_tokens(const std::vector<std::int32_t>& chu
   std::vector<std::int32_t> tokens(n, 1);
   if (n == 0 || total_tokens <= static_cast<std::int64_t>(n)) return tokens;
   // Every chunk carried at least one token; the rest go by bytes (evenly without byte counts).
-  const bool have_bytes = std::any_of(chunk_bytes.begin(), chunk_bytes.end(),
-                                      [](std::int32_t b) { return b > 0; });
+  const bool have_bytes =
+      std::any_of(chunk_bytes.begin(), chunk_bytes.end(), [](std::int32_t b) { return b > 0; });
   const auto extra = core::apportion(have_bytes ? chunk_bytes : tokens,
                                      total_tokens - static_cast<std::int64_t>(n));
   for (std::size_t i = 0; i < n; ++i) tokens[i] += extra[i];

@@ -21,12 +21,15 @@ struct ApiEvent {
     kMalformed,  ///< not parseable as the API's JSON
   };
   Kind kind = Kind::kData;
-  /// Bytes of generated text this event carried (content plus reasoning). 0: not a token.
+  /// Bytes of generated text this event carried (content, reasoning and tool calls' names and
+  /// arguments). 0: not a token.
   std::int64_t content_bytes = 0;
   /// The generated text itself: reasoning (reasoning_content or reasoning) and content of the
   /// first choice; views valid until the next parse call.
   std::string_view reasoning_text;
   std::string_view content_text;
+  /// Tool calls' function names and arguments, concatenated; valid until the next parse call.
+  std::string_view tool_text;
   bool has_usage = false;
   std::int64_t prompt_tokens = -1;
   std::int64_t completion_tokens = -1;
@@ -73,7 +76,14 @@ class OpenAIAdapter {
   std::vector<char> padded_;  // the event copied with simdjson's padding
   std::string error_;         // owns ApiEvent::error_message
   std::string finish_;        // owns ApiEvent::finish_reason
+  std::string tool_;          // owns ApiEvent::tool_text
 };
+
+/// True when `body` is an HTML document (a web page, a proxy's or a login page), not the API.
+bool looks_like_html(std::string_view body);
+
+/// "an HTML page titled '502 Bad Gateway'" (or "an HTML page" without a title), for messages.
+std::string describe_html(std::string_view body);
 
 /// Splits a request's output token count over its content chunks in proportion to the bytes each
 /// chunk carried (largest remainder), every chunk getting at least one token when total >= chunks.

@@ -3,8 +3,12 @@
 namespace tokenbench::client {
 
 void classify_transport_error(CURLcode result, const char* curl_error, bool got_content,
-                              core::RequestRecord& record) {
+                              bool got_headers, core::RequestRecord& record) {
   using core::ErrorClass;
+  const std::string message = (curl_error != nullptr && curl_error[0] != '\0')
+                                  ? std::string(curl_error)
+                                  : std::string(curl_easy_strerror(result));
+  record.error_message = message;
   switch (result) {
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
@@ -24,7 +28,23 @@ void classify_transport_error(CURLcode result, const char* curl_error, bool got_
       record.error = ErrorClass::kTls;
       break;
     case CURLE_OPERATION_TIMEDOUT:
-      record.error = ErrorClass::kTimeout;
+      // libcurl says "Connection timed out after N ms" / "Failed to connect ..." when
+      // CURLOPT_CONNECTTIMEOUT expired, "Operation timed out ..." for the total timeout.
+      record.error = message.rfind("Connection timed out", 0) == 0 ||
+                             message.rfind("Failed to connect", 0) == 0 ||
+                             message.rfind("Resolving timed out", 0) == 0
+                         ? ErrorClass::kConnectTimeout
+                         : ErrorClass::kTimeout;
+      break;
+    case CURLE_OUT_OF_MEMORY:
+      if (!got_headers) {
+        // libcurl refuses a response header line over 100 KB with this code.
+        record.error = ErrorClass::kProtocol;
+        record.error_message = "the response headers are too large (libcurl: " + message +
+                               "; it refuses a header line over 100 KB): a broken server or proxy";
+        return;
+      }
+      record.error = got_content ? ErrorClass::kStreamCut : ErrorClass::kConnect;
       break;
     case CURLE_PARTIAL_FILE:
     case CURLE_RECV_ERROR:
@@ -43,9 +63,6 @@ void classify_transport_error(CURLcode result, const char* curl_error, bool got_
       record.error = got_content ? ErrorClass::kStreamCut : ErrorClass::kConnect;
       break;
   }
-  record.error_message = (curl_error != nullptr && curl_error[0] != '\0')
-                             ? std::string(curl_error)
-                             : std::string(curl_easy_strerror(result));
 }
 
 void classify_http_status(int status, const std::string& message, core::RequestRecord& record) {
@@ -56,6 +73,8 @@ void classify_http_status(int status, const std::string& message, core::RequestR
     record.error = ErrorClass::kHttp4xx;
   } else if (status >= 500 && status < 600) {
     record.error = ErrorClass::kHttp5xx;
+  } else if (status >= 300 && status < 400) {
+    record.error = ErrorClass::kRedirect;
   } else {
     record.error = ErrorClass::kMalformed;
   }

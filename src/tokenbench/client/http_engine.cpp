@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -12,6 +13,54 @@
 #include "tokenbench/client/worker.h"
 
 namespace tokenbench::client {
+
+ReplyLimits reply_limits(const EngineConfig& config, std::int64_t max_tokens) {
+  // A token is a few bytes of text in a few hundred bytes of JSON; a server may send one chunk per
+  // character, and a reasoning model more text than it counts. The margins are wide on purpose:
+  // these bounds catch servers that never stop, not long answers.
+  const std::int64_t tokens =
+      std::clamp<std::int64_t>(max_tokens > 0 ? max_tokens : 32768, 1, std::int64_t{1} << 24);
+  ReplyLimits limits;
+  limits.bytes = config.max_reply_bytes > 0 ? config.max_reply_bytes
+                                            : (std::int64_t{8} << 20) + tokens * (64 << 10);
+  limits.body_bytes =
+      config.max_reply_bytes > 0 ? config.max_reply_bytes : (std::int64_t{1} << 20) + tokens * 1024;
+  limits.chunks = tokens * 8 + 256;
+  limits.text_bytes = (std::int64_t{1} << 20) + tokens * 256;
+  return limits;
+}
+
+bool is_retryable(const core::RequestRecord& r) {
+  using core::ErrorClass;
+  switch (r.error) {
+    case ErrorClass::kConnect:
+    case ErrorClass::kConnectTimeout:
+    case ErrorClass::kRateLimited:
+    case ErrorClass::kHttp5xx:
+      return true;
+    case ErrorClass::kStreamCut:
+      return r.chunks.empty();
+    default:
+      return false;
+  }
+}
+
+core::Nanos retry_backoff(std::uint64_t seed, std::uint64_t id, std::uint32_t attempt,
+                          double retry_after_s) {
+  const double base =
+      std::min(30.0, 0.25 * std::ldexp(1.0, static_cast<int>(std::min(attempt, 20u))));
+  // splitmix64 of (seed, id, attempt): the same run waits the same.
+  std::uint64_t x = seed ^ (id * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t{attempt} << 56);
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  const double unit = static_cast<double>(x >> 11) * 0x1.0p-53;
+  double wait = base / 2 + unit * base / 2;
+  if (retry_after_s > 0) wait = std::max(wait, std::min(retry_after_s, 120.0));
+  return static_cast<core::Nanos>(wait * 1e9);
+}
+
 HttpEngine::HttpEngine(EngineConfig config, const core::RunClock& clock)
     : config_(std::move(config)), clock_(clock), route_(config_.endpoints.size()) {
   if (config_.endpoints.empty()) throw std::invalid_argument("the engine needs an endpoint");

@@ -33,11 +33,43 @@ struct EngineConfig {
   Routing routing = Routing::kBySpec;
   core::ApiKind api = core::ApiKind::kOpenAIChat;
   bool stream = true;
-  double timeout_s = 600.0;  ///< per request, from send to the end of the reply
-  int workers = 1;           ///< worker threads, each with its own event loop and connections
-  int max_concurrency = 0;   ///< requests in flight across all workers; 0: unlimited
-  bool keep_text = false;    ///< keep each request's generated text in RequestRecord::output_text
+  double timeout_s = 600.0;         ///< per request, from send to the end of the reply
+  double connect_timeout_s = 30.0;  ///< to establish a connection (TCP and TLS)
+  double ttft_timeout_s = 0;        ///< no first token this long after the send fails it; 0: none
+  double stall_timeout_s = 0;  ///< no byte this long in the middle of a reply fails it; 0: none
+  int workers = 1;             ///< worker threads, each with its own event loop and connections
+  int max_concurrency = 0;     ///< requests in flight across all workers; 0: unlimited
+  bool keep_text = false;      ///< keep each request's generated text in RequestRecord::output_text
+  /// The largest SSE event (or line) a reply may send; a larger one fails it as malformed.
+  std::size_t max_event_bytes = std::size_t{4} << 20;
+  /// The most bytes a streamed reply may send; 0: derived from max_tokens (see reply_limits).
+  std::int64_t max_reply_bytes = 0;
+  /// Further attempts of a request that failed in a retryable way (is_retryable), after an
+  /// exponential backoff with jitter that honours Retry-After; 0: none.
+  int retries = 0;
+  std::uint64_t seed = 0;  ///< makes the backoff jitter repeatable
 };
+
+/// True for failures worth another attempt: no connection, 429, 5xx, or a reply cut before any
+/// output. Not timeouts (the server may still be working on it) nor the client's own 4xx.
+bool is_retryable(const core::RequestRecord& record);
+
+/// The wait before attempt `attempt` + 1 of request `id`: half of min(30 s, 0.25 s x 2^attempt)
+/// plus a repeatable random share of the other half; at least `retry_after_s` (capped at 120 s)
+/// when the server sent Retry-After.
+core::Nanos retry_backoff(std::uint64_t seed, std::uint64_t id, std::uint32_t attempt,
+                          double retry_after_s);
+
+/// What one reply may send before the engine ends it as a protocol failure, so that a broken or
+/// hostile server cannot grow the client's memory without bound. Derived from the request's
+/// max_tokens with a wide margin (32768 tokens assumed when the request leaves it to the server).
+struct ReplyLimits {
+  std::int64_t bytes = 0;       ///< bytes of a streamed reply, headers and framing included
+  std::int64_t body_bytes = 0;  ///< bytes of a whole (non-streamed) reply body, kept in memory
+  std::int64_t chunks = 0;      ///< content-bearing events of a stream
+  std::int64_t text_bytes = 0;  ///< generated text kept per request (EngineConfig::keep_text)
+};
+ReplyLimits reply_limits(const EngineConfig& config, std::int64_t max_tokens);
 
 /// The requests of one phase. Schedule index i is served by spec (i % specs.size()), whose body is
 /// bodies[i % specs.size()]; its record id is id_base + i. Both vectors outlive the phase.

@@ -15,14 +15,25 @@ namespace tokenbench::client {
 /// fields are ignored. An event without data lines is not reported. "data:" with or without the
 /// following space is accepted.
 ///
+/// An event (or an unfinished line) larger than max_event_bytes() stops the parser: nothing more
+/// is buffered or reported, and overflowed() turns true. A server that never ends a line cannot
+/// grow the client's memory past that bound.
+///
 /// Not thread-safe: one parser per stream, owned by the thread that owns the stream. Buffers are
 /// reused across events, so a warm parser does not allocate per event.
 class SseParser {
  public:
+  static constexpr std::size_t kDefaultMaxEventBytes = 4 << 20;
+
   SseParser() {
     line_.reserve(512);
     data_.reserve(1024);
   }
+
+  void set_max_event_bytes(std::size_t bytes) { max_event_bytes_ = bytes; }
+  std::size_t max_event_bytes() const { return max_event_bytes_; }
+  /// True once an event or line grew past max_event_bytes(); the rest of the stream is ignored.
+  bool overflowed() const { return overflowed_; }
 
   /// Consumes `bytes`; calls `on_event(std::string_view data)` once for each completed event. The
   /// view is valid only during the call.
@@ -33,6 +44,7 @@ class SseParser {
   /// final line may also lack a line end), then forgets it.
   template <typename OnEvent>
   void finish(OnEvent&& on_event) {
+    if (overflowed_) return;
     if (!line_.empty()) {
       std::string last;
       last.swap(line_);
@@ -51,6 +63,7 @@ class SseParser {
     data_.clear();
     has_data_ = false;
     skip_lf_ = false;
+    overflowed_ = false;
   }
 
  private:
@@ -61,10 +74,13 @@ class SseParser {
   std::string data_;  // the data of the event being assembled
   bool has_data_ = false;
   bool skip_lf_ = false;  // the previous feed ended with CR: a leading LF belongs to it
+  bool overflowed_ = false;
+  std::size_t max_event_bytes_ = kDefaultMaxEventBytes;
 };
 
 template <typename OnEvent>
 void SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
+  if (overflowed_) return;
   const char* p = bytes.data();
   const char* end = p + bytes.size();
   if (skip_lf_ && p < end) {
@@ -80,14 +96,19 @@ void SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
     if (const void* cr = std::memchr(p, '\r', static_cast<std::size_t>(eol - p))) {
       eol = static_cast<const char*>(cr);
     }
+    const auto length = static_cast<std::size_t>(eol - p);
+    if (line_.size() + length > max_event_bytes_) {
+      overflowed_ = true;
+      return;
+    }
     if (eol == end) {
-      line_.append(p, static_cast<std::size_t>(end - p));
+      line_.append(p, length);
       return;
     }
     if (line_.empty()) {
-      on_line(std::string_view(p, static_cast<std::size_t>(eol - p)), on_event);
+      on_line(std::string_view(p, length), on_event);
     } else {
-      line_.append(p, static_cast<std::size_t>(eol - p));
+      line_.append(p, length);
       on_line(std::string_view(line_), on_event);
       line_.clear();
     }
@@ -99,6 +120,7 @@ void SseParser::feed(std::string_view bytes, OnEvent&& on_event) {
       if (eol[1] == '\n') ++eol;
     }
     p = eol + 1;
+    if (overflowed_) return;
   }
 }
 
@@ -120,6 +142,10 @@ void SseParser::on_line(std::string_view line, OnEvent& on_event) {
   if (colon != std::string_view::npos) {
     value = line.substr(colon + 1);
     if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  }
+  if (data_.size() + value.size() + 1 > max_event_bytes_) {
+    overflowed_ = true;
+    return;
   }
   if (has_data_) data_.push_back('\n');
   data_.append(value);

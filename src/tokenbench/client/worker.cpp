@@ -6,18 +6,24 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "tokenbench/client/error_classify.h"
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/core/text.h"
 
 namespace tokenbench::client {
 namespace {
 
 constexpr std::size_t kMaxErrorBody = 64 * 1024;
+// Response headers beyond this are a broken or hostile server (libcurl itself refuses one header
+// line over 100 KB).
+constexpr std::int64_t kMaxHeaderBytes = 256 * 1024;
 constexpr int kMaxEvents = 512;
 constexpr int kIdleWaitMs = 50;  // upper bound on a wait, so cancellation is seen promptly
 
@@ -27,6 +33,22 @@ bool header_is(std::string_view line, std::string_view name) {
     if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
   }
   return true;
+}
+
+// A header line's value, without the name, surrounding blanks and the line end.
+std::string_view header_value(std::string_view line) {
+  line.remove_prefix(line.find(':') + 1);
+  const std::size_t start = line.find_first_not_of(" \t");
+  if (start == std::string_view::npos) return {};
+  line.remove_prefix(start);
+  return line.substr(0, line.find_last_not_of(" \t\r\n") + 1);
+}
+
+core::Nanos seconds_to_nanos(double s) { return static_cast<core::Nanos>(s * 1e9); }
+
+std::string mib_text(std::int64_t bytes) {
+  return bytes % (1 << 20) == 0 ? std::to_string(bytes >> 20) + " MiB"
+                                : std::to_string(bytes) + " bytes";
 }
 
 }  // namespace
@@ -55,8 +77,22 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
         list, config_.stream ? "Accept: text/event-stream" : "Accept: application/json");
     // curl 7.x sends "Expect: 100-continue" for larger bodies, costing a round trip per request.
     list = curl_slist_append(list, "Expect:");
+    // No compression: a gzipped stream may be buffered by the server or a proxy, which would move
+    // every token stamp. Set as a header, not CURLOPT_ACCEPT_ENCODING, so that libcurl never
+    // inflates a body the server encodes anyway (a 200 KB body can inflate to gigabytes); such a
+    // reply is refused instead.
+    list = curl_slist_append(list, "Accept-Encoding: identity");
     for (const auto& h : endpoint.headers) list = curl_slist_append(list, h.c_str());
     headers_.push_back(list);
+  }
+  double wait_timeout = 0;
+  for (const double s : {config_.ttft_timeout_s, config_.stall_timeout_s}) {
+    if (s > 0 && (wait_timeout == 0 || s < wait_timeout)) wait_timeout = s;
+  }
+  if (wait_timeout > 0) {
+    // A tenth of the shortest wait timeout, so a timeout fires at most 10% late.
+    wait_check_period_ =
+        std::clamp<core::Nanos>(seconds_to_nanos(wait_timeout / 10), 5'000'000, 250'000'000);
   }
 }
 
@@ -97,9 +133,11 @@ Transfer* Worker::acquire() {
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_s * 1000.0));
-  // Ask for no compression: a gzipped stream may be buffered by the server or a proxy, which
-  // would move every token stamp.
-  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "identity");
+  if (config_.connect_timeout_s > 0) {
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(std::max(1.0, config_.connect_timeout_s * 1000.0)));
+  }
+  t->sse.set_max_event_bytes(config_.max_event_bytes);
   Transfer* raw = t.get();
   pool_.push_back(std::move(t));
   return raw;
@@ -120,6 +158,8 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
       cancel_all();
       break;
     }
+    const core::Nanos next_retry =
+        retrying_.empty() ? core::kNever : launch_due_retries(clock_.now());
     const core::Nanos next_due = issue_due(queue, work, slots);
     if (curl_timeout_now_) {
       curl_timeout_now_ = false;
@@ -131,6 +171,13 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
 
     core::Nanos wake = curl_deadline_;
     if (next_due != core::kNever && (wake == core::kNever || next_due < wake)) wake = next_due;
+    if (next_retry != core::kNever && (wake == core::kNever || next_retry < wake)) {
+      wake = next_retry;
+    }
+    if (active_ > 0 && wait_check_period_ != core::kNever) {
+      if (next_wait_check_ == core::kNever) next_wait_check_ = clock_.now() + wait_check_period_;
+      if (wake == core::kNever || next_wait_check_ < wake) wake = next_wait_check_;
+    }
     arm_timer(wake);
 
     const int n = epoll_wait(epoll_fd_, events, kMaxEvents, kIdleWaitMs);
@@ -153,6 +200,9 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
       socket_action(CURL_SOCKET_TIMEOUT, 0);
     }
     drain_completed();
+    if (next_wait_check_ != core::kNever && clock_.now() >= next_wait_check_) {
+      next_wait_check_ = expire_waits(clock_.now());
+    }
   }
   disarm_timer();
   sink_ = nullptr;
@@ -217,8 +267,8 @@ std::uint32_t Worker::route(const core::RequestSpec& spec) {
 void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due) {
   const std::size_t n = work.specs->size();
   const core::RequestSpec& spec = (*work.specs)[index % n];
-  const std::string& body = (*work.bodies)[index % n];
   t->spec = &spec;
+  t->request_body = &(*work.bodies)[index % n];
   t->rec = core::RequestRecord{};
   t->rec.id = work.id_base + index;
   t->rec.phase =
@@ -230,14 +280,24 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
     curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, headers_[endpoint]);
   }
   t->rec.endpoint = endpoint;
-  t->rec.streamed = config_.stream;
   t->rec.scheduled = due;
+  t->attempt = 0;
+  t->limits = reply_limits(config_, spec.max_tokens);
+  t->active = true;
+  ++active_;
+  launch(t);
+}
+
+void Worker::launch(Transfer* t) {
   // Room for the expected chunks, so a stream does not allocate per token; capped, because a
   // request may ask for far more tokens than it gets.
-  t->rec.chunks.reserve(
-      static_cast<std::size_t>(std::clamp<std::int64_t>(spec.max_tokens, 16, 4096)) + 2);
-  t->rec.chunk_text_bytes.reserve(t->rec.chunks.capacity());
-  if (config_.keep_text) t->rec.output_text.reserve(t->rec.chunks.capacity() * 8);
+  const auto expected =
+      static_cast<std::size_t>(std::clamp<std::int64_t>(t->spec->max_tokens, 16, 4096)) + 2;
+  t->rec.chunks.reserve(expected);
+  t->rec.chunk_text_bytes.reserve(expected);
+  if (config_.keep_text) t->rec.output_text.reserve(expected * 8);
+  t->rec.streamed = config_.stream;
+  t->rec.attempt = t->attempt;
   t->body.clear();
   t->sse.reset();
   t->curl_error[0] = '\0';
@@ -246,19 +306,62 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->event_stream = config_.stream;
   t->done_seen = false;
   t->aborted = false;
+  t->html = false;
+  t->reply_bytes = 0;
+  t->retry_after_s = 0;
+  t->retry_at = core::kNever;
   t->last_byte = core::kNever;
   t->usage_prompt = -1;
   t->usage_completion = -1;
+  const std::string& body = *t->request_body;
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  ++active_;
   t->rec.sent = clock_.now();
+  t->last_activity = t->rec.sent;
+  t->in_multi = true;
   if (const CURLMcode rc = curl_multi_add_handle(multi_, t->easy); rc != CURLM_OK) {
+    t->in_multi = false;
     t->aborted = true;
     t->rec.error = core::ErrorClass::kConnect;
     t->rec.error_message = std::string("cannot start the request: ") + curl_multi_strerror(rc);
     finish(t, CURLE_FAILED_INIT, /*added=*/false);
   }
+}
+
+core::Nanos Worker::launch_due_retries(core::Nanos now) {
+  core::Nanos next = core::kNever;
+  for (std::size_t i = 0; i < retrying_.size();) {
+    Transfer* t = retrying_[i];
+    if (t->retry_at <= now) {
+      retrying_[i] = retrying_.back();
+      retrying_.pop_back();
+      launch(t);
+      continue;
+    }
+    if (next == core::kNever || t->retry_at < next) next = t->retry_at;
+    ++i;
+  }
+  return next;
+}
+
+bool Worker::schedule_retry(Transfer* t) {
+  if (canceling_ || t->attempt >= static_cast<std::uint32_t>(std::max(0, config_.retries)) ||
+      !is_retryable(t->rec)) {
+    return false;
+  }
+  const core::Nanos wait = retry_backoff(config_.seed, t->rec.id, t->attempt, t->retry_after_s);
+  core::RequestRecord next;
+  next.id = t->rec.id;
+  next.phase = t->rec.phase;
+  next.endpoint = t->rec.endpoint;
+  next.scheduled = t->rec.done + wait;
+  t->rec.retried = true;
+  (*sink_)(std::move(t->rec));
+  t->rec = std::move(next);
+  t->retry_at = t->rec.scheduled;
+  ++t->attempt;
+  retrying_.push_back(t);
+  return true;
 }
 
 int Worker::on_socket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
@@ -298,20 +401,64 @@ int Worker::on_timer(CURLM*, long timeout_ms, void* userp) {
 std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void* userp) {
   const core::Nanos now = static_cast<Transfer*>(userp)->worker->clock_.now();
   auto* t = static_cast<Transfer*>(userp);
+  Worker* self = t->worker;
   const std::size_t len = size * n;
+  t->last_activity = now;
+  if (!self->count_reply_bytes(t, len)) return 0;
+  if (t->rec.headers == core::kNever && t->reply_bytes > kMaxHeaderBytes) {
+    self->abort_transfer(t, core::ErrorClass::kProtocol,
+                         "the response headers exceed " + std::to_string(kMaxHeaderBytes / 1024) +
+                             " KiB: a broken server or proxy");
+    return 0;
+  }
   std::string_view line(data, len);
   if (line.rfind("HTTP/", 0) == 0) {
     // A new status line (e.g. after "100 Continue"): forget earlier headers.
-    t->event_stream = t->worker->config_.stream;
+    t->event_stream = self->config_.stream;
+    t->html = false;
+    t->rec.headers = core::kNever;
   } else if (line == "\r\n" || line == "\n") {
     t->rec.headers = now;
   } else if (header_is(line, "content-type")) {
     // A streamed request gets SSE unless the server says it sent one JSON document instead
-    // (it ignored "stream"); some gateways label SSE text/plain or not at all.
+    // (it ignored "stream"), or a web page; some gateways label SSE text/plain or not at all.
+    t->html = line.find("text/html") != std::string_view::npos;
     t->event_stream =
-        t->worker->config_.stream && line.find("application/json") == std::string_view::npos;
+        self->config_.stream && !t->html && line.find("application/json") == std::string_view::npos;
+  } else if (header_is(line, "retry-after")) {
+    const std::string value(header_value(line));
+    char* end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (end != value.c_str() && *end == '\0' && seconds >= 0) {
+      t->retry_after_s = seconds;
+    } else if (const time_t at = curl_getdate(value.c_str(), nullptr); at > 0) {
+      t->retry_after_s = std::max(0.0, std::difftime(at, std::time(nullptr)));
+    }
+  } else if (header_is(line, "content-encoding") || header_is(line, "transfer-encoding")) {
+    // Only identity was asked for (and chunked framing, which libcurl removes).
+    const std::string_view value = header_value(line);
+    std::string lower(value);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!lower.empty() && lower != "identity" && lower != "chunked") {
+      self->abort_transfer(
+          t, core::ErrorClass::kProtocol,
+          "the server sent a body encoded '" + std::string(value.substr(0, 40)) +
+              "' although the request asked for none (Accept-Encoding: identity); it is refused "
+              "unread, since a compressed stream is buffered and moves every token stamp");
+      return 0;
+    }
   }
   return len;
+}
+
+bool Worker::count_reply_bytes(Transfer* t, std::size_t len) {
+  t->reply_bytes += static_cast<std::int64_t>(len);
+  if (t->reply_bytes <= t->limits.bytes) return true;
+  abort_transfer(t, core::ErrorClass::kProtocol,
+                 "the reply exceeded " + mib_text(t->limits.bytes) + " for max_tokens " +
+                     std::to_string(t->spec->max_tokens) +
+                     ": a server that does not stop (--max-reply-bytes raises the bound)");
+  return false;
 }
 
 std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* userp) {
@@ -320,6 +467,8 @@ std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* 
   const core::Nanos now = self->clock_.now();  // the stamp comes first, before any parsing
   const std::size_t len = size * n;
   t->last_byte = now;
+  t->last_activity = now;
+  if (!self->count_reply_bytes(t, len)) return 0;  // returning less than len ends the transfer
   if (!t->status_known) {
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
     t->status_known = true;
@@ -329,9 +478,26 @@ std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* 
     t->sse.feed(std::string_view(data, len), [t, self, now](std::string_view event) {
       if (!t->aborted) self->on_event(t, event, now);
     });
-    return t->aborted ? 0 : len;  // returning less than len ends the transfer
+    if (t->sse.overflowed() && !t->aborted) {
+      self->abort_transfer(t, core::ErrorClass::kMalformed,
+                           "an SSE event or line exceeded " +
+                               mib_text(static_cast<std::int64_t>(t->sse.max_event_bytes())) +
+                               " (--max-event-bytes): a broken server or the wrong URL");
+    }
+    return t->aborted ? 0 : len;
   }
-  if (t->body.size() < kMaxErrorBody || success) t->body.append(data, len);
+  if (success && !t->html) {
+    if (static_cast<std::int64_t>(t->body.size() + len) > t->limits.body_bytes) {
+      self->abort_transfer(t, core::ErrorClass::kProtocol,
+                           "the reply body exceeded " + mib_text(t->limits.body_bytes) +
+                               " for max_tokens " + std::to_string(t->spec->max_tokens) +
+                               " (--max-reply-bytes raises the bound)");
+      return 0;
+    }
+    t->body.append(data, len);
+  } else if (t->body.size() < kMaxErrorBody) {
+    t->body.append(data, std::min(len, kMaxErrorBody - t->body.size()));
+  }
   return len;
 }
 
@@ -351,14 +517,30 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
       break;
   }
   if (ev.content_bytes > 0) {
+    if (static_cast<std::int64_t>(t->rec.chunks.size()) >= t->limits.chunks) {
+      abort_transfer(t, core::ErrorClass::kProtocol,
+                     "the stream sent more than " + std::to_string(t->limits.chunks) +
+                         " content chunks for max_tokens " + std::to_string(t->spec->max_tokens) +
+                         ": a server that does not stop");
+      return;
+    }
     if (t->rec.first_token == core::kNever) t->rec.first_token = now;
     t->rec.last_token = now;
     t->rec.chunks.push_back(core::ChunkStamp{now, 1});
-    t->rec.chunk_text_bytes.push_back(static_cast<std::int32_t>(ev.content_bytes));
+    t->rec.chunk_text_bytes.push_back(
+        static_cast<std::int32_t>(std::min<std::int64_t>(ev.content_bytes, INT32_MAX)));
     t->rec.output_chars += ev.content_bytes;
     if (config_.keep_text) {
+      if (static_cast<std::int64_t>(t->rec.output_text.size()) + ev.content_bytes >
+          t->limits.text_bytes) {
+        abort_transfer(t, core::ErrorClass::kProtocol,
+                       "the reply's text exceeded " + mib_text(t->limits.text_bytes) +
+                           " for max_tokens " + std::to_string(t->spec->max_tokens));
+        return;
+      }
       t->rec.output_text.append(ev.reasoning_text);
       t->rec.output_text.append(ev.content_text);
+      t->rec.output_text.append(ev.tool_text);
     }
   }
   if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
@@ -389,7 +571,8 @@ void Worker::drain_completed() {
 }
 
 void Worker::finish(Transfer* t, CURLcode result, bool added) {
-  if (added) curl_multi_remove_handle(multi_, t->easy);
+  if (added && t->in_multi) curl_multi_remove_handle(multi_, t->easy);
+  t->in_multi = false;
   core::RequestRecord& rec = t->rec;
   // A reply that ended cleanly is done when its last bytes arrived, not when this loop turn got
   // to it; any other end is stamped now.
@@ -405,47 +588,7 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
   curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
   rec.http_status = static_cast<int>(status);
 
-  if (!t->aborted) {
-    const bool streamed_reply = t->event_stream;
-    if (result != CURLE_OK) {
-      classify_transport_error(result, t->curl_error, !rec.chunks.empty(), rec);
-    } else if (status < 200 || status >= 300) {
-      classify_http_status(static_cast<int>(status),
-                           OpenAIAdapter::error_message_from_body(t->body), rec);
-    } else if (streamed_reply) {
-      if (!t->done_seen && rec.finish_reason.empty()) {
-        rec.error = core::ErrorClass::kStreamCut;
-        rec.error_message = "the stream ended before [DONE]";
-      }
-    } else {
-      // A whole JSON reply: asked for with --no-stream, or a server that ignored "stream".
-      rec.streamed = false;
-      const ApiEvent ev = adapter_.parse_response(t->body);
-      if (ev.kind == ApiEvent::Kind::kMalformed) {
-        rec.error = core::ErrorClass::kMalformed;
-        rec.error_message.assign(ev.error_message);
-      } else if (ev.kind == ApiEvent::Kind::kError) {
-        rec.error = core::ErrorClass::kServerError;
-        rec.error_message.assign(ev.error_message);
-      } else {
-        rec.output_chars = ev.content_bytes;
-        if (ev.completion_tokens < 0) {
-          // No usage and no stream to count chunks in: the documented approximation, until a
-          // tokenizer (if given) recounts the text.
-          rec.output_tokens = core::approx_token_count(ev.reasoning_text) +
-                              core::approx_token_count(ev.content_text);
-          rec.output_source = core::TokenSource::kApproximate;
-        }
-        if (config_.keep_text) {
-          rec.output_text.assign(ev.reasoning_text);
-          rec.output_text.append(ev.content_text);
-        }
-        rec.finish_reason.assign(ev.finish_reason);
-        if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
-        if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
-      }
-    }
-  }
+  if (!t->aborted) classify(t, result, status);
 
   if (t->usage_completion >= 0) {
     rec.output_tokens = t->usage_completion;
@@ -468,6 +611,8 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
     rec.prompt_source = t->spec->input_source;
   }
 
+  if (schedule_retry(t)) return;
+  t->active = false;
   --active_;
   if (config_.endpoints.size() > 1 && config_.routing != Routing::kBySpec) {
     route_.inflight[t->endpoint].fetch_sub(1, std::memory_order_relaxed);
@@ -477,10 +622,110 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
   free_.push_back(t);
 }
 
-void Worker::cancel_all() {
+void Worker::classify(Transfer* t, CURLcode result, long status) {
+  core::RequestRecord& rec = t->rec;
+  if (result != CURLE_OK) {
+    classify_transport_error(result, t->curl_error, !rec.chunks.empty(),
+                             rec.headers != core::kNever, rec);
+    return;
+  }
+  if (status >= 300 && status < 400) {
+    char* location = nullptr;
+    curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &location);
+    rec.error = core::ErrorClass::kRedirect;
+    rec.error_message = "HTTP " + std::to_string(status) + ": the URL redirects" +
+                        (location != nullptr ? std::string(" to ") + location : std::string());
+    return;
+  }
+  if (status < 200 || status >= 300) {
+    classify_http_status(static_cast<int>(status), OpenAIAdapter::error_message_from_body(t->body),
+                         rec);
+    return;
+  }
+  if (t->html) {
+    rec.error = core::ErrorClass::kMalformed;
+    rec.error_message = "HTTP " + std::to_string(status) + " with " + describe_html(t->body) +
+                        " instead of the API's reply: --base-url or --endpoint points at a web "
+                        "page (a UI, a login page or a proxy)";
+    return;
+  }
+  if (t->event_stream) {
+    if (!t->done_seen && rec.finish_reason.empty()) {
+      rec.error = core::ErrorClass::kStreamCut;
+      rec.error_message = "the stream ended before [DONE]";
+      return;
+    }
+  } else {
+    // A whole JSON reply: asked for with --no-stream, or a server that ignored "stream".
+    rec.streamed = false;
+    const ApiEvent ev = adapter_.parse_response(t->body);
+    if (ev.kind == ApiEvent::Kind::kMalformed) {
+      rec.error = core::ErrorClass::kMalformed;
+      rec.error_message.assign(ev.error_message);
+      return;
+    }
+    if (ev.kind == ApiEvent::Kind::kError) {
+      rec.error = core::ErrorClass::kServerError;
+      rec.error_message.assign(ev.error_message);
+      return;
+    }
+    rec.output_chars = ev.content_bytes;
+    if (ev.completion_tokens < 0) {
+      // No usage and no stream to count chunks in: the documented approximation, until a
+      // tokenizer (if given) recounts the text.
+      rec.output_tokens = core::approx_token_count(ev.reasoning_text) +
+                          core::approx_token_count(ev.content_text) +
+                          core::approx_token_count(ev.tool_text);
+      rec.output_source = core::TokenSource::kApproximate;
+    }
+    if (config_.keep_text) {
+      rec.output_text.assign(ev.reasoning_text);
+      rec.output_text.append(ev.content_text);
+      rec.output_text.append(ev.tool_text);
+    }
+    rec.finish_reason.assign(ev.finish_reason);
+    if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
+    if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
+  }
+  // A 200 that carried no output at all is not a completed request: counting it would inflate
+  // request throughput with answers nobody got.
+  if (rec.output_chars == 0 && t->usage_completion <= 0) {
+    rec.error = core::ErrorClass::kEmptyReply;
+    rec.error_message = t->event_stream ? "the stream carried no content, reasoning or tool call"
+                                        : "the reply carried no content, reasoning or tool call";
+    if (!rec.finish_reason.empty())
+      rec.error_message += " (finish_reason " + rec.finish_reason + ")";
+  }
+}
+
+core::Nanos Worker::expire_waits(core::Nanos now) {
+  const core::Nanos ttft = seconds_to_nanos(config_.ttft_timeout_s);
+  const core::Nanos stall = seconds_to_nanos(config_.stall_timeout_s);
   for (auto& owned : pool_) {
     Transfer* t = owned.get();
-    if (std::find(free_.begin(), free_.end(), t) != free_.end()) continue;
+    if (!t->in_multi) continue;
+    if (ttft > 0 && t->rec.first_token == core::kNever && now - t->rec.sent >= ttft) {
+      abort_transfer(t, core::ErrorClass::kTtftTimeout,
+                     "no first token within " + core::format_seconds(config_.ttft_timeout_s) +
+                         " (--ttft-timeout)");
+      finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/true);
+    } else if (stall > 0 && t->reply_bytes > 0 && now - t->last_activity >= stall) {
+      abort_transfer(t, core::ErrorClass::kStallTimeout,
+                     "no byte for " + core::format_seconds(config_.stall_timeout_s) +
+                         " in the middle of the reply (--stall-timeout), after " +
+                         std::to_string(t->rec.chunks.size()) + " content chunks");
+      finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/true);
+    }
+  }
+  return active_ > 0 ? now + wait_check_period_ : core::kNever;
+}
+
+void Worker::cancel_all() {
+  canceling_ = true;
+  retrying_.clear();
+  for (auto& owned : pool_) {
+    Transfer* t = owned.get();
+    if (!t->active) continue;
     t->aborted = true;
     t->rec.error = core::ErrorClass::kCanceled;
     t->rec.error_message = "the run was stopped before the request ended";

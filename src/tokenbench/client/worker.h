@@ -30,8 +30,18 @@ struct Transfer {
   bool status_known = false;
   bool event_stream = false;
   bool done_seen = false;
-  bool aborted = false;  // our write callback ended the transfer; rec.error says why
+  bool aborted = false;   // the engine ended the transfer itself; rec.error says why
+  bool active = false;    // in flight (between start and finish), backoff waits included
+  bool in_multi = false;  // its handle is added to the multi (not waiting to retry)
+  const std::string* request_body = nullptr;
+  std::uint32_t attempt = 0;
+  double retry_after_s = 0;              // the reply's Retry-After, in seconds (0: none)
+  core::Nanos retry_at = core::kNever;   // when the next attempt is due
+  bool html = false;                     // the reply is an HTML page (Content-Type text/html)
   core::Nanos last_byte = core::kNever;  // when the reply's last bytes arrived
+  core::Nanos last_activity = 0;         // the send, or the latest header or body bytes
+  ReplyLimits limits;
+  std::int64_t reply_bytes = 0;  // headers and body received
   std::int64_t usage_prompt = -1;
   std::int64_t usage_completion = -1;
 };
@@ -59,8 +69,22 @@ class Worker {
   /// next request not yet started (kNever when none) and sets exhausted_ when the queue is empty.
   core::Nanos issue_due(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots);
   void start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due);
+  /// Resets `t`'s per-attempt state and hands its handle to the multi.
+  void launch(Transfer* t);
+  /// Launches the retries whose backoff has passed; returns when the next one is due (or kNever).
+  core::Nanos launch_due_retries(core::Nanos now);
+  /// After a failed attempt that is_retryable: records it and schedules the next. False when the
+  /// request has no attempts left (or the run is stopping).
+  bool schedule_retry(Transfer* t);
   void on_event(Transfer* t, std::string_view data, core::Nanos now);
   void abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message);
+  /// Counts `len` more bytes of `t`'s reply; past its limit, aborts it and returns false.
+  bool count_reply_bytes(Transfer* t, std::size_t len);
+  /// Ends the transfers that waited too long for a first token (--ttft-timeout) or for their
+  /// next byte (--stall-timeout); returns when the next check is due (kNever: none configured).
+  core::Nanos expire_waits(core::Nanos now);
+  /// Classifies a transfer that ended at the transport, the HTTP status or an empty reply.
+  void classify(Transfer* t, CURLcode result, long status);
   void drain_completed();
   /// Ends `t` (removing its handle from the multi when `added`), classifies the outcome and hands
   /// the record to the sink.
@@ -85,6 +109,8 @@ class Worker {
 
   std::vector<std::unique_ptr<Transfer>> pool_;
   std::vector<Transfer*> free_;
+  std::vector<Transfer*> retrying_;  // waiting out a backoff; they keep their slot
+  bool canceling_ = false;
   std::size_t active_ = 0;
   bool slots_limited_ = false;        // a concurrency limit applies
   std::deque<core::Nanos> freed_at_;  // when each currently free slot became free (oldest first)
@@ -92,6 +118,8 @@ class Worker {
   bool curl_timeout_now_ = false;
   bool exhausted_ = false;
   core::Nanos armed_ = core::kNever;
+  core::Nanos wait_check_period_ = core::kNever;  // how often expire_waits runs; kNever: never
+  core::Nanos next_wait_check_ = core::kNever;
   const RecordSink* sink_ = nullptr;
 };
 

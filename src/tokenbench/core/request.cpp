@@ -11,7 +11,7 @@ constexpr std::array<std::pair<Phase, std::string_view>, 4> kPhases{{{Phase::kWa
                                                                      {Phase::kCooldown, "cooldown"},
                                                                      {Phase::kDropped, "dropped"}}};
 
-constexpr std::array<std::pair<ErrorClass, std::string_view>, 11> kErrors{{
+constexpr std::array<std::pair<ErrorClass, std::string_view>, 17> kErrors{{
     {ErrorClass::kNone, "none"},
     {ErrorClass::kConnect, "connect"},
     {ErrorClass::kTls, "tls"},
@@ -23,6 +23,12 @@ constexpr std::array<std::pair<ErrorClass, std::string_view>, 11> kErrors{{
     {ErrorClass::kMalformed, "malformed"},
     {ErrorClass::kServerError, "server_error"},
     {ErrorClass::kCanceled, "canceled"},
+    {ErrorClass::kConnectTimeout, "connect_timeout"},
+    {ErrorClass::kTtftTimeout, "ttft_timeout"},
+    {ErrorClass::kStallTimeout, "stall_timeout"},
+    {ErrorClass::kRedirect, "redirect"},
+    {ErrorClass::kProtocol, "protocol"},
+    {ErrorClass::kEmptyReply, "empty_reply"},
 }};
 
 constexpr std::array<std::pair<TokenSource, std::string_view>, 6> kSources{{
@@ -62,6 +68,66 @@ std::optional<ErrorClass> error_class_from_string(std::string_view s) {
 }
 std::optional<TokenSource> token_source_from_string(std::string_view s) {
   return value_of(kSources, s);
+}
+
+std::string_view error_hint(ErrorClass error, int http_status) {
+  switch (error) {
+    case ErrorClass::kConnect:
+      return "is the server running at --base-url? Behind a proxy, check HTTP_PROXY/HTTPS_PROXY, "
+             "and NO_PROXY for hosts that must be reached directly";
+    case ErrorClass::kConnectTimeout:
+      return "the host did not accept a connection in time: check the address, a firewall, or "
+             "HTTP(S)_PROXY/NO_PROXY; raise --connect-timeout for a slow network";
+    case ErrorClass::kTls:
+      return "check https:// against http:// and the server's certificate (verified against the "
+             "system's CA store)";
+    case ErrorClass::kTimeout:
+      return "the reply took longer than --timeout: raise it, lower the load, or cap --output-len";
+    case ErrorClass::kTtftTimeout:
+      return "no first token within --ttft-timeout: the server is queueing; lower the load or "
+             "raise --ttft-timeout";
+    case ErrorClass::kStallTimeout:
+      return "the reply stopped mid-way for longer than --stall-timeout: the server or a proxy "
+             "stalled; raise --stall-timeout if the pauses are expected";
+    case ErrorClass::kHttp4xx:
+      if (http_status == 401 || http_status == 403) {
+        return "check the API key and how it is passed: --api-key-env names its variable "
+               "(default OPENAI_API_KEY), or --header 'Authorization: Bearer ...'";
+      }
+      if (http_status == 404) {
+        return "check --endpoint (or --api) and --model against what the server serves "
+               "(GET /v1/models)";
+      }
+      if (http_status == 400 || http_status == 413 || http_status == 422) {
+        return "the server refused the request body: check --model, --input-len/--output-len "
+               "against its context length, and --extra-body";
+      }
+      return "";
+    case ErrorClass::kRateLimited:
+      return "the server or gateway is rate-limiting: lower --request-rate or --max-concurrency, "
+             "or let --retries retry with backoff";
+    case ErrorClass::kHttp5xx:
+      return "the server failed: see its log; a 502/503/504 often means an overloaded server or "
+             "a proxy in front of it";
+    case ErrorClass::kRedirect:
+      return "the URL redirects: give the final URL (the Location shown) as --base-url";
+    case ErrorClass::kStreamCut:
+      return "the connection closed mid-reply: see the server's log (a crash, an OOM, a proxy "
+             "timeout)";
+    case ErrorClass::kMalformed:
+      return "the reply is not the OpenAI API: check --base-url, --endpoint and --api";
+    case ErrorClass::kProtocol:
+      return "the reply broke the client's bounds: see the message; --max-event-bytes and "
+             "--max-reply-bytes raise the limits for a server that needs them";
+    case ErrorClass::kEmptyReply:
+      return "the server answered 200 with no output: check --model and the prompt (or the "
+             "server's log); a content filter or a template error can do this";
+    case ErrorClass::kServerError:
+    case ErrorClass::kCanceled:
+    case ErrorClass::kNone:
+      return "";
+  }
+  return "";
 }
 
 }  // namespace tokenbench::core

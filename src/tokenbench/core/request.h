@@ -18,17 +18,27 @@ enum class Phase { kWarmup, kMeasure, kCooldown, kDropped };
 /// Why a request failed. kNone means it completed.
 enum class ErrorClass {
   kNone,
-  kConnect,      ///< could not connect or resolve
-  kTls,          ///< TLS handshake or certificate failure
-  kTimeout,      ///< the per-request timeout expired
-  kHttp4xx,      ///< HTTP 4xx other than 429 (status kept in RequestRecord::http_status)
-  kHttp5xx,      ///< HTTP 5xx
-  kRateLimited,  ///< HTTP 429
-  kStreamCut,    ///< the stream ended before [DONE] / a finish
-  kMalformed,    ///< a reply that could not be parsed
-  kServerError,  ///< an error object inside an otherwise 200 stream
-  kCanceled,     ///< the run stopped before the request ended
+  kConnect,         ///< could not connect or resolve
+  kTls,             ///< TLS handshake or certificate failure
+  kTimeout,         ///< the per-request total timeout (--timeout) expired
+  kHttp4xx,         ///< HTTP 4xx other than 429 (status kept in RequestRecord::http_status)
+  kHttp5xx,         ///< HTTP 5xx
+  kRateLimited,     ///< HTTP 429
+  kStreamCut,       ///< the stream ended before [DONE] / a finish
+  kMalformed,       ///< a reply that could not be parsed
+  kServerError,     ///< an error object inside an otherwise 200 stream
+  kCanceled,        ///< the run stopped before the request ended
+  kConnectTimeout,  ///< no connection within --connect-timeout
+  kTtftTimeout,     ///< no first token within --ttft-timeout of the send
+  kStallTimeout,    ///< no byte for --stall-timeout in the middle of a reply
+  kRedirect,        ///< HTTP 3xx: the URL is not the API's final address
+  kProtocol,        ///< a reply beyond the client's bounds or the protocol (too large, encoded)
+  kEmptyReply,      ///< a 200 reply with no output: no content, reasoning or tool call
 };
+
+/// One line telling the user what to try for a failure of `error` (with its HTTP status, 0 when
+/// none); empty when there is nothing better to say than the message itself.
+std::string_view error_hint(ErrorClass error, int http_status);
 
 /// Where a token count came from.
 enum class TokenSource {
@@ -78,6 +88,11 @@ struct RequestRecord {
   bool streamed = true;
   /// The endpoint (target or replica) that served it; 0 when the run has one.
   std::uint32_t endpoint = 0;
+  /// 0 for a request's first attempt, k for its k-th retry (--retries); attempts share the id.
+  std::uint32_t attempt = 0;
+  /// A failed attempt that a later attempt of the same request replaced: counted as a retry, never
+  /// in the request figures.
+  bool retried = false;
 
   Nanos scheduled = kNever;    ///< when the schedule wanted the request sent
   Nanos sent = kNever;         ///< when the engine handed it to the transport

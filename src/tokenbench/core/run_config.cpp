@@ -75,6 +75,13 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::EndSeq;
   out << YAML::Key << "extra_body" << YAML::Value << c.extra_body;
   out << YAML::Key << "timeout_s" << YAML::Value << c.timeout_s;
+  out << YAML::Key << "connect_timeout_s" << YAML::Value << c.connect_timeout_s;
+  out << YAML::Key << "ttft_timeout_s" << YAML::Value << c.ttft_timeout_s;
+  out << YAML::Key << "stall_timeout_s" << YAML::Value << c.stall_timeout_s;
+  out << YAML::Key << "max_event_bytes" << YAML::Value << c.max_event_bytes;
+  out << YAML::Key << "max_reply_bytes" << YAML::Value << c.max_reply_bytes;
+  out << YAML::Key << "retries" << YAML::Value << c.retries;
+  out << YAML::Key << "preflight" << YAML::Value << c.preflight;
   out << YAML::Key << "api_key_env" << YAML::Value << c.api_key_env;
   out << YAML::Key << "stream" << YAML::Value << c.stream;
   if (!c.replica_urls.empty()) {
@@ -109,6 +116,7 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "ramp_up_duration_s" << YAML::Value << c.ramp_up_duration_s;
   out << YAML::Key << "drop_first_pct" << YAML::Value << c.drop_first_pct;
   out << YAML::Key << "fail_fast" << YAML::Value << c.fail_fast;
+  out << YAML::Key << "max_error_rate" << YAML::Value << c.max_error_rate;
   out << YAML::EndMap;
 
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
@@ -153,6 +161,13 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["headers"]) c.headers = t["headers"].as<std::vector<std::string>>();
       if (t["extra_body"]) c.extra_body = t["extra_body"].as<std::string>();
       if (t["timeout_s"]) c.timeout_s = t["timeout_s"].as<double>();
+      if (t["connect_timeout_s"]) c.connect_timeout_s = t["connect_timeout_s"].as<double>();
+      if (t["ttft_timeout_s"]) c.ttft_timeout_s = t["ttft_timeout_s"].as<double>();
+      if (t["stall_timeout_s"]) c.stall_timeout_s = t["stall_timeout_s"].as<double>();
+      if (t["max_event_bytes"]) c.max_event_bytes = t["max_event_bytes"].as<std::int64_t>();
+      if (t["max_reply_bytes"]) c.max_reply_bytes = t["max_reply_bytes"].as<std::int64_t>();
+      if (t["retries"]) c.retries = t["retries"].as<int>();
+      if (t["preflight"]) c.preflight = t["preflight"].as<bool>();
       if (t["api_key_env"]) c.api_key_env = t["api_key_env"].as<std::string>();
       if (t["stream"]) c.stream = t["stream"].as<bool>();
       if (t["replicas"]) c.replica_urls = t["replicas"].as<std::vector<std::string>>();
@@ -192,6 +207,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["ramp_up_duration_s"]) c.ramp_up_duration_s = l["ramp_up_duration_s"].as<double>();
       if (l["drop_first_pct"]) c.drop_first_pct = l["drop_first_pct"].as<double>();
       if (l["fail_fast"]) c.fail_fast = l["fail_fast"].as<int>();
+      if (l["max_error_rate"]) c.max_error_rate = l["max_error_rate"].as<double>();
     }
     if (const auto w = root["workload"]) {
       if (w["dataset"]) c.dataset = w["dataset"].as<std::string>();

@@ -39,7 +39,14 @@ struct RunConfig {
   std::vector<std::string>
       headers;               ///< extra "K: V" headers (values of auth headers redacted on write)
   std::string extra_body;    ///< JSON object merged into every request body
-  double timeout_s = 600.0;  ///< per request
+  double timeout_s = 600.0;  ///< per request, from send to the reply's end
+  double connect_timeout_s = 30.0;  ///< to establish a connection
+  double ttft_timeout_s = 0;        ///< no first token within it fails a request; 0: none
+  double stall_timeout_s = 0;       ///< no byte for it mid-reply fails a request; 0: none
+  std::int64_t max_event_bytes = std::int64_t{4} << 20;  ///< the largest SSE event accepted
+  std::int64_t max_reply_bytes = 0;  ///< the most bytes of one reply; 0: derived from max_tokens
+  int retries = 0;                   ///< attempts after a retryable failure; 0: none
+  bool preflight = true;             ///< ask /v1/models before the run
   std::string api_key_env = "OPENAI_API_KEY";
   bool stream = true;
 
@@ -89,6 +96,8 @@ struct RunConfig {
 
   // Safety
   int fail_fast = 5;  ///< stop when the first N requests all fail with one client error; 0: never
+  /// Stop when more than this share of the last requests failed (ErrorRateGuard); 0: never.
+  double max_error_rate = 0;
 
   // Output
   std::string output_dir;

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,13 @@ inline std::string file_name_part(std::string name, std::string_view fallback) {
 /// control character (ESC, BEL, backspace, DEL, and the C1 controls U+0080..U+009F) is written as
 /// `\xNN`, so that text from a server can neither forge a line nor drive the terminal (clear the
 /// screen, set its title). For tables, stderr lines and report.txt; JSON escapes on its own.
+/// "2.5 s", "30 s": a duration in seconds for messages.
+inline std::string format_seconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", seconds);
+  return buf;
+}
+
 inline std::string one_line(std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

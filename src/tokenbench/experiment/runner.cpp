@@ -121,6 +121,39 @@ std::string FailFast::verdict() const {
   return verdict_;
 }
 
+bool ErrorRateGuard::observe(const core::RequestRecord& r) {
+  if (max_rate_ <= 0 || r.retried || r.error == core::ErrorClass::kCanceled) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (decided_) return false;
+  window_.push_back(r.error);
+  if (!r.ok()) ++failed_;
+  if (window_.size() > kWindow) {
+    if (window_.front() != core::ErrorClass::kNone) --failed_;
+    window_.pop_front();
+  }
+  if (window_.size() < kMinimum) return false;
+  const double rate = static_cast<double>(failed_) / static_cast<double>(window_.size());
+  if (rate <= max_rate_) return false;
+  decided_ = true;
+  std::map<core::ErrorClass, std::size_t> by_class;
+  for (const core::ErrorClass e : window_) {
+    if (e != core::ErrorClass::kNone) ++by_class[e];
+  }
+  const auto most =
+      std::max_element(by_class.begin(), by_class.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  verdict_ = fmt::format(
+      "{} of the last {} requests failed ({:.0f}% > --max-error-rate {:g}%), "
+      "most as {}",
+      failed_, window_.size(), rate * 100, max_rate_ * 100, core::to_string(most->first));
+  return true;
+}
+
+std::string ErrorRateGuard::verdict() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return verdict_;
+}
+
 core::RunConfig target_config(const core::RunConfig& config, std::size_t index) {
   core::RunConfig c = config;
   const core::TargetSpec& t = config.targets.at(index);
@@ -175,6 +208,16 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
   // Preflight: every server must answer before we measure it; /v1/models also names the model.
   for (std::size_t i = 0; i < wanted.size(); ++i) {
     const std::string& shown = *wanted[i].base_url;
+    if (!config.preflight) {
+      if (wanted[i].model->empty()) {
+        throw RunError(fmt::format("--no-preflight skips asking {}/v1/models for the model: "
+                                   "pass --model NAME",
+                                   shown),
+                       false);
+      }
+      targets_[i].model = *wanted[i].model;
+      continue;
+    }
     const auto models =
         client::http_get(targets_[i].base_url + "/v1/models", targets_[i].headers, 10.0);
     if (!models.transport_ok) {
@@ -322,36 +365,45 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   if (!canceled_.load()) {
     const bool split = recorders.size() > 1;
     FailFast fail_fast(config.fail_fast);
+    ErrorRateGuard error_rate(config.max_error_rate);
     load::Benchmark* running = bench.get();
-    bench->run([this, &recorders, split, &fail_fast, running](core::RequestRecord&& r) {
-      // A server may echo a credential in its error text (OpenAI echoes part of a bad key).
-      if (!r.ok() && !secrets_.empty()) r.error_message = redact(std::move(r.error_message));
-      if (fail_fast.observe(r)) running->cancel();
-      recorders[split ? std::min<std::size_t>(r.endpoint, recorders.size() - 1) : 0]->add(
-          std::move(r));
-    });
+    bench->run(
+        [this, &recorders, split, &fail_fast, &error_rate, running](core::RequestRecord&& r) {
+          // A server may echo a credential in its error text (OpenAI echoes part of a bad key).
+          if (!r.ok() && !secrets_.empty()) r.error_message = redact(std::move(r.error_message));
+          if (fail_fast.observe(r) || error_rate.observe(r)) running->cancel();
+          recorders[split ? std::min<std::size_t>(r.endpoint, recorders.size() - 1) : 0]->add(
+              std::move(r));
+        });
     outcome.failed_fast = fail_fast.verdict();
+    outcome.error_rate_stop = error_rate.verdict();
   }
   running_.store(nullptr);
   last_bench_ = std::move(bench);
   finished.store(true);
   if (progress.joinable()) progress.join();
-  // A stop by --fail-fast is a finding about the server, not an interruption.
-  outcome.canceled = canceled_.load() || (last_bench_->canceled() && outcome.failed_fast.empty());
+  // A stop by --fail-fast or --max-error-rate is a finding about the server, not an interruption.
+  const std::string stopped = !outcome.failed_fast.empty() ? "--fail-fast: " + outcome.failed_fast
+                              : !outcome.error_rate_stop.empty()
+                                  ? "--max-error-rate: " + outcome.error_rate_stop
+                                  : std::string();
+  outcome.canceled = canceled_.load() || (last_bench_->canceled() && stopped.empty());
   for (std::size_t i = 0; i < parts.size(); ++i) {
     recorders[i]->close();
-    outcome.parts.push_back(write_part(parts[i].first, parts[i].second, recorders[i]->records()));
+    outcome.parts.push_back(
+        write_part(parts[i].first, parts[i].second, recorders[i]->records(), stopped));
   }
   return outcome;
 }
 
 LevelResult Runner::write_part(const std::string& name, const core::RunConfig& config,
-                               const std::vector<core::RequestRecord>& records) const {
+                               const std::vector<core::RequestRecord>& records,
+                               const std::string& stopped) const {
   LevelResult result;
   result.name = name;
   result.dir = config.output_dir;
   try {
-    report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config);
+    report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config, stopped);
     result.summary = std::move(out.summary);
     result.summary_json = std::move(out.summary_json);
     result.console = std::move(out.console);

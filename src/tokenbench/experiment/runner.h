@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -42,6 +43,8 @@ struct RunOutcome {
   bool canceled = false;  ///< interrupted: the parts hold partial results
   /// Why --fail-fast stopped it ("the first 5 requests all failed with HTTP 404: ..."), or "".
   std::string failed_fast;
+  /// Why --max-error-rate stopped it ("31 of the last 50 requests failed ..."), or "".
+  std::string error_rate_stop;
 };
 
 /// --fail-fast: watches the first requests of a run to end; when the first `limit` all failed
@@ -63,6 +66,28 @@ class FailFast {
   int seen_ = 0;
   int status_ = 0;
   std::string message_;
+  std::string verdict_;
+};
+
+/// --max-error-rate: stops a run that is only measuring errors. Over a sliding window of the last
+/// kWindow finished requests (retried attempts and canceled requests aside), once kMinimum have
+/// finished, more than `max_rate` of them failing stops the run. Thread-safe.
+class ErrorRateGuard {
+ public:
+  static constexpr std::size_t kWindow = 50;
+  static constexpr std::size_t kMinimum = 20;
+  explicit ErrorRateGuard(double max_rate) : max_rate_(max_rate) {}
+  /// Counts a finished request; true exactly once, when the run should stop.
+  bool observe(const core::RequestRecord& record);
+  /// Why it stopped the run, or "".
+  std::string verdict() const;
+
+ private:
+  const double max_rate_;
+  mutable std::mutex mutex_;
+  std::deque<core::ErrorClass> window_;
+  std::size_t failed_ = 0;
+  bool decided_ = false;
   std::string verdict_;
 };
 
@@ -98,8 +123,10 @@ class Runner {
   std::string redact(std::string text) const;
 
  private:
+  /// `stopped`: why a guard stopped the run early ("" when it ran to its end).
   LevelResult write_part(const std::string& name, const core::RunConfig& config,
-                         const std::vector<core::RequestRecord>& records) const;
+                         const std::vector<core::RequestRecord>& records,
+                         const std::string& stopped) const;
 
   Options options_;
   std::vector<load::Target> targets_;  // with credentials; never written

@@ -266,8 +266,10 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
       point.summary = std::move(outcome.parts.front().summary_json);
       point.complete = !outcome.canceled;
       result.canceled = outcome.canceled;
-      if (!outcome.failed_fast.empty()) {
-        result.stopped = "level " + level.dir + ": " + outcome.failed_fast;
+      if (!outcome.failed_fast.empty() || !outcome.error_rate_stop.empty()) {
+        result.stopped =
+            "level " + level.dir + ": " +
+            (outcome.failed_fast.empty() ? outcome.error_rate_stop : outcome.failed_fast);
       }
     }
     point.figures = figures_from_summary(point.summary);

@@ -88,6 +88,13 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.api = config.api;
   engine.stream = config.stream;
   engine.timeout_s = config.timeout_s;
+  engine.connect_timeout_s = config.connect_timeout_s;
+  engine.ttft_timeout_s = config.ttft_timeout_s;
+  engine.stall_timeout_s = config.stall_timeout_s;
+  engine.max_event_bytes = static_cast<std::size_t>(config.max_event_bytes);
+  engine.max_reply_bytes = config.max_reply_bytes;
+  engine.retries = config.retries;
+  engine.seed = config.seed;
   engine.workers = workers_;
   engine.max_concurrency = config.max_concurrency;
   engine.keep_text = keep_text;

@@ -255,6 +255,12 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
       ++s.dropped;
       continue;
     }
+    if (r.retried) {
+      // An attempt replaced by a retry: the request is counted once, by its last attempt.
+      ++s.retried_attempts;
+      ++s.retried_by_class[std::string(core::to_string(r.error))];
+      continue;
+    }
     ++s.measured;
     if (const auto q = queue_time_ms(r)) samples.queue.push_back(*q);
     if (!r.ok()) {
@@ -269,6 +275,7 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
       continue;
     }
     ++s.completed;
+    if (r.attempt > 0) ++s.completed_after_retry;
     ++(r.streamed ? s.streamed : s.non_streamed);
     s.total_input_tokens += r.prompt_tokens;
     s.total_output_tokens += r.output_tokens;

@@ -58,14 +58,18 @@ struct SummaryOptions {
 
 /// Aggregates of the measure phase of one run. Plain data, built by summarize.
 struct Summary {
-  std::int64_t measured = 0;      ///< measure-phase records
-  std::int64_t completed = 0;     ///< measure-phase records with record.ok()
-  std::int64_t failed = 0;        ///< measured - completed
-  std::int64_t warmup = 0;        ///< warmup-phase records (not aggregated)
-  std::int64_t cooldown = 0;      ///< cooldown-phase records (not aggregated)
-  std::int64_t dropped = 0;       ///< measure-phase records left out by --drop-first
-  std::int64_t streamed = 0;      ///< successful streamed requests
-  std::int64_t non_streamed = 0;  ///< successful non-streamed requests
+  std::int64_t measured = 0;   ///< measure-phase records
+  std::int64_t completed = 0;  ///< measure-phase records with record.ok()
+  std::int64_t failed = 0;     ///< measured - completed
+  /// Failed attempts that --retries replaced with another attempt (not in measured), by class.
+  std::int64_t retried_attempts = 0;
+  std::map<std::string, std::int64_t> retried_by_class;
+  std::int64_t completed_after_retry = 0;  ///< completed requests whose last attempt was a retry
+  std::int64_t warmup = 0;                 ///< warmup-phase records (not aggregated)
+  std::int64_t cooldown = 0;               ///< cooldown-phase records (not aggregated)
+  std::int64_t dropped = 0;                ///< measure-phase records left out by --drop-first
+  std::int64_t streamed = 0;               ///< successful streamed requests
+  std::int64_t non_streamed = 0;           ///< successful non-streamed requests
 
   std::map<std::string, std::int64_t> errors;  ///< failed requests per error class name
   std::map<int, std::int64_t> http_status;     ///< failed requests per HTTP status (non-zero)

@@ -182,8 +182,38 @@ std::string error_table(const metrics::Summary& s, bool compact) {
         {statuses.empty() ? cls : fmt::format("{} (HTTP {})", cls, statuses), std::to_string(n),
          example != s.error_examples.end() ? core::one_line(example->second) : std::string()});
   }
-  return render_grid_table({"Error", "Count", "First message"}, rows,
-                           {Align::kLeft, Align::kRight, Align::kLeft}, compact);
+  std::string out;
+  if (!rows.empty()) {
+    out = render_grid_table({"Error", "Count", "First message"}, rows,
+                            {Align::kLeft, Align::kRight, Align::kLeft}, compact);
+  }
+  // What to try, once per distinct hint.
+  std::vector<std::string_view> given;
+  for (const auto& [cls, n] : s.errors) {
+    const auto error = core::error_class_from_string(cls);
+    if (!error) continue;
+    std::vector<int> statuses{0};
+    for (const auto& [status, count] : s.http_status) {
+      if (class_of_status(status) == cls) statuses.push_back(status);
+    }
+    for (const int status : statuses) {
+      const std::string_view hint = core::error_hint(*error, status);
+      if (hint.empty() || std::find(given.begin(), given.end(), hint) != given.end()) continue;
+      given.push_back(hint);
+      out += fmt::format("Hint ({}{}): {}\n", cls, status != 0 ? fmt::format(" {}", status) : "",
+                         hint);
+    }
+  }
+  if (s.retried_attempts > 0) {
+    std::string classes;
+    for (const auto& [cls, n] : s.retried_by_class) {
+      classes += fmt::format("{}{} x{}", classes.empty() ? "" : ", ", cls, n);
+    }
+    out += fmt::format(
+        "Retries: {} failed attempts were retried ({}); {} requests completed after a retry.\n",
+        s.retried_attempts, classes, s.completed_after_retry);
+  }
+  return out;
 }
 
 std::string run_header(const core::RunConfig& config) {
@@ -268,7 +298,7 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
       "Decode (tok/s): (output tokens - 1) / (last - first token), the decode rate):\n",
       unit.name);
   out += percentile_table(s, unit, compact);
-  if (s.failed > 0) {
+  if (s.failed > 0 || s.retried_attempts > 0) {
     out += "\nErrors:\n";
     out += error_table(s, compact);
   }

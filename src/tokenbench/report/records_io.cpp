@@ -98,6 +98,8 @@ json record_to_json(const core::RequestRecord& r) {
       {"finish_reason", r.finish_reason},
   };
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
+  if (r.attempt != 0) out["attempt"] = r.attempt;
+  if (r.retried) out["retried"] = true;
   for (const auto& [key, value] : derived_figures(r)) {
     out[key] = value ? json(*value) : json(nullptr);
   }
@@ -151,6 +153,8 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   text("error_message", record.error_message);
   text("finish_reason", record.finish_reason);
   if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
+  if (record.attempt != 0) fmt::format_to(it, ",\"attempt\":{}", record.attempt);
+  if (record.retried) fmt::format_to(it, ",\"retried\":true");
   for (const auto& [key, value] : derived_figures(record)) {
     if (value) {
       fmt::format_to(it, ",\"{}\":{}", key, *value);
@@ -170,6 +174,8 @@ core::RequestRecord record_from_json(const json& o) {
   r.phase = enum_from_json(o, "phase", r.phase, &core::phase_from_string);
   read_field(o, "streamed", r.streamed);
   read_field(o, "endpoint", r.endpoint);
+  read_field(o, "attempt", r.attempt);
+  read_field(o, "retried", r.retried);
   r.scheduled = stamp_from_json(o, "scheduled_ns");
   r.sent = stamp_from_json(o, "sent_ns");
   r.headers = stamp_from_json(o, "headers_ns");

@@ -114,7 +114,7 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
 
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
-                             const core::RunConfig& config) {
+                             const core::RunConfig& config, const std::string& stopped) {
   metrics::SummaryOptions options;
   options.percentiles = config.percentiles;
   options.slo = metrics::parse_slo(config.goodput);
@@ -123,8 +123,10 @@ RunOutputs write_run_outputs(const std::string& dir,
   out.summary = model_time ? metrics::summarize(rescaled(records, config.sim_time_scale), options)
                            : metrics::summarize(records, options);
   add_config_warnings(out.summary, config);
+  if (!stopped.empty()) out.summary.warnings.push_back("the run was stopped early by " + stopped);
   // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
   out.summary_json = summary_to_json(out.summary, config);
+  out.summary_json["tokenbench"]["stopped"] = stopped.empty() ? nlohmann::json() : nlohmann::json(stopped);
   out.console = render_console_report(out.summary, config);
   if (config.replica_urls.size() > 1) {
     const auto replicas =

@@ -29,10 +29,11 @@ struct RunOutputs {
 /// several replicas (config.replica_urls) adds per-replica figures (report/replicas.h) to both. The
 /// same function serves `run` and `report`, so a report rebuilt from requests.jsonl is identical to
 /// the run's own. Throws std::runtime_error naming the file when it cannot be written,
-/// std::invalid_argument on a bad SLO item.
+/// std::invalid_argument on a bad SLO item. `stopped` says why a guard (--fail-fast,
+/// --max-error-rate) ended the run early: a warning, and tokenbench.stopped in summary.json.
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
-                             const core::RunConfig& config);
+                             const core::RunConfig& config, const std::string& stopped = "");
 
 /// Opens `path` for writing, truncated, without following a symbolic link at `path` (a link
 /// planted there is refused, never written through). Throws std::runtime_error naming the path.

@@ -48,6 +48,10 @@ json config_to_json(const core::RunConfig& c) {
       {"model", c.model},
       {"stream", c.stream},
       {"timeout_s", c.timeout_s},
+      {"connect_timeout_s", c.connect_timeout_s},
+      {"ttft_timeout_s", c.ttft_timeout_s},
+      {"stall_timeout_s", c.stall_timeout_s},
+      {"retries", c.retries},
       {"max_concurrency", c.max_concurrency},
       {"request_rate", rate_value(c.request_rate)},
       {"burstiness", c.burstiness},
@@ -135,6 +139,11 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   tb["errors"] = json{{"by_class", std::move(errors)},
                       {"by_http_status", std::move(statuses)},
                       {"examples", std::move(examples)}};
+  json retried = json::object();
+  for (const auto& [cls, n] : s.retried_by_class) retried[cls] = n;
+  tb["retries"] = json{{"retried_attempts", s.retried_attempts},
+                       {"by_class", std::move(retried)},
+                       {"completed_after_retry", s.completed_after_retry}};
   tb["duration_s"] = number(s.duration_s);
   tb["goodput"] =
       json{{"slo", slo_to_json(s.slo)},
