@@ -14,10 +14,12 @@ namespace {
 using nlohmann::json;
 
 // Two runs of the same configuration (same server, same flags and seed), ten seeds: the whole
-// comparison reads "no significant change" on at least nine. What differs between the two runs
+// comparison reads "no significant change" on at least eight. What differs between the two runs
 // is the server's jitter and this machine's own noise, exactly what compare must not call a
-// change.
-TEST(CompareEndToEndRepeats, SameConfigurationShowsNoChangeOnNineOfTenSeeds) {
+// change. Compare's family-wise false-change rate is 5%, so even an ideal machine sees two or
+// more false changes in ten comparisons 8.6% of the time (binomial); three or more, 1.2%. Nine of
+// ten made this test fail that often, and more on a loaded machine (8 of 10 seen twice).
+TEST(CompareEndToEndRepeats, SameConfigurationShowsNoChangeOnEightOfTenSeeds) {
   // Delays long against this machine's scheduling noise (a busy core shifts a run by a
   // millisecond or two), and the test runs alone so that other tests do not load one run more
   // than the other.
@@ -42,7 +44,7 @@ TEST(CompareEndToEndRepeats, SameConfigurationShowsNoChangeOnNineOfTenSeeds) {
     unchanged += verdict == "no significant change" ? 1 : 0;
     verdicts += doc["comparisons"][0]["summary"].get<std::string>() + "\n";
   }
-  EXPECT_GE(unchanged, 9) << verdicts;
+  EXPECT_GE(unchanged, 8) << verdicts;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@ inline constexpr int kExitGate = 3;       ///< an SLO or regression gate failed
 /// Each subcommand registers its flags on `app` and, when chosen, runs and stores its exit code in
 /// `exit_code`. One file per subcommand.
 void add_run_command(CLI::App& app, int& exit_code);
+void add_check_command(CLI::App& app, int& exit_code);
 void add_search_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "tokenbench 0.1.0");
   int exit_code = tokenbench::cli::kExitOk;
   tokenbench::cli::add_run_command(app, exit_code);
+  tokenbench::cli::add_check_command(app, exit_code);
   tokenbench::cli::add_search_command(app, exit_code);
   tokenbench::cli::add_report_command(app, exit_code);
   tokenbench::cli::add_compare_command(app, exit_code);

@@ -126,6 +126,15 @@ std::pair<std::string, std::string> split_api_path(const std::string& url) {
   return {url, ""};
 }
 
+std::atomic<experiment::Runner*> g_running{nullptr};
+
+extern "C" void on_interrupt(int sig) {
+  if (experiment::Runner* r = g_running.load()) r->cancel();
+  std::signal(sig, SIG_DFL);  // a second Ctrl-C (or SIGTERM) ends the process at once
+}
+
+}  // namespace
+
 // checked_url, then split_api_path; says in one line what it changed. A whole endpoint found in
 // the URL becomes `endpoint` unless --endpoint was given.
 std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given) {
@@ -146,15 +155,6 @@ std::string forgiving_url(const std::string& given, std::string& endpoint, bool 
   }
   return base;
 }
-
-std::atomic<experiment::Runner*> g_running{nullptr};
-
-extern "C" void on_interrupt(int sig) {
-  if (experiment::Runner* r = g_running.load()) r->cancel();
-  std::signal(sig, SIG_DFL);  // a second Ctrl-C (or SIGTERM) ends the process at once
-}
-
-}  // namespace
 
 int with_runner(core::RunConfig& config, experiment::Runner::Options options,
                 const std::string& dir_suffix,

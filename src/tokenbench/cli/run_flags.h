@@ -52,6 +52,12 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags);
 /// UsageError with a one-line message naming the flag.
 void finalize_run_flags(RunFlags& flags);
 
+/// Checks a --base-url (http:// or https://, trailing slashes dropped) and splits off an API path
+/// it carries: ".../v1" is the server root's API prefix, ".../v1/chat/completions" a whole
+/// endpoint, which becomes `endpoint` unless --endpoint was given. Says in one line on stderr what
+/// it changed. Throws UsageError.
+std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given);
+
 /// Parses a byte size: "4194304", "4MiB", "512KiB", "1GiB" (K, M, G and KB, MB, GB are read as
 /// binary multiples too). Throws UsageError naming `flag`.
 std::int64_t parse_byte_size(const std::string& text, const char* flag);

@@ -1,8 +1,12 @@
 #include "tokenbench/client/credentials.h"
 
+#include <fmt/core.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "tokenbench/core/run_config.h"
 
 namespace tokenbench::client {
 namespace {
@@ -70,6 +74,47 @@ std::string redact(std::string text, const std::string& secret) {
     text.replace(pos, secret.size(), "<redacted>");
   }
   return text;
+}
+
+std::pair<std::string, std::string> split_userinfo(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) return {url, ""};
+  const auto authority = scheme_end + 3;
+  const auto authority_end = url.find('/', authority);
+  const auto at = url.rfind('@', authority_end == std::string::npos ? url.size() : authority_end);
+  if (at == std::string::npos || at < authority) return {url, ""};
+  return {url.substr(0, authority) + url.substr(at + 1), url.substr(authority, at - authority)};
+}
+
+void add_userinfo_secrets(const std::string& userinfo, std::vector<std::string>& secrets) {
+  if (userinfo.empty()) return;
+  secrets.push_back(userinfo);
+  if (const auto colon = userinfo.find(':'); colon != std::string::npos) {
+    secrets.push_back(userinfo.substr(colon + 1));
+  }
+}
+
+void add_header_secrets(const std::vector<std::string>& headers,
+                        std::vector<std::string>& secrets) {
+  for (const auto& h : headers) {
+    if (!core::is_secret_header(h)) continue;
+    std::string value = h.substr(h.find(':') + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (value.rfind("Bearer ", 0) == 0) secrets.push_back(value.substr(7));
+    if (!value.empty()) secrets.push_back(value);
+  }
+}
+
+std::string key_origin(const std::string& env_name) {
+  const char* env = std::getenv(env_name.c_str());
+  if (env != nullptr && *env != '\0') {
+    return fmt::format("the API key from ${} (sent as 'Authorization: Bearer <key>')", env_name);
+  }
+  if (find_api_key(env_name)) {
+    return fmt::format("the API key from {}= in ./.env (sent as 'Authorization: Bearer <key>')",
+                       env_name);
+  }
+  return fmt::format("the request: no API key was sent (${} is not set, nor in ./.env)", env_name);
 }
 
 }  // namespace tokenbench::client

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tokenbench::client {
@@ -26,6 +27,20 @@ ModelList parse_model_list(const std::string& models_body);
 
 /// The first model id of a /v1/models reply ({"data":[{"id":...}]}), or nullopt.
 std::optional<std::string> first_model_id(const std::string& models_body);
+
+/// Splits "scheme://user:pass@host/..." into the URL without its credentials and the credentials
+/// ("user:pass"; "" when none).
+std::pair<std::string, std::string> split_userinfo(const std::string& url);
+
+/// Adds the secrets of a URL's user-info ("user:pass", and "pass" alone) to `secrets`.
+void add_userinfo_secrets(const std::string& userinfo, std::vector<std::string>& secrets);
+
+/// Adds the values of credential headers (core::is_secret_header; a Bearer token also alone).
+void add_header_secrets(const std::vector<std::string>& headers, std::vector<std::string>& secrets);
+
+/// Where the API key came from, in words, for a message that must not show it: "the API key from
+/// $OPENAI_API_KEY (sent as 'Authorization: Bearer <key>')", or that none was sent.
+std::string key_origin(const std::string& env_name);
 
 /// Removes credentials from text meant for people (error messages that echo a request):
 /// every occurrence of `secret` becomes "<redacted>".

@@ -6,8 +6,16 @@ namespace tokenbench::client {
 namespace {
 
 std::size_t append(char* data, std::size_t size, std::size_t n, void* userp) {
-  static_cast<std::string*>(userp)->append(data, size * n);
+  auto* body = static_cast<std::string*>(userp);
+  if (body->size() + size * n > kMaxGetBody) return 0;  // a reply that does not end
+  body->append(data, size * n);
   return size * n;
+}
+
+double info_ms(CURL* easy, CURLINFO info) {
+  curl_off_t us = 0;
+  if (curl_easy_getinfo(easy, info, &us) != CURLE_OK || us <= 0) return -1;
+  return static_cast<double>(us) / 1000.0;
 }
 
 }  // namespace
@@ -37,7 +45,15 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
   const CURLcode rc = curl_easy_perform(easy);
-  if (rc == CURLE_OK) {
+  result.code = rc;
+  result.resolve_ms = info_ms(easy, CURLINFO_NAMELOOKUP_TIME_T);
+  result.connect_ms = info_ms(easy, CURLINFO_CONNECT_TIME_T);
+  result.tls_ms = info_ms(easy, CURLINFO_APPCONNECT_TIME_T);
+  result.first_byte_ms = info_ms(easy, CURLINFO_STARTTRANSFER_TIME_T);
+  result.total_ms = info_ms(easy, CURLINFO_TOTAL_TIME_T);
+  if (rc == CURLE_WRITE_ERROR) {
+    result.error = "the reply exceeded " + std::to_string(kMaxGetBody >> 20) + " MiB";
+  } else if (rc == CURLE_OK) {
     result.transport_ok = true;
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &result.status);
   } else {

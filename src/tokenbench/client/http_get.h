@@ -1,5 +1,8 @@
 #pragma once
 
+#include <curl/curl.h>
+
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,8 +13,19 @@ struct HttpGetResult {
   bool transport_ok = false;  ///< false: no HTTP reply at all (see error)
   long status = 0;
   std::string body;
-  std::string error;  ///< libcurl's message when !transport_ok
+  std::string error;         ///< libcurl's message when !transport_ok
+  CURLcode code = CURLE_OK;  ///< libcurl's result
+  /// Milliseconds from the start to: the name resolved, the TCP connection, the TLS handshake
+  /// (0 for http://), the first response byte, the end; -1 when not reached.
+  double resolve_ms = -1;
+  double connect_ms = -1;
+  double tls_ms = -1;
+  double first_byte_ms = -1;
+  double total_ms = -1;
 };
+
+/// The most bytes of a reply body http_get keeps; a longer reply fails (transport_ok false).
+inline constexpr std::size_t kMaxGetBody = std::size_t{4} << 20;
 
 /// Initialises libcurl once per process (thread-safe; idempotent). Every entry point calls it.
 void ensure_curl_initialized();

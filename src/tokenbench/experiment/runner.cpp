@@ -25,36 +25,6 @@
 namespace tokenbench::experiment {
 namespace {
 
-// Splits "scheme://user:pass@host/..." into the URL without its credentials and the credentials.
-std::pair<std::string, std::string> split_userinfo(const std::string& url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string::npos) return {url, ""};
-  const auto authority = scheme_end + 3;
-  const auto authority_end = url.find('/', authority);
-  const auto at = url.rfind('@', authority_end == std::string::npos ? url.size() : authority_end);
-  if (at == std::string::npos || at < authority) return {url, ""};
-  return {url.substr(0, authority) + url.substr(at + 1), url.substr(authority, at - authority)};
-}
-
-void add_userinfo_secrets(const std::string& userinfo, std::vector<std::string>& secrets) {
-  if (userinfo.empty()) return;
-  secrets.push_back(userinfo);
-  if (const auto colon = userinfo.find(':'); colon != std::string::npos) {
-    secrets.push_back(userinfo.substr(colon + 1));
-  }
-}
-
-void add_header_secrets(const std::vector<std::string>& headers,
-                        std::vector<std::string>& secrets) {
-  for (const auto& h : headers) {
-    if (!core::is_secret_header(h)) continue;
-    std::string value = h.substr(h.find(':') + 1);
-    value.erase(0, value.find_first_not_of(' '));
-    if (value.rfind("Bearer ", 0) == 0) secrets.push_back(value.substr(7));
-    if (!value.empty()) secrets.push_back(value);
-  }
-}
-
 // Lets thousands of streams open their sockets.
 void raise_fd_limit() {
   rlimit lim{};
@@ -70,19 +40,6 @@ struct Wanted {
   std::string* model;     // filled in from /v1/models when empty
   std::string api_key_env;
 };
-
-// Where the API key came from, in words, for an error message that must not show it.
-std::string key_origin(const std::string& env_name) {
-  const char* env = std::getenv(env_name.c_str());
-  if (env != nullptr && *env != '\0') {
-    return fmt::format("the API key from ${} (sent as 'Authorization: Bearer <key>')", env_name);
-  }
-  if (client::find_api_key(env_name)) {
-    return fmt::format("the API key from {}= in ./.env (sent as 'Authorization: Bearer <key>')",
-                       env_name);
-  }
-  return fmt::format("the request: no API key was sent (${} is not set, nor in ./.env)", env_name);
-}
 
 std::string join_ids(const std::vector<std::string>& ids) {
   std::string out;
@@ -180,13 +137,13 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
   } else {
     wanted.push_back({&config.base_url, &config.model, config.api_key_env});
   }
-  add_header_secrets(config.headers, secrets_);
+  client::add_header_secrets(config.headers, secrets_);
   for (const Wanted& w : wanted) {
     load::Target target;
     target.base_url = *w.base_url;  // credentials in the URL are used, but never shown or written
     std::string userinfo;
-    std::tie(*w.base_url, userinfo) = split_userinfo(*w.base_url);
-    add_userinfo_secrets(userinfo, secrets_);
+    std::tie(*w.base_url, userinfo) = client::split_userinfo(*w.base_url);
+    client::add_userinfo_secrets(userinfo, secrets_);
     target.headers = config.headers;
     const std::optional<std::string> key = client::find_api_key(w.api_key_env);
     if (key) {
@@ -197,8 +154,8 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
   }
   if (!config.targets.empty()) {  // the root configuration names a base URL too
     std::string userinfo;
-    std::tie(config.base_url, userinfo) = split_userinfo(config.base_url);
-    add_userinfo_secrets(userinfo, secrets_);
+    std::tie(config.base_url, userinfo) = client::split_userinfo(config.base_url);
+    client::add_userinfo_secrets(userinfo, secrets_);
   }
   // Longest first, so that a secret containing another is cut whole.
   std::sort(secrets_.begin(), secrets_.end(),
@@ -228,7 +185,7 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
     if (models.status == 401 || models.status == 403) {
       throw RunError(fmt::format("{}/v1/models answered HTTP {}: the server rejected {}. Check "
                                  "the key, or name its variable with --api-key-env",
-                                 shown, models.status, key_origin(wanted[i].api_key_env)),
+                                 shown, models.status, client::key_origin(wanted[i].api_key_env)),
                      true);
     }
     const client::ModelList list = client::parse_model_list(models.body);

@@ -1,0 +1,139 @@
+// `tokenbench check`: is this server ready to be benchmarked? Each step with its result, its time
+// and, when it fails, what to try.
+
+#include <fmt/core.h>
+
+#include <cstdio>
+
+#include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/run_flags.h"
+#include "tokenbench/client/credentials.h"
+#include "tokenbench/client/probe.h"
+#include "tokenbench/core/text.h"
+
+namespace tokenbench::cli {
+namespace {
+
+struct CheckFlags {
+  std::string base_url = "http://127.0.0.1:8000";
+  std::string endpoint = "/v1/chat/completions";
+  bool endpoint_given = false;
+  std::string api;
+  std::string model;
+  std::vector<std::string> headers;
+  std::string api_key_env = "OPENAI_API_KEY";
+  double timeout_s = 10;
+  bool no_request = false;
+};
+
+std::string_view status_word(client::ProbeStep::Status s) {
+  switch (s) {
+    case client::ProbeStep::Status::kOk:
+      return "ok";
+    case client::ProbeStep::Status::kWarn:
+      return "WARN";
+    case client::ProbeStep::Status::kFail:
+      return "FAIL";
+    case client::ProbeStep::Status::kSkipped:
+      return "-";
+  }
+  return "?";
+}
+
+std::string render(const client::ProbeResult& result) {
+  std::string out;
+  for (const auto& s : result.steps) {
+    const std::string ms = s.ms >= 0 ? fmt::format("{:.1f} ms", s.ms) : "";
+    out += fmt::format("  {:<8} {:<5} {:>10}  {}\n", s.name, status_word(s.status), ms,
+                       core::one_line(s.detail));
+    if (!s.hint.empty() && s.status != client::ProbeStep::Status::kOk) {
+      out += fmt::format("  {:<8} {:<5} {:>10}  hint: {}\n", "", "", "", s.hint);
+    }
+  }
+  return out;
+}
+
+int check(CheckFlags& f) {
+  client::ProbeTarget target;
+  target.base_url = forgiving_url(f.base_url, f.endpoint, f.endpoint_given);
+  target.endpoint = f.endpoint;
+  if (f.api.empty()) {
+    target.api = f.endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
+                                                              : core::ApiKind::kOpenAICompletions;
+  } else if (f.api == "openai-chat" || f.api == "openai") {
+    target.api = f.api == "openai" ? core::ApiKind::kOpenAICompletions : core::ApiKind::kOpenAIChat;
+  } else {
+    throw UsageError("--api '" + f.api + "' is not known: use openai-chat or openai");
+  }
+  if (!(f.timeout_s > 0 && f.timeout_s <= 3600)) {
+    throw UsageError("--timeout must be a number of seconds in (0, 3600]");
+  }
+  for (const auto& h : f.headers) {
+    if (h.find(':') == std::string::npos || h.find_first_of("\r\n") != std::string::npos) {
+      throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
+    }
+  }
+  std::string userinfo;
+  std::tie(target.shown_url, userinfo) = client::split_userinfo(target.base_url);
+  target.model = f.model;
+  target.headers = f.headers;
+  if (const auto key = client::find_api_key(f.api_key_env)) {
+    target.headers.push_back("Authorization: Bearer " + *key);
+  }
+  target.key_origin = client::key_origin(f.api_key_env);
+  target.timeout_s = f.timeout_s;
+  target.stream_request = !f.no_request;
+
+  std::printf("Checking %s (%s %s)\n", target.shown_url.c_str(),
+              target.api == core::ApiKind::kOpenAIChat ? "chat" : "completions",
+              target.endpoint.c_str());
+  std::fflush(stdout);
+  const client::ProbeResult result = client::probe(target);
+  std::fputs(render(result).c_str(), stdout);
+  if (!result.ok()) {
+    std::printf("Not ready: fix the failed step above, then check again.\n");
+    return kExitNoMeasure;
+  }
+  std::printf("Ready: tokenbench run --base-url %s%s%s\n", target.shown_url.c_str(),
+              f.endpoint_given || target.endpoint != "/v1/chat/completions"
+                  ? (" --endpoint " + target.endpoint).c_str()
+                  : "",
+              result.model.empty() ? "" : (" --model " + core::one_line(result.model)).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<CheckFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "check",
+      "Check that a server is ready to benchmark: name resolution, connect, TLS, the key, "
+      "GET /v1/models and one tiny streamed request, each with its time and a hint");
+  cmd->add_option("--base-url", flags->base_url, "Server URL, e.g. http://127.0.0.1:8000")
+      ->capture_default_str();
+  cmd->add_option("--endpoint", flags->endpoint, "Request path")
+      ->capture_default_str()
+      ->each([flags](const std::string&) { flags->endpoint_given = true; });
+  cmd->add_option("--api", flags->api,
+                  "openai-chat | openai (legacy completions); default: inferred from --endpoint");
+  cmd->add_option("--model", flags->model, "Model name; default: the first id of GET /v1/models");
+  cmd->add_option("--header", flags->headers, "Extra request header 'Name: value' (repeatable)");
+  cmd->add_option("--api-key-env", flags->api_key_env,
+                  "Environment variable (or .env key) holding the API key")
+      ->capture_default_str();
+  cmd->add_option("--timeout", flags->timeout_s, "Seconds each step may take")
+      ->capture_default_str();
+  cmd->add_flag("--no-request", flags->no_request,
+                "Stop after GET /v1/models: send no generation request");
+  cmd->callback([flags, &exit_code] {
+    try {
+      exit_code = check(*flags);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
+      exit_code = kExitUsage;
+    }
+  });
+}
+
+}  // namespace tokenbench::cli
