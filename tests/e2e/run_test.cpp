@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "process.h"
 
@@ -130,6 +132,30 @@ TEST(EndToEnd, ReportRefusesADoctoredRecordNamingItsLine) {
   std::ofstream(requests, std::ios::trunc) << original;
   const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
+}
+
+// The flag values: each is refused before anything is sent, in one line naming the flag
+// and its accepted range (once: an explicit --num-prompts 0 sent 1000 requests, a tiny rate
+// overflowed the schedule, a long --duration sent nothing, a huge concurrency or --num-prompts
+// allocated without bound).
+TEST(EndToEnd, OutOfRangeFlagsNameTheFlagAndItsRange) {
+  const std::string dir = make_temp_dir("bad-numbers");
+  const std::string url = "http://127.0.0.1:9";  // never reached: usage is checked first
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--num-prompts", "0"}, "--num-prompts 0 is out of range: give 1 to 10000000"},
+      {{"--request-rate", "1e-300"}, "--request-rate 1e-300 is out of range: give 0.001 to"},
+      {{"--duration", "1e10"}, "--duration 10000000000 is out of range: give 0 to 1000000 seconds"},
+      {{"--max-concurrency", "1000000000"}, "--max-concurrency 1000000000 is out of range"},
+      {{"--max-concurrency", "1,8,1000000000"}, "--max-concurrency 1000000000 is out of range"},
+      {{"--num-prompts", "100000000000000"}, "--num-prompts 100000000000000 is out of range"},
+      {{"--request-rate", "1,1e-300"}, "--request-rate 1e-300 is out of range"},
+  };
+  for (const auto& [extra, message] : cases) {
+    const auto r = run_process(run_args(url, dir, extra));
+    EXPECT_EQ(r.exit_code, 1) << extra[0] << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("tokenbench: error: " + message, 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 TEST(EndToEnd, FailuresAreRecordedAndClassified) {
