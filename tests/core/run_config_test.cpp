@@ -64,9 +64,27 @@ TEST(RunConfig, InfiniteRateSurvivesYaml) {
   EXPECT_TRUE(std::isinf(r.request_rate));
 }
 
+// An api this version does not know was once read as chat; it is an error now.
+TEST(RunConfig, UnknownApiInYamlIsAnError) {
+  RunConfig c;
+  c.api = ApiKind::kOpenAICompletions;
+  std::string yaml = to_yaml(c);
+  EXPECT_EQ(run_config_from_yaml(yaml).api, ApiKind::kOpenAICompletions);
+  const auto at = yaml.find("api: openai");
+  ASSERT_NE(at, std::string::npos) << yaml;
+  yaml.replace(at, std::string("api: openai").size(), "api: anthropic");
+  try {
+    run_config_from_yaml(yaml);
+    FAIL() << "an unknown api was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'anthropic' is not known"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(RunConfig, SecretHeadersAreRedacted) {
   RunConfig c;
-  c.headers = {"Authorization: Bearer sk-secret", "X-Api-Key: abc", "X-Plain: visible",
+  c.headers = {"Authorization: Bearer sk-secret",   "X-Api-Key: abc",    "X-Plain: visible",
                "Ocp-Apim-Subscription-Key: azure1", "Cookie: s=cookie1", "X-Goog-Api-Key: g1"};
   const std::string yaml = to_yaml(c);
   for (const char* secret : {"sk-secret", "abc", "azure1", "cookie1", "g1"}) {

@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "process.h"
 
@@ -82,6 +86,76 @@ TEST(EndToEnd, ReportRebuildsTheSummaryIdentically) {
   const json s = json::parse(original);
   EXPECT_TRUE(s.contains("p99.9_ttft_ms"));
   EXPECT_TRUE(s["request_goodput"].is_number());
+}
+
+// A requests.jsonl edited by hand (the output_tokens of 1e30) is refused with one line
+// naming the line, and summary.json is left as it was; the original file rebuilds it.
+TEST(EndToEnd, ReportRefusesADoctoredRecordNamingItsLine) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("run");
+  const auto r = run_process(
+      run_args(sim.url(), dir, {"--num-prompts", "5", "--input-len", "4", "--output-len", "3"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string requests = dir + "/requests.jsonl";
+  const std::string original = slurp(requests);
+  const std::string summary = slurp(dir + "/summary.json");
+  std::vector<json> lines = read_jsonl(requests);
+  ASSERT_EQ(lines.size(), 5u);
+  const auto write_lines = [&](const std::vector<json>& records) {
+    std::ofstream out(requests, std::ios::trunc);
+    for (const json& rec : records) out << rec.dump() << "\n";
+  };
+  const auto expect_refused = [&](const std::string& problem) {
+    const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
+    EXPECT_EQ(rep.exit_code, 1);
+    EXPECT_NE(rep.err.find("requests.jsonl line 3: " + problem), std::string::npos) << rep.err;
+    EXPECT_NE(rep.err.find("the file is damaged or was edited"), std::string::npos) << rep.err;
+    EXPECT_EQ(std::count(rep.err.begin(), rep.err.end(), '\n'), 1) << rep.err;
+    EXPECT_EQ(slurp(dir + "/summary.json"), summary);
+  };
+
+  std::vector<json> doctored = lines;
+  doctored[2]["output_tokens"] = 1e30;
+  write_lines(doctored);
+  expect_refused("output_tokens is 1e+30");
+
+  doctored = lines;
+  doctored[2]["first_token_ns"] = doctored[2]["sent_ns"].get<long long>() - 1000;
+  write_lines(doctored);
+  expect_refused("first_token_ns");
+
+  doctored = lines;
+  doctored[2]["id"] = doctored[0]["id"];
+  write_lines(doctored);
+  expect_refused("id " + doctored[0]["id"].dump() + " appears twice");
+
+  std::ofstream(requests, std::ios::trunc) << original;
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
+}
+
+// The flag values: each is refused before anything is sent, in one line naming the flag
+// and its accepted range (once: an explicit --num-prompts 0 sent 1000 requests, a tiny rate
+// overflowed the schedule, a long --duration sent nothing, a huge concurrency or --num-prompts
+// allocated without bound).
+TEST(EndToEnd, OutOfRangeFlagsNameTheFlagAndItsRange) {
+  const std::string dir = make_temp_dir("bad-numbers");
+  const std::string url = "http://127.0.0.1:9";  // never reached: usage is checked first
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--num-prompts", "0"}, "--num-prompts 0 is out of range: give 1 to 10000000"},
+      {{"--request-rate", "1e-300"}, "--request-rate 1e-300 is out of range: give 0.001 to"},
+      {{"--duration", "1e10"}, "--duration 10000000000 is out of range: give 0 to 1000000 seconds"},
+      {{"--max-concurrency", "1000000000"}, "--max-concurrency 1000000000 is out of range"},
+      {{"--max-concurrency", "1,8,1000000000"}, "--max-concurrency 1000000000 is out of range"},
+      {{"--num-prompts", "100000000000000"}, "--num-prompts 100000000000000 is out of range"},
+      {{"--request-rate", "1,1e-300"}, "--request-rate 1e-300 is out of range"},
+  };
+  for (const auto& [extra, message] : cases) {
+    const auto r = run_process(run_args(url, dir, extra));
+    EXPECT_EQ(r.exit_code, 1) << extra[0] << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("tokenbench: error: " + message, 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 TEST(EndToEnd, FailuresAreRecordedAndClassified) {

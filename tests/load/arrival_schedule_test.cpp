@@ -34,6 +34,21 @@ GapStats gap_stats(const ArrivalSchedule& s) {
   return st;
 }
 
+// A rate so small that later arrivals fall past any horizon: their offsets saturate, never wrap
+// into negative durations.
+TEST(ArrivalSchedule, TinyRateSaturatesInsteadOfOverflowing) {
+  for (const auto kind : {core::ArrivalKind::kConstant, core::ArrivalKind::kGamma}) {
+    const auto s = ArrivalSchedule::open_loop(4, 0, 1e-300, kind, 1.0, 7);
+    ASSERT_EQ(s.size(), 4u);
+    EXPECT_EQ(s.offset(0), 0);
+    for (std::size_t i = 1; i < s.size(); ++i) {
+      EXPECT_GE(s.offset(i), s.offset(i - 1));
+      EXPECT_LE(s.offset(i), core::kSaturatedNanos);
+    }
+    EXPECT_EQ(s.offset(3), core::kSaturatedNanos);
+  }
+}
+
 // For gamma gaps with shape k and mean 1/r: variance = 1/(k r^2). Poisson: k = 1.
 TEST(ArrivalSchedule, PoissonGapsHaveMeanAndVarianceOfExponential) {
   const double rate = 20.0;

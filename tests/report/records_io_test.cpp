@@ -57,6 +57,16 @@ class RecordsFileTest : public ::testing::Test {
     std::ofstream out(path_, std::ios::binary | std::ios::trunc);
     out << text;
   }
+  // The message read_records_jsonl throws for a file of `text` ("" when it throws nothing).
+  std::string read_error(const std::string& text) {
+    write(text);
+    try {
+      read_records_jsonl(path_);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  }
   std::string path_;
 };
 
@@ -157,7 +167,8 @@ TEST_F(RecordsFileTest, TruncatedFinalLineIsSkippedAndReported) {
   ASSERT_EQ(back.size(), 2u);
   expect_same_record(records[1], back[1]);
   EXPECT_EQ(report.skipped_lines, 1);
-  EXPECT_NE(report.skipped_reason.find(path_ + ":3"), std::string::npos) << report.skipped_reason;
+  EXPECT_NE(report.skipped_reason.find(path_ + " line 3"), std::string::npos)
+      << report.skipped_reason;
   // Without a report the truncated line is still tolerated.
   EXPECT_EQ(read_records_jsonl(path_).size(), 2u);
 }
@@ -170,9 +181,105 @@ TEST_F(RecordsFileTest, MalformedMiddleLineNamesFileAndLine) {
     FAIL() << "a malformed middle line was accepted";
   } catch (const std::runtime_error& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find(path_ + ":2"), std::string::npos) << message;
+    EXPECT_NE(message.find(path_ + " line 2"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
+}
+
+// One record's line with `field` replaced by `value` (raw JSON text).
+std::string edited_line(const core::RequestRecord& r, const std::string& field,
+                        const std::string& value) {
+  nlohmann::json o = record_to_json(r);
+  o[field] = nlohmann::json::parse(value);
+  return o.dump() + "\n";
+}
+
+// The doctored files: each edit of the middle line is refused with one line naming the
+// file, the line and the problem.
+TEST_F(RecordsFileTest, DoctoredLineIsRefusedNamingTheLine) {
+  const std::vector<core::RequestRecord> records = test_records::hand_built_run();
+  const core::RequestRecord& ok = records[1];  // sent 0 ms, chunks 100..120 ms, done 125 ms
+  struct Edit {
+    const char* field;
+    const char* value;
+    const char* problem;
+  };
+  const Edit edits[] = {
+      {"output_tokens", "1e30", "output_tokens is 1e+30, not an integer from 0 to 1000000000000"},
+      {"output_tokens", "-3", "output_tokens is -3, not an integer"},
+      {"output_tokens", "2.5", "output_tokens is 2.5, not an integer"},
+      {"output_tokens", "1000000000001", "output_tokens is 1000000000001"},
+      {"prompt_tokens", "18446744073709551615", "prompt_tokens is 18446744073709551615"},
+      {"output_chars", "\"many\"", "output_chars is \"many\""},
+      {"http_status", "2000", "http_status is 2000"},
+      {"first_token_ns", "-5000000", "first_token_ns is -5000000"},
+      {"sent_ns", "101000000", "first_token_ns (100000000) is before sent_ns (101000000)"},
+      {"last_token_ns", "90000000", "last_token_ns (90000000) is before first_token_ns"},
+      {"done_ns", "110000000", "done_ns (110000000) is before last_token_ns (120000000)"},
+      {"chunk_ns", "[100000000,99000000,120000000]",
+       "chunk_ns[1] (99000000) is before chunk_ns[0]"},
+      {"chunk_tokens", "[1,1.5,1]", "chunk_tokens[1] is 1.5"},
+      {"phase", "\"later\"", "field 'phase' has unknown value 'later'"},
+      {"error", "\"oops\"", "field 'error' has unknown value 'oops'"},
+      {"id", "-1", "id is -1, not a non-negative integer"},
+  };
+  for (const Edit& e : edits) {
+    SCOPED_TRACE(std::string(e.field) + "=" + e.value);
+    const std::string message =
+        read_error(record_to_jsonl_line(records[0]) + edited_line(ok, e.field, e.value) +
+                   record_to_jsonl_line(records[2]));
+    EXPECT_NE(message.find(path_ + " line 2: "), std::string::npos) << message;
+    EXPECT_NE(message.find(e.problem), std::string::npos) << message;
+    EXPECT_NE(message.find("; the file is damaged or was edited \u2014 rerun, or fix the line"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST_F(RecordsFileTest, LateSendAndNeverHappenedMomentsAreAccepted) {
+  core::RequestRecord late = test_records::streamed_record(1, 80, 50, {{100, 1}}, 130, 4);
+  core::RequestRecord cut =
+      test_records::failed_record(2, 10, 20, core::ErrorClass::kConnect, 0, "refused");
+  cut.first_token = core::kNever;
+  core::RequestRecord canceled =
+      test_records::failed_record(3, 10, 20, core::ErrorClass::kCanceled, 0, "canceled");
+  canceled.sent = core::kNever;
+  write(record_to_jsonl_line(late) + record_to_jsonl_line(cut) + record_to_jsonl_line(canceled));
+  EXPECT_EQ(read_records_jsonl(path_).size(), 3u);
+}
+
+TEST_F(RecordsFileTest, DuplicateIdsInOnePhaseAreRefused) {
+  const std::vector<core::RequestRecord> records = test_records::hand_built_run();
+  // Warmup and measure each number their requests from 0: the same id in both is fine.
+  core::RequestRecord measured0 = records[1];
+  measured0.id = 0;
+  write(record_to_jsonl_line(records[0]) + record_to_jsonl_line(measured0));
+  EXPECT_EQ(read_records_jsonl(path_).size(), 2u);
+
+  const std::string twice =
+      read_error(record_to_jsonl_line(records[1]) + record_to_jsonl_line(records[2]) +
+                 record_to_jsonl_line(records[1]));
+  EXPECT_NE(
+      twice.find(path_ + " line 3: id 1 appears twice in the measure phase (first on line 1)"),
+      std::string::npos)
+      << twice;
+  // Dropped requests are numbered among the measured ones.
+  core::RequestRecord dropped = records[2];
+  dropped.id = 1;
+  dropped.phase = core::Phase::kDropped;
+  const std::string shared =
+      read_error(record_to_jsonl_line(dropped) + record_to_jsonl_line(records[1]));
+  EXPECT_NE(shared.find(path_ + " line 2: id 1 appears twice"), std::string::npos) << shared;
+}
+
+// Only a final line that is not JSON (cut short by a kill) is skipped; a whole final line with a
+// bad value was edited, and is refused like any other.
+TEST_F(RecordsFileTest, BadFinalLineThatIsWholeJsonIsRefused) {
+  const std::vector<core::RequestRecord> records = test_records::hand_built_run();
+  const std::string message = read_error(record_to_jsonl_line(records[1]) +
+                                         edited_line(records[2], "output_tokens", "1e30"));
+  EXPECT_NE(message.find(path_ + " line 2: output_tokens is 1e+30"), std::string::npos) << message;
 }
 
 TEST_F(RecordsFileTest, MissingFileIsAnError) {

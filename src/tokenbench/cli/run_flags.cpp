@@ -13,6 +13,7 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/config_check.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/metrics/summary.h"
@@ -45,13 +46,6 @@ double parse_number(const std::string& item, const char* flag, const char* examp
   }
 }
 
-void check_seconds(double value, const char* flag, bool zero_allowed) {
-  if (!(value >= 0 && value <= 1e6) || (!zero_allowed && value == 0)) {
-    throw UsageError(fmt::format("{} must be a number of seconds in {} (got {})", flag,
-                                 zero_allowed ? "[0, 1000000], 0: none" : "(0, 1000000]", value));
-  }
-}
-
 std::vector<double> parse_percentiles(const std::string& text) {
   std::vector<double> out;
   for (const auto& item : split_commas(text)) {
@@ -70,9 +64,11 @@ std::vector<int> parse_concurrencies(const std::string& text) {
   std::vector<int> out;
   for (const auto& item : split_commas(text)) {
     const double v = parse_number(item, "--max-concurrency", "1,8,32");
-    if (v < 0 || v != std::floor(v) || v > 1e7) {
-      throw UsageError("--max-concurrency: '" + item +
-                       "' must be a whole number >= 0 (0: unlimited), e.g. 1,8,32");
+    if (!(v >= 0 && v <= core::kMaxConcurrency) || v != std::floor(v)) {
+      throw UsageError(
+          fmt::format("--max-concurrency {} is out of range: give a whole number from 0 to {} (0: "
+                      "unlimited), e.g. 1,8,32",
+                      item, core::kMaxConcurrency));
     }
     out.push_back(static_cast<int>(v));
   }
@@ -332,56 +328,35 @@ void finalize_run_flags(RunFlags& f) {
   } else {
     throw UsageError("--ramp-up '" + f.ramp + "' is not known: use linear or exponential");
   }
-  if (c.ramp_up != core::RampKind::kNone) {
-    if (std::isinf(c.request_rate)) {
-      throw UsageError("--ramp-up climbs to --request-rate: give a finite --request-rate");
-    }
-    if (!(c.ramp_up_duration_s > 0)) throw UsageError("--ramp-up needs --ramp-up-duration S > 0");
-    if (!(c.ramp_up_start_rps > 0)) throw UsageError("--ramp-up-start-rps must be > 0");
-  }
-  if (!(c.drop_first_pct >= 0 && c.drop_first_pct < 100)) {
-    throw UsageError("--drop-first must be a percentage in [0, 100)");
+  if (c.ramp_up != core::RampKind::kNone && std::isinf(c.request_rate)) {
+    throw UsageError("--ramp-up climbs to --request-rate: give a finite --request-rate");
   }
 
   if (!report::console_style_from_string(c.console_style)) {
     throw UsageError("--console-style '" + c.console_style +
                      "' is not known: use ms, compact or evalscope-s");
   }
-  if (c.fail_fast < 0) throw UsageError("--fail-fast must be >= 0 (0: never)");
   c.stream = !f.no_stream;
   c.ignore_eos = !f.no_ignore_eos;
   c.percentiles = parse_percentiles(f.percentiles);
-  if (!(c.burstiness > 0)) throw UsageError("--burstiness must be > 0");
-  if (c.num_prompts < 0 || c.warmup < 0)
-    throw UsageError("--num-prompts and --warmup must be >= 0");
-  if (c.duration_s < 0) throw UsageError("--duration must be >= 0");
-  if (c.num_prompts == 0 && c.duration_s == 0) c.num_prompts = 1000;  // vLLM's default
-  if (c.input_len < 1) throw UsageError("--input-len must be >= 1");
-  if (c.output_len < 0 || (c.output_len == 0 && c.dataset == "random")) {
-    throw UsageError("--output-len must be >= 1 (with --dataset jsonl, 0 leaves max_tokens unset)");
-  }
-  if (!(c.range_ratio >= 0 && c.range_ratio < 1)) {
-    throw UsageError("--range-ratio must be in [0, 1)");
-  }
-  if (c.random_prefix_len < 0) throw UsageError("--random-prefix-len must be >= 0");
-  check_seconds(c.timeout_s, "--timeout", false);
-  check_seconds(c.connect_timeout_s, "--connect-timeout", false);
-  check_seconds(c.ttft_timeout_s, "--ttft-timeout", true);
-  check_seconds(c.stall_timeout_s, "--stall-timeout", true);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");
-  if (c.max_event_bytes < 1024) {
-    throw UsageError("--max-event-bytes must be at least 1KiB (e.g. 4MiB, the default)");
-  }
   c.max_reply_bytes = parse_byte_size(f.max_reply_bytes, "--max-reply-bytes");
-  if (c.retries < 0 || c.retries > 100) {
-    throw UsageError(fmt::format("--retries must be in [0, 100] (got {})", c.retries));
-  }
-  if (!(c.max_error_rate >= 0 && c.max_error_rate < 1)) {
-    throw UsageError(
-        fmt::format("--max-error-rate must be a share in [0, 1), e.g. 0.5; 0: never (got {})",
-                    c.max_error_rate));
-  }
   c.preflight = !f.no_preflight;
+  // vLLM's default, when neither --num-prompts nor --duration bounds the run.
+  if (!f.num_prompts_given && c.num_prompts == 0 && c.duration_s == 0) c.num_prompts = 1000;
+  try {
+    core::validate(c);
+    core::RunConfig level = c;  // every level of a sweep
+    for (const int conc : f.concurrencies) {
+      level.max_concurrency = conc;
+      for (const double rate : f.rates) {
+        level.request_rate = rate;
+        core::validate(level);
+      }
+    }
+  } catch (const core::ConfigError& e) {
+    throw UsageError(e.what());
+  }
   for (const auto& h : c.headers) {
     if (h.find(':') == std::string::npos) {
       throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
@@ -487,7 +462,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--ramp-up-duration", c.ramp_up_duration_s, "Seconds the ramp takes");
   cmd->add_option("--num-prompts", c.num_prompts,
                   "Requests to measure (default 1000 when --duration is not given); per target "
-                  "when comparing targets");
+                  "when comparing targets")
+      ->each([&flags](const std::string&) { flags.num_prompts_given = true; });
   cmd->add_option("--duration", c.duration_s, "Stop issuing requests after this many seconds");
   cmd->add_option("--warmup", c.warmup, "Requests sent before measuring, not aggregated")
       ->capture_default_str();

@@ -31,7 +31,8 @@ struct RunFlags {
   std::vector<std::string> target_items;
   std::string ramp = "none";
   std::string balance = "round-robin";
-  bool endpoint_given = false;  // --endpoint was on the command line
+  bool endpoint_given = false;     // --endpoint was on the command line
+  bool num_prompts_given = false;  // --num-prompts was on the command line
   bool no_stream = false;
   bool no_ignore_eos = false;
   bool quiet = false;

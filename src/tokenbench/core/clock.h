@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -31,6 +32,19 @@ class RunClock {
  private:
   Clock::time_point origin_;
 };
+
+/// The largest span a schedule holds: 2^62 ns, about 146 years. A stamp plus such a span never
+/// overflows.
+inline constexpr Nanos kSaturatedNanos = Nanos{1} << 62;
+
+/// `seconds` as Nanos (rounded), saturating instead of overflowing: NaN and anything not positive
+/// give 0, anything from kSaturatedNanos up (infinity included) gives kSaturatedNanos.
+inline Nanos saturated_nanos(double seconds) {
+  const double ns = seconds * 1e9;
+  if (!(ns > 0)) return 0;
+  if (ns >= static_cast<double>(kSaturatedNanos)) return kSaturatedNanos;
+  return static_cast<Nanos>(std::llround(ns));
+}
 
 inline double to_ms(Nanos ns) { return static_cast<double>(ns) / 1e6; }
 inline double to_seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }

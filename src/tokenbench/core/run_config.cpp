@@ -154,8 +154,15 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["base_url"]) c.base_url = t["base_url"].as<std::string>();
       if (t["endpoint"]) c.endpoint = t["endpoint"].as<std::string>();
       if (t["api"]) {
-        c.api = t["api"].as<std::string>() == "openai" ? ApiKind::kOpenAICompletions
-                                                       : ApiKind::kOpenAIChat;
+        const auto api = t["api"].as<std::string>();
+        if (api == to_string(ApiKind::kOpenAICompletions)) {
+          c.api = ApiKind::kOpenAICompletions;
+        } else if (api == to_string(ApiKind::kOpenAIChat)) {
+          c.api = ApiKind::kOpenAIChat;
+        } else {
+          throw std::runtime_error("config.yaml: target.api '" + api +
+                                   "' is not known: use openai-chat or openai");
+        }
       }
       if (t["model"]) c.model = t["model"].as<std::string>();
       if (t["headers"]) c.headers = t["headers"].as<std::vector<std::string>>();

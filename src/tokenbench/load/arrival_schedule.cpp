@@ -67,9 +67,10 @@ std::vector<core::Nanos> generate(std::size_t count, double duration_s, Next nex
   const double limit_ns = duration_s * 1e9;
   std::vector<core::Nanos> offsets;
   for (std::size_t i = 0; count == ArrivalSchedule::kUnbounded || i < count; ++i) {
-    const double ns = next() * 1e9;
-    if (count == ArrivalSchedule::kUnbounded && ns >= limit_ns) break;
-    offsets.push_back(static_cast<core::Nanos>(std::llround(ns)));
+    const double seconds = next();
+    if (count == ArrivalSchedule::kUnbounded && seconds * 1e9 >= limit_ns) break;
+    // A tiny rate puts later arrivals past any horizon: they saturate rather than wrap negative.
+    offsets.push_back(core::saturated_nanos(seconds));
   }
   return offsets;
 }

@@ -126,7 +126,7 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
                 : ArrivalSchedule::immediate(count);
   const core::Nanos start = clock_.now();
   const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
-                                   ? start + static_cast<core::Nanos>(config_.duration_s * 1e9)
+                                   ? start + core::saturated_nanos(config_.duration_s)
                                    : core::kNever;
   WorkQueue queue(schedule, start, deadline);
   client::PhaseWork work;
@@ -142,7 +142,7 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
           static_cast<std::size_t>(std::ceil(share * static_cast<double>(count / per_prompt_))) *
           per_prompt_;
     } else {
-      work.drop_before = start + static_cast<core::Nanos>(share * config_.duration_s * 1e9);
+      work.drop_before = start + core::saturated_nanos(share * config_.duration_s);
     }
   }
   engine_->run_phase(queue, work, schedule.size(), sink);

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -20,13 +22,57 @@ using nlohmann::json;
 
 json stamp_to_json(Nanos ns) { return ns == kNever ? json(nullptr) : json(ns); }
 
+// The largest token or byte count a record may hold: far above any real request, far below where
+// sums over millions of records would overflow.
+constexpr std::int64_t kMaxCount = 1'000'000'000'000;
+// Stamps are nanoseconds since the run's origin: up to about 146 years, so that differences of
+// two stamps never overflow.
+constexpr std::int64_t kMaxStamp = std::int64_t{1} << 62;
+
+// A JSON value as the record's text showed it (1e+30, -3, "x"), for error messages.
+std::string shown(const json& value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+// An integer in [lo, hi]; anything else (a fraction, a number out of range, another type) throws
+// naming `what`.
+std::int64_t checked_integer(const json& value, const std::string& what, std::int64_t lo,
+                             std::int64_t hi) {
+  bool ok = false;
+  std::int64_t v = 0;
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    ok = u <= static_cast<std::uint64_t>(hi);
+    v = static_cast<std::int64_t>(u);
+  } else if (value.is_number_integer()) {
+    v = value.get<std::int64_t>();
+    ok = true;
+  }
+  if (!ok || v < lo || v > hi) {
+    throw std::runtime_error(
+        fmt::format("{} is {}, not an integer from {} to {}", what, shown(value), lo, hi));
+  }
+  return v;
+}
+
+template <typename T>
+void read_integer(const json& object, const char* key, T& out, std::int64_t lo, std::int64_t hi) {
+  const auto it = object.find(key);
+  if (it == object.end()) return;
+  out = static_cast<T>(checked_integer(*it, key, lo, hi));
+}
+
+Nanos checked_stamp(const json& value, const std::string& what) {
+  if (value.is_null()) return kNever;
+  return checked_integer(value, what, kNever, kMaxStamp);
+}
+
 Nanos stamp_from_json(const json& object, const char* key) {
   const auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return kNever;
-  if (!it->is_number_integer()) {
-    throw std::runtime_error(fmt::format("field '{}' must be an integer or null", key));
-  }
-  return it->get<Nanos>();
+  if (it == object.end()) return kNever;
+  return checked_stamp(*it, key);
 }
 
 template <typename T>
@@ -52,6 +98,27 @@ E enum_from_json(const json& object, const char* key, E fallback,
         fmt::format("field '{}' has unknown value '{}'", key, it->get_ref<const std::string&>()));
   }
   return *value;
+}
+
+// A line that is not JSON at all (as a final line cut short is).
+class RecordNotJson : public std::runtime_error {
+ public:
+  RecordNotJson() : std::runtime_error("not valid JSON") {}
+};
+
+// A request's moments happen in this order (the client may send later than scheduled, so `sent`
+// before `scheduled` is allowed); a moment that never happened is not compared.
+void check_stamp_order(const core::RequestRecord& r) {
+  const auto after = [](Nanos later, const char* later_name, Nanos earlier,
+                        const char* earlier_name) {
+    if (later == kNever || earlier == kNever || later >= earlier) return;
+    throw std::runtime_error(
+        fmt::format("{} ({}) is before {} ({})", later_name, later, earlier_name, earlier));
+  };
+  after(r.first_token, "first_token_ns", r.sent, "sent_ns");
+  after(r.last_token, "last_token_ns", r.first_token, "first_token_ns");
+  after(r.done, "done_ns", r.sent, "sent_ns");
+  after(r.done, "done_ns", r.last_token, "last_token_ns");
 }
 
 }  // namespace
@@ -170,11 +237,16 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
 core::RequestRecord record_from_json(const json& o) {
   if (!o.is_object()) throw std::runtime_error("a record must be a JSON object");
   core::RequestRecord r;
-  read_field(o, "id", r.id);
+  if (const auto id = o.find("id"); id != o.end()) {
+    if (!id->is_number_unsigned() && !(id->is_number_integer() && id->get<std::int64_t>() >= 0)) {
+      throw std::runtime_error(fmt::format("id is {}, not a non-negative integer", shown(*id)));
+    }
+    r.id = id->get<std::uint64_t>();
+  }
   r.phase = enum_from_json(o, "phase", r.phase, &core::phase_from_string);
   read_field(o, "streamed", r.streamed);
-  read_field(o, "endpoint", r.endpoint);
-  read_field(o, "attempt", r.attempt);
+  read_integer(o, "endpoint", r.endpoint, 0, std::numeric_limits<std::uint32_t>::max());
+  read_integer(o, "attempt", r.attempt, 0, 1000);
   read_field(o, "retried", r.retried);
   r.scheduled = stamp_from_json(o, "scheduled_ns");
   r.sent = stamp_from_json(o, "sent_ns");
@@ -183,30 +255,44 @@ core::RequestRecord record_from_json(const json& o) {
   r.last_token = stamp_from_json(o, "last_token_ns");
   r.done = stamp_from_json(o, "done_ns");
 
-  std::vector<Nanos> chunk_ns;
-  std::vector<std::int32_t> chunk_tokens;
-  read_field(o, "chunk_ns", chunk_ns);
-  read_field(o, "chunk_tokens", chunk_tokens);
+  const json empty = json::array();
+  const auto array_field = [&](const char* key) -> const json& {
+    const auto it = o.find(key);
+    if (it == o.end()) return empty;
+    if (!it->is_array()) throw std::runtime_error(fmt::format("{} must be an array", key));
+    return *it;
+  };
+  const json& chunk_ns = array_field("chunk_ns");
+  const json& chunk_tokens = array_field("chunk_tokens");
   if (chunk_ns.size() != chunk_tokens.size()) {
     throw std::runtime_error(fmt::format("chunk_ns has {} entries but chunk_tokens has {}",
                                          chunk_ns.size(), chunk_tokens.size()));
   }
   r.chunks.reserve(chunk_ns.size());
   for (std::size_t i = 0; i < chunk_ns.size(); ++i) {
-    r.chunks.push_back(core::ChunkStamp{chunk_ns[i], chunk_tokens[i]});
+    const Nanos t = checked_integer(chunk_ns[i], fmt::format("chunk_ns[{}]", i), 0, kMaxStamp);
+    const auto tokens = static_cast<std::int32_t>(
+        checked_integer(chunk_tokens[i], fmt::format("chunk_tokens[{}]", i), 0,
+                        std::numeric_limits<std::int32_t>::max()));
+    if (i > 0 && t < r.chunks.back().t) {
+      throw std::runtime_error(fmt::format("chunk_ns[{}] ({}) is before chunk_ns[{}] ({})", i, t,
+                                           i - 1, r.chunks.back().t));
+    }
+    r.chunks.push_back(core::ChunkStamp{t, tokens});
   }
 
-  read_field(o, "prompt_tokens", r.prompt_tokens);
+  read_integer(o, "prompt_tokens", r.prompt_tokens, 0, kMaxCount);
   r.prompt_source =
       enum_from_json(o, "prompt_source", r.prompt_source, &core::token_source_from_string);
-  read_field(o, "output_tokens", r.output_tokens);
+  read_integer(o, "output_tokens", r.output_tokens, 0, kMaxCount);
   r.output_source =
       enum_from_json(o, "output_source", r.output_source, &core::token_source_from_string);
-  read_field(o, "output_chars", r.output_chars);
-  read_field(o, "http_status", r.http_status);
+  read_integer(o, "output_chars", r.output_chars, 0, kMaxCount);
+  read_integer(o, "http_status", r.http_status, 0, 999);
   r.error = enum_from_json(o, "error", r.error, &core::error_class_from_string);
   read_field(o, "error_message", r.error_message);
   read_field(o, "finish_reason", r.finish_reason);
+  check_stamp_order(r);
   return r;
 }
 
@@ -215,7 +301,7 @@ core::RequestRecord record_from_jsonl_line(std::string_view line) {
   try {
     object = json::parse(line.begin(), line.end());
   } catch (const json::parse_error&) {
-    throw std::runtime_error("not valid JSON");
+    throw RecordNotJson();
   }
   return record_from_json(object);
 }
@@ -248,17 +334,42 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
   RecordsReadReport local;
   std::vector<core::RequestRecord> records;
   records.reserve(lines.size());
+  // Each phase numbers its requests from 0 (the dropped ones among the measured): the line of
+  // each (phase, id, attempt) seen.
+  std::map<std::tuple<bool, std::uint64_t, std::uint32_t>, std::int64_t> seen;
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::int64_t number = lines[i].number;
+    const auto damaged = [&](std::string_view problem) {
+      return std::runtime_error(fmt::format(
+          "{} line {}: {}; the file is damaged or was edited \u2014 rerun, or fix the line", path,
+          number, problem));
+    };
+    core::RequestRecord record;
     try {
-      records.push_back(record_from_jsonl_line(lines[i].text));
-      ++local.lines_read;
-    } catch (const std::runtime_error& e) {
-      const std::string where =
-          fmt::format("{}:{}: malformed record ({})", path, lines[i].number, e.what());
-      if (i + 1 != lines.size()) throw std::runtime_error(where);
+      record = record_from_jsonl_line(lines[i].text);
+    } catch (const RecordNotJson&) {
+      // A run killed while writing its last line leaves it cut short: only then is it skipped.
+      if (i + 1 != lines.size()) throw damaged("not valid JSON");
       local.skipped_lines = 1;
-      local.skipped_reason = where + "; skipped as a truncated final line";
+      local.skipped_reason = fmt::format(
+          "{} line {}: not valid JSON; skipped as a final line cut short (a run killed while "
+          "writing it)",
+          path, number);
+      break;
+    } catch (const std::runtime_error& e) {
+      throw damaged(e.what());
     }
+    const bool warmup = record.phase == core::Phase::kWarmup;
+    // Attempts of one request (--retries) share its id and differ by their attempt number.
+    const auto [it, added] = seen.try_emplace({warmup, record.id, record.attempt}, number);
+    if (!added) {
+      throw damaged(fmt::format("id {}{} appears twice in the {} phase (first on line {})",
+                                record.id,
+                                record.attempt ? fmt::format(" attempt {}", record.attempt) : "",
+                                warmup ? "warmup" : "measure", it->second));
+    }
+    records.push_back(std::move(record));
+    ++local.lines_read;
   }
   if (report != nullptr) *report = std::move(local);
   return records;

@@ -27,8 +27,12 @@ nlohmann::json record_to_json(const core::RequestRecord& record);
 std::string record_to_jsonl_line(const core::RequestRecord& record);
 
 /// Rebuilds a record from its JSON object; the exact inverse of record_to_json. Fields that are
-/// absent keep their defaults. Throws std::runtime_error with a one-line message on a value of
-/// the wrong type, an unknown enum name, or chunk arrays of different lengths.
+/// absent keep their defaults. Throws std::runtime_error with a one-line message naming the field
+/// on a value of the wrong type, an unknown enum name, chunk arrays of different lengths, a count
+/// that is not an integer from 0 to 10^12 (prompt_tokens, output_tokens, output_chars), an
+/// http_status outside 0..999, a stamp that is not null or an integer from -1 to 2^62, or stamps
+/// out of order: first_token >= sent, last_token >= first_token, done >= sent and last_token,
+/// chunk stamps non-decreasing (sent before scheduled is allowed: a client may send late).
 core::RequestRecord record_from_json(const nlohmann::json& object);
 
 /// Parses one requests.jsonl line (with or without its '\n'). Throws std::runtime_error with a
@@ -38,14 +42,16 @@ core::RequestRecord record_from_jsonl_line(std::string_view line);
 /// What read_records_jsonl passed over.
 struct RecordsReadReport {
   std::int64_t lines_read = 0;     ///< non-blank lines turned into records
-  std::int64_t skipped_lines = 0;  ///< a malformed final line (a run killed mid-write): 0 or 1
+  std::int64_t skipped_lines = 0;  ///< a final line cut short (a run killed mid-write): 0 or 1
   std::string skipped_reason;      ///< why the final line was skipped, naming file and line
 };
 
-/// Reads every record of a requests.jsonl file, in file order. Blank lines are ignored. A
-/// malformed final line (a run killed while writing it) is skipped and reported in `report`
-/// when given. Throws std::runtime_error with a one-line message naming the file and line number
-/// when the file cannot be opened or any other line is malformed.
+/// Reads every record of a requests.jsonl file, in file order. Blank lines are ignored. A final
+/// line that is not valid JSON (a run killed while writing it) is skipped and reported in
+/// `report` when given. Throws std::runtime_error when the file cannot be opened, and otherwise
+/// with one line, "PATH line N: PROBLEM; the file is damaged or was edited — rerun, or fix the
+/// line", for any other line that is not valid JSON, that record_from_json rejects, or whose id
+/// repeats one of the same phase (warmup, or measure with its dropped requests).
 std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
                                                     RecordsReadReport* report = nullptr);
 

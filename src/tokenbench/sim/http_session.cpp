@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,7 +41,6 @@ using tcp = asio::ip::tcp;
 using core::Clock;
 using error_code = boost::system::error_code;
 
-constexpr std::uint64_t kBodyLimit = 64ull << 20;
 constexpr std::uint32_t kHeaderLimit = 64u << 10;
 // Tokens due at the same moment are coalesced into one write of at most about this many bytes.
 constexpr std::size_t kMaxBatchBytes = 64u << 10;
@@ -54,6 +54,12 @@ constexpr std::size_t kKeepCapacity = 1u << 20;
 // While a request is in progress, pipelined bytes are read ahead (to see a disconnect behind
 // them) up to this much; beyond it a disconnect is only noticed at the reply's write.
 constexpr std::size_t kReadAheadLimit = 1u << 20;
+// A connection closed after an error reply sent before its request was read (a body too large,
+// an unsupported coding, a malformed request) first reads and discards what the client is still
+// sending, for at most this long, so that closing with unread bytes does not reset the connection
+// before the client has read the reply (as nginx's lingering_close).
+constexpr auto kLingerTime = std::chrono::seconds(2);
+constexpr std::size_t kDiscardBytes = 64u << 10;
 
 Clock::duration seconds_to_duration(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -67,6 +73,36 @@ void release_if_large(std::string& s) {
   if (s.capacity() > kKeepCapacity) std::string().swap(s);
 }
 
+// The first coding named in the request's `field` (a comma-separated list, possibly over several
+// header lines) that is not one of `allowed`; empty when every coding is allowed.
+std::string unsupported_coding(const http::request_header<>& req, http::field field,
+                               std::initializer_list<std::string_view> allowed) {
+  const auto [first, last] = req.equal_range(field);
+  for (auto f = first; f != last; ++f) {
+    const std::string_view value(f->value().data(), f->value().size());
+    std::size_t pos = 0;
+    while (pos <= value.size()) {
+      std::size_t end = value.find(',', pos);
+      if (end == std::string_view::npos) end = value.size();
+      std::string_view coding = value.substr(pos, end - pos);
+      coding = coding.substr(0, coding.find(';'));  // drop parameters
+      while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) {
+        coding.remove_prefix(1);
+      }
+      while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) {
+        coding.remove_suffix(1);
+      }
+      const bool ok = coding.empty() || std::any_of(allowed.begin(), allowed.end(), [&](auto a) {
+                        return beast::iequals(beast::string_view(coding.data(), coding.size()),
+                                              beast::string_view(a.data(), a.size()));
+                      });
+      if (!ok) return std::string(coding);
+      pos = end + 1;
+    }
+  }
+  return {};
+}
+
 class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, ServerContext& context, std::size_t loop)
@@ -77,7 +113,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
   void read_request() {
     parser_.emplace();
-    parser_->body_limit(kBodyLimit);
+    parser_->body_limit(ctx_.body_limit);
     parser_->header_limit(kHeaderLimit);
     arm_read_timeout();
     http::async_read_header(socket_, buffer_, *parser_,
@@ -93,6 +129,21 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   void on_header(error_code ec) {
     if (ec) return on_read_error(ec);
     const auto& req = parser_->get();
+    // A body in a coding the server cannot undo is refused before it is read (RFC 9112 6.1: an
+    // unknown transfer coding is 501; RFC 9110 15.5.16: an unsupported content coding is 415).
+    if (const auto te =
+            unsupported_coding(req, http::field::transfer_encoding, {"chunked", "identity"});
+        !te.empty()) {
+      return refuse_unread(501, "invalid_request_error",
+                           "Transfer-Encoding '" + te +
+                               "' is not supported: send the body with Content-Length or chunked.");
+    }
+    if (const auto ce = unsupported_coding(req, http::field::content_encoding, {"identity"});
+        !ce.empty()) {
+      return refuse_unread(
+          415, "invalid_request_error",
+          "Content-Encoding '" + ce + "' is not supported: send the body uncompressed.");
+    }
     const auto expect = req[http::field::expect];
     if (!parser_->is_done() && beast::iequals(expect, "100-continue")) {
       // Clients such as curl wait up to a second for this before sending a large body.
@@ -127,17 +178,36 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   }
 
   void on_read_error(error_code ec) {
-    parser_.reset();  // drops a partial body
     if (ec == http::error::body_limit) {
-      keep_alive_ = false;
-      return reply_error(413, "invalid_request_error", "The request body is too large.");
+      // Beast refuses a Content-Length over the limit before reading the body; the header
+      // fields are in the message by then.
+      const auto length = parser_->get()[http::field::content_length];
+      const std::string size = length.empty()
+                                   ? std::string("The request body is too large")
+                                   : fmt::format("The request body is {} bytes, too large",
+                                                 std::string_view(length.data(), length.size()));
+      return refuse_unread(
+          413, "invalid_request_error",
+          fmt::format("{}: this server accepts at most {} bytes ({} per token of its maximum "
+                      "context length of {} tokens, plus {} for the rest of the JSON, at most {}).",
+                      size, ctx_.body_limit, kBodyBytesPerToken, ctx_.config.max_model_len,
+                      kBodySlack, kBodyLimitCap));
     }
+    parser_.reset();  // drops a partial body
     // Transport errors and a clean end between requests just close; a malformed request gets 400.
     const bool parse_error =
         ec.category() == http::make_error_code(http::error::bad_target).category();
     if (ec == http::error::end_of_stream || !parse_error) return close();
+    refuse_unread(400, "invalid_request_error", "The request is not valid HTTP/1.1.");
+  }
+
+  // Answers an error before the request has been read in full, then closes the connection
+  // (after discarding, for a while, what the client still sends).
+  void refuse_unread(int status, std::string_view type, std::string_view message) {
+    parser_.reset();  // drops a partial body
     keep_alive_ = false;
-    reply_error(400, "invalid_request_error", "The request is not valid HTTP/1.1.");
+    linger_ = true;
+    reply_error(status, type, message);
   }
 
   void on_request() {
@@ -240,8 +310,27 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     release_if_large(head_);
     release_if_large(body_);
     if (buffer_.capacity() > kKeepCapacity) buffer_.shrink_to_fit();
-    if (!keep_alive_) return close();
+    if (!keep_alive_) return linger_ ? linger_close() : close();
     read_request();
+  }
+
+  // Stops sending, discards what the client still sends until it closes (or kLingerTime), then
+  // closes.
+  void linger_close() {
+    linger_ = false;
+    error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    discard_.resize(kDiscardBytes);
+    arm_timer(Clock::now() + kLingerTime, [](HttpSession& s) { s.close(); });
+    discard();
+  }
+
+  void discard() {
+    socket_.async_read_some(asio::buffer(discard_),
+                            [self = shared_from_this()](error_code ec, std::size_t) {
+                              if (ec) return self->close();  // the client's end, or closed
+                              self->discard();
+                            });
   }
 
   void close() {
@@ -612,6 +701,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
+  bool linger_ = false;  ///< close with linger_close() after the reply in progress
+  std::string discard_;  ///< lingering close: what the client still sends, thrown away
   Clock::time_point received_;
 
   // The response in progress. Strings keep their capacity from one response to the next, up to

@@ -1,5 +1,6 @@
 #include "tokenbench/sim/openai_request.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tokenbench/core/approx_tokens.h"
@@ -128,6 +129,12 @@ void hash_prompt(const json& body, ApiKind api, std::int64_t block_size,
 }
 
 }  // namespace
+
+std::uint64_t request_body_limit(std::int64_t max_model_len) {
+  const auto tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, max_model_len));
+  if (tokens >= (kBodyLimitCap - kBodySlack) / kBodyBytesPerToken) return kBodyLimitCap;
+  return tokens * kBodyBytesPerToken + kBodySlack;
+}
 
 std::variant<CompletionRequest, RequestError> parse_completion_request(
     ApiKind api, std::string_view body_text, std::string_view served_model,

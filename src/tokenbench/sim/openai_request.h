@@ -32,6 +32,15 @@ struct RequestError {
   std::string message;
 };
 
+/// The largest request body accepted, in bytes, for a server whose longest sequence is
+/// `max_model_len` tokens: kBodyBytesPerToken per token (room for JSON-escaped text or token ids)
+/// plus kBodySlack for the rest of the JSON, never over kBodyLimitCap. A larger body is refused
+/// (413) before it is read or parsed, so that one request cannot hold an I/O thread for long.
+inline constexpr std::uint64_t kBodyBytesPerToken = 32;
+inline constexpr std::uint64_t kBodySlack = 1ull << 20;
+inline constexpr std::uint64_t kBodyLimitCap = 64ull << 20;
+std::uint64_t request_body_limit(std::int64_t max_model_len);
+
 /// Parses and validates a completion request body. `served_model` is the only model name accepted
 /// (a request naming another gets 404); `default_max_tokens` applies when the request sets no
 /// limit. With `hash_block_size` > 0 the prompt's block hashes are computed (prefix caching):

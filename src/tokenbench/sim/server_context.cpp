@@ -7,6 +7,7 @@
 
 #include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/openai_render.h"
+#include "tokenbench/sim/openai_request.h"
 
 namespace tokenbench::sim {
 namespace {
@@ -36,6 +37,7 @@ ServerContext::ServerContext(SimConfig c)
                              {.time_scale = config.time_scale, .preset = preset_name(config)});
   response_headers = server_headers(config.time_scale);
   if (!config.api_key.empty()) expected_auth = "Bearer " + config.api_key;
+  body_limit = request_body_limit(config.max_model_len);
 }
 
 }  // namespace tokenbench::sim

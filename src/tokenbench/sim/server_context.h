@@ -28,6 +28,8 @@ struct ServerContext {
   /// Header lines every response carries (X-Sim-Time-Scale), each ending in "\r\n".
   std::string response_headers;
   std::string expected_auth;  ///< "Bearer <api_key>", empty when no key is required
+  /// The largest request body read (request_body_limit of config.max_model_len).
+  std::uint64_t body_limit = 0;
   /// The arrival index of the next accepted completion request (0-based).
   std::atomic<std::uint64_t> next_arrival{0};
 };

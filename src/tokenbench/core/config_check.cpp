@@ -1,0 +1,100 @@
+#include "tokenbench/core/config_check.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string_view>
+
+namespace tokenbench::core {
+namespace {
+
+// `value` in [lo, hi] (NaN never is); else ConfigError naming `flag` and the range.
+template <typename T>
+void in_range(std::string_view flag, T value, T lo, T hi, std::string_view unit = {}) {
+  if (value >= lo && value <= hi) return;
+  throw ConfigError(fmt::format("{} {} is out of range: give {} to {}{}", flag, value, lo, hi,
+                                unit.empty() ? std::string() : " " + std::string(unit)));
+}
+
+// `value` in (0, hi]: a positive amount of something.
+void positive(std::string_view flag, double value, double hi, std::string_view unit) {
+  if (value > 0 && value <= hi) return;
+  throw ConfigError(
+      fmt::format("{} {} is out of range: give more than 0, at most {} {}", flag, value, hi, unit));
+}
+
+}  // namespace
+
+void validate(const RunConfig& c) {
+  if (c.duration_s > 0 || c.num_prompts != 0) {
+    in_range<std::int64_t>("--num-prompts", c.num_prompts, c.duration_s > 0 ? 0 : 1,
+                           kMaxNumPrompts);
+  } else {
+    throw ConfigError(
+        fmt::format("--num-prompts 0 is out of range: give 1 to {}, or a --duration to run for",
+                    kMaxNumPrompts));
+  }
+  in_range<std::int64_t>("--warmup", c.warmup, 0, kMaxNumPrompts);
+  in_range<double>("--duration", c.duration_s, 0, kMaxSeconds,
+                   "seconds (0: bounded by --num-prompts)");
+  in_range<int>("--max-concurrency", c.max_concurrency, 0, kMaxConcurrency, "(0: unlimited)");
+  if (!std::isinf(c.request_rate) || c.request_rate < 0) {
+    if (!(c.request_rate >= kMinRequestRate && c.request_rate <= kMaxRequestRate)) {
+      throw ConfigError(
+          fmt::format("--request-rate {} is out of range: give {} to {} per second, or inf",
+                      c.request_rate, kMinRequestRate, kMaxRequestRate));
+    }
+  }
+  if (!(c.burstiness > 0 && c.burstiness <= 1000)) {
+    throw ConfigError(fmt::format(
+        "--burstiness {} is out of range: give more than 0, at most 1000 (1 is Poisson)",
+        c.burstiness));
+  }
+  if (c.ramp_up != RampKind::kNone) {
+    positive("--ramp-up-duration", c.ramp_up_duration_s, kMaxSeconds, "seconds");
+    if (!(c.ramp_up_start_rps > 0 && c.ramp_up_start_rps <= c.request_rate)) {
+      throw ConfigError(
+          fmt::format("--ramp-up-start-rps {} is out of range: give more than 0, at most the "
+                      "--request-rate ({})",
+                      c.ramp_up_start_rps, c.request_rate));
+    }
+  }
+  if (!(c.drop_first_pct >= 0 && c.drop_first_pct < 100)) {
+    throw ConfigError(
+        fmt::format("--drop-first {} is out of range: give a percentage from 0 to less than 100",
+                    c.drop_first_pct));
+  }
+  in_range<int>("--workers", c.workers, 0, kMaxWorkers, "(0: one per core)");
+  in_range<std::int64_t>("--input-len", c.input_len, 1, kMaxTokens, "tokens");
+  in_range<std::int64_t>("--output-len", c.output_len, c.dataset == "random" ? 1 : 0, kMaxTokens,
+                         c.dataset == "random" ? "tokens" : "tokens (0 leaves max_tokens unset)");
+  in_range<std::int64_t>("--random-prefix-len", c.random_prefix_len, 0, kMaxTokens, "tokens");
+  if (!(c.range_ratio >= 0 && c.range_ratio < 1)) {
+    throw ConfigError(
+        fmt::format("--range-ratio {} is out of range: give 0 to less than 1", c.range_ratio));
+  }
+  positive("--timeout", c.timeout_s, kMaxSeconds, "seconds");
+  positive("--connect-timeout", c.connect_timeout_s, kMaxSeconds, "seconds");
+  in_range<double>("--ttft-timeout", c.ttft_timeout_s, 0, kMaxSeconds, "seconds (0: none)");
+  in_range<double>("--stall-timeout", c.stall_timeout_s, 0, kMaxSeconds, "seconds (0: none)");
+  in_range<std::int64_t>("--max-event-bytes", c.max_event_bytes, 1024, std::int64_t{1} << 30,
+                         "bytes (e.g. 4MiB, the default)");
+  in_range<std::int64_t>("--max-reply-bytes", c.max_reply_bytes, 0, std::int64_t{1} << 40,
+                         "bytes (0: derived from max_tokens)");
+  in_range<int>("--retries", c.retries, 0, 100, "(0: none)");
+  if (!(c.max_error_rate >= 0 && c.max_error_rate < 1)) {
+    throw ConfigError(fmt::format(
+        "--max-error-rate {} is out of range: give a share from 0 to less than 1, e.g. 0.5 (0: "
+        "never)",
+        c.max_error_rate));
+  }
+  in_range<int>("--fail-fast", c.fail_fast, 0, 1'000'000, "(0: never)");
+  for (const double p : c.percentiles) {
+    if (!(p > 0 && p < 100)) {
+      throw ConfigError(fmt::format(
+          "--percentiles {} is out of range: give numbers between 0 and 100 (e.g. 50,90,99)", p));
+    }
+  }
+}
+
+}  // namespace tokenbench::core

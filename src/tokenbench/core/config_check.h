@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "tokenbench/core/run_config.h"
+
+namespace tokenbench::core {
+
+/// The accepted range of every numeric setting of a run, named by its flag. Beyond these a run
+/// would allocate without bound (--num-prompts, --max-concurrency), overflow its schedule
+/// (--request-rate, --duration) or mean nothing; within them it is a run someone could want.
+inline constexpr std::int64_t kMaxNumPrompts = 10'000'000;
+inline constexpr int kMaxConcurrency = 100'000;
+inline constexpr double kMinRequestRate = 1e-3;  ///< one request every 1000 s
+inline constexpr double kMaxRequestRate = 1e7;
+inline constexpr double kMaxSeconds =
+    1e6;  ///< --duration, --timeout, --ramp-up-duration: 11.6 days
+inline constexpr std::int64_t kMaxTokens = 10'000'000;  ///< --input-len, --output-len, prefix
+inline constexpr int kMaxWorkers = 1024;
+
+/// A setting out of its range: one line naming the flag, the value and the range.
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Checks every numeric setting of `config` against its range (above; --num-prompts from 1 unless
+/// --duration bounds the run) and throws ConfigError on the first out of range, e.g.
+/// "--request-rate 1e-300 is out of range: give 0.001 to 1e+07 per second, or inf". Pure; any
+/// thread. The CLI calls it once the flags (and defaults) are merged into the config, and again
+/// for each level of a sweep.
+void validate(const RunConfig& config);
+
+}  // namespace tokenbench::core
