@@ -5,11 +5,14 @@
 #include <fmt/core.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/core/clock.h"
@@ -123,10 +126,17 @@ std::pair<std::string, std::string> split_api_path(const std::string& url) {
 }
 
 std::atomic<experiment::Runner*> g_running{nullptr};
+std::atomic<bool> g_interrupted{false};
+std::atomic<bool> g_exit_now{false};
 
-extern "C" void on_interrupt(int sig) {
+extern "C" void on_interrupt(int) {
+  // The first Ctrl-C (or SIGTERM) stops the run, which then reports what it measured; a second
+  // one asks for an exit at once, after the records measured so far are written.
+  if (g_interrupted.exchange(true)) {
+    g_exit_now.store(true);
+    return;
+  }
   if (experiment::Runner* r = g_running.load()) r->cancel();
-  std::signal(sig, SIG_DFL);  // a second Ctrl-C (or SIGTERM) ends the process at once
 }
 
 }  // namespace
@@ -162,13 +172,33 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
     g_running.store(&runner);
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
+    // Watches for a second signal: flushes what was measured and exits at once, whatever the
+    // run is doing (a signal handler itself may not write files).
+    std::atomic<bool> done{false};
+    std::thread watcher([&runner, &done] {
+      while (!done.load()) {
+        if (g_exit_now.load()) {
+          runner.flush_records();
+          std::fputs(
+              "tokenbench: stopped at once; requests.jsonl holds every request measured "
+              "so far (tokenbench report DIR rebuilds the summary)\n",
+              stderr);
+          std::_Exit(130);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
     struct Restore {
+      std::atomic<bool>& done;
+      std::thread& watcher;
       ~Restore() {
+        done.store(true);
+        watcher.join();
         std::signal(SIGINT, SIG_DFL);
         std::signal(SIGTERM, SIG_DFL);
         g_running.store(nullptr);
       }
-    } restore;
+    } restore{done, watcher};
     return body(runner);
   } catch (const experiment::RunError& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());

@@ -230,6 +230,11 @@ void Runner::cancel() {
   if (load::Benchmark* b = running_.load()) b->cancel();
 }
 
+void Runner::flush_records() {
+  std::lock_guard<std::mutex> lock(recorders_mutex_);
+  for (report::Recorder* r : live_recorders_) r->flush_now(std::chrono::seconds(1));
+}
+
 std::string Runner::redact(std::string text) const {
   for (const auto& s : secrets_) text = client::redact(std::move(text), s);
   return text;
@@ -272,6 +277,11 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
       recorders.push_back(std::make_unique<report::Recorder>(
           c.output_dir + "/" + report::kRequestsFile, count_tokens));
+    }
+    {
+      std::lock_guard<std::mutex> lock(recorders_mutex_);
+      live_recorders_.clear();
+      for (const auto& r : recorders) live_recorders_.push_back(r.get());
     }
     bench = std::make_unique<load::Benchmark>(config, targets_,
                                               workload::build_workload(config, tokenizer_.get()),
@@ -345,6 +355,10 @@ RunOutcome Runner::run(const core::RunConfig& config) {
                                   ? "--max-error-rate: " + outcome.error_rate_stop
                                   : std::string();
   outcome.canceled = canceled_.load() || (last_bench_->canceled() && stopped.empty());
+  {
+    std::lock_guard<std::mutex> lock(recorders_mutex_);
+    live_recorders_.clear();
+  }
   for (std::size_t i = 0; i < parts.size(); ++i) {
     recorders[i]->close();
     outcome.parts.push_back(

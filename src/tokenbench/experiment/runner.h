@@ -14,6 +14,10 @@
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 
+namespace tokenbench::report {
+class Recorder;
+}
+
 namespace tokenbench::experiment {
 
 /// A failure before anything was measured: a configuration the run cannot use (exit 1), or a
@@ -119,6 +123,10 @@ class Runner {
   void cancel();
   bool canceled() const { return canceled_.load(); }
 
+  /// Writes every record measured so far to its requests.jsonl now (waiting at most a second).
+  /// Thread-safe; for a second Ctrl-C, before the process exits at once.
+  void flush_records();
+
   /// Removes every credential this run knows from `text`.
   std::string redact(std::string text) const;
 
@@ -135,6 +143,8 @@ class Runner {
   std::unique_ptr<load::Benchmark> last_bench_;  // see run()
   std::atomic<load::Benchmark*> running_{nullptr};
   std::atomic<bool> canceled_{false};
+  std::mutex recorders_mutex_;
+  std::vector<report::Recorder*> live_recorders_;  // the measurement's, while it runs
 };
 
 /// The configuration of target `index` of a multi-target run, as its own results directory

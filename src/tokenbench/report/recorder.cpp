@@ -19,8 +19,10 @@ Recorder::Recorder(const std::string& path, Finalizer finalize)
 Recorder::~Recorder() { close(); }
 
 void Recorder::add(core::RequestRecord&& record) {
-  finished_.fetch_add(1, std::memory_order_relaxed);
-  if (!record.ok()) failed_.fetch_add(1, std::memory_order_relaxed);
+  if (!record.retried) {  // a request counts once, by its last attempt
+    finished_.fetch_add(1, std::memory_order_relaxed);
+    if (!record.ok()) failed_.fetch_add(1, std::memory_order_relaxed);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   queue_.push_back(std::move(record));
 }
@@ -39,19 +41,35 @@ void Recorder::close() {
   }
 }
 
+void Recorder::flush_now(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (closing_) return;
+  const std::uint64_t ticket = ++flush_asked_;
+  wake_.notify_one();
+  flushed_cv_.wait_for(lock, timeout, [this, ticket] { return flushed_ >= ticket || closing_; });
+}
+
 void Recorder::loop() {
   std::vector<core::RequestRecord> batch;
   while (true) {
     bool last = false;
+    std::uint64_t asked = 0;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // Records are written within a fraction of a second of ending; the file is flushed with
       // every batch, so a killed run loses at most the last interval.
-      wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return closing_; });
+      wake_.wait_for(lock, std::chrono::milliseconds(250),
+                     [this] { return closing_ || flush_asked_ != flushed_; });
       batch.swap(queue_);
       last = closing_;
+      asked = flush_asked_;
     }
     write_pending(batch);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      flushed_ = asked;
+    }
+    flushed_cv_.notify_all();
     if (last) return;
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -37,6 +38,10 @@ class Recorder {
   /// Writes what is queued, flushes, closes the file and stops the thread. Idempotent.
   void close();
 
+  /// Writes every record handed over so far to the file now, and waits (at most `timeout`) until
+  /// it is written. Thread-safe. For a second Ctrl-C: the process exits at once, after this.
+  void flush_now(std::chrono::milliseconds timeout);
+
   /// Every record added, in the order they ended. Call after close().
   const std::vector<core::RequestRecord>& records() const { return records_; }
 
@@ -53,8 +58,11 @@ class Recorder {
   std::FILE* file_ = nullptr;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<core::RequestRecord> queue_;    // guarded by mutex_
-  bool closing_ = false;                      // guarded by mutex_
+  std::vector<core::RequestRecord> queue_;  // guarded by mutex_
+  bool closing_ = false;                    // guarded by mutex_
+  std::uint64_t flush_asked_ = 0;           // guarded by mutex_
+  std::uint64_t flushed_ = 0;               // guarded by mutex_
+  std::condition_variable flushed_cv_;
   std::vector<core::RequestRecord> records_;  // writer thread only, until close()
   bool write_failed_ = false;                 // writer thread only
   std::atomic<std::int64_t> finished_{0};
