@@ -23,6 +23,9 @@ TEST(FileNamePart, OneSafePathComponent) {
   EXPECT_EQ(file_name_part(".", "x"), "_");
   EXPECT_EQ(file_name_part("", "target"), "target");
   EXPECT_EQ(file_name_part("v1.5", "x"), "v1.5");
+  // A 5,000-character model id makes a name the file system accepts.
+  EXPECT_EQ(file_name_part(std::string(5000, 'm'), "x"), std::string(64, 'm'));
+  EXPECT_EQ(file_name_part("abcdef", "x", 3), "abc");
 }
 
 }  // namespace

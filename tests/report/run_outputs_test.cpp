@@ -1,7 +1,9 @@
 #include "tokenbench/report/run_outputs.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -29,6 +31,29 @@ TEST(RunOutputs, InvalidUtf8InServerTextNeverLosesTheSummary) {
   const auto j = nlohmann::json::parse(read_text_file(dir + "/summary.json"));
   EXPECT_EQ(j["completed"], 1);
   EXPECT_EQ(j["failed"], 1);
+}
+
+TEST(RunOutputs, AFailedWriteLeavesNoTmpBehind) {
+  // A full disk, as a file size limit: writes past 1 KiB fail with EFBIG (SIGXFSZ ignored).
+  const std::string dir = ::testing::TempDir() + "run-outputs-full";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit before{};
+  getrlimit(RLIMIT_FSIZE, &before);
+  rlimit small = before;
+  small.rlim_cur = 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string error;
+  try {
+    write_text_file(dir + "/summary.json", std::string(64 * 1024, 'x'));
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &before);
+  EXPECT_NE(error.find("cannot write " + dir + "/summary.json"), std::string::npos) << error;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/summary.json.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/summary.json"));
 }
 
 }  // namespace

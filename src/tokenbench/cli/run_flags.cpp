@@ -264,7 +264,6 @@ core::TargetSpec parse_target(const std::string& item) {
 
 std::string default_output_dir(const core::RunConfig& c) {
   std::string model = c.targets.empty() ? c.model : "compare";
-  if (model.size() > 64) model.resize(64);  // a file name has a length limit
   return "results/" + core::compact_timestamp(c.started_at) + "-" +
          core::file_name_part(std::move(model), "model");
 }

@@ -20,8 +20,11 @@ inline std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) {
 
 /// `name` made safe as one path component: every character but letters, digits, '.', '-' and
 /// '_' becomes '_' (so "org/name" never becomes a subfolder), a name of dots only ("." or "..")
-/// becomes underscores, and an empty one becomes `fallback`.
-inline std::string file_name_part(std::string name, std::string_view fallback) {
+/// becomes underscores, an empty one becomes `fallback`, and a long one is cut to `max_bytes`
+/// (a file name has a length limit, 255 bytes on most file systems).
+inline std::string file_name_part(std::string name, std::string_view fallback,
+                                  std::size_t max_bytes = 64) {
+  if (name.size() > max_bytes) name.resize(max_bytes);
   bool only_dots = true;
   for (char& ch : name) {
     const auto c = static_cast<unsigned char>(ch);
