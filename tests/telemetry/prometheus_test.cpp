@@ -91,6 +91,18 @@ TEST(Prometheus, VllmHistogramsSumOverSeriesAndGiveQuantiles) {
   EXPECT_FALSE(histogram_of(e, "vllm:num_requests_running"));  // a gauge
 }
 
+TEST(Prometheus, BoundedQuantileOnlyWhereTheBucketsBoundIt) {
+  // Everything in a first bucket of (0, 0.3]: interpolation says 0.15, the buckets say nothing.
+  const Histogram coarse{{{0.3, 200}, {0.5, 200}, {INFINITY, 200}}, 0.8, 200};
+  EXPECT_DOUBLE_EQ(histogram_quantile(coarse, 0.5), 0.15);
+  EXPECT_TRUE(std::isnan(bounded_quantile(coarse, 0.5)));
+  // A rank in (0.1, 0.25]: bounded within 2.5x.
+  const Histogram fine{{{0.1, 10}, {0.25, 90}, {INFINITY, 100}}, 15, 100};
+  EXPECT_NEAR(bounded_quantile(fine, 0.5), 0.1 + 0.15 * 40 / 80, 1e-12);
+  // A rank in +Inf is unbounded.
+  EXPECT_TRUE(std::isnan(bounded_quantile(fine, 0.95)));
+}
+
 TEST(Prometheus, HistogramDeltaIsTheObservationsBetweenScrapes) {
   Histogram before{{{0.1, 5}, {1, 8}, {INFINITY, 10}}, 3.0, 10};
   Histogram after{{{0.1, 7}, {1, 18}, {INFINITY, 20}}, 9.0, 20};

@@ -543,6 +543,14 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "Stop when the first N requests all fail with one client error (4xx but "
                   "429); 0: never")
       ->capture_default_str();
+  cmd->add_option("--server-metrics", c.server_metrics,
+                  "The server's Prometheus endpoint, scraped during the run: auto "
+                  "(<base-url>/metrics when it answers), off, or a URL")
+      ->capture_default_str();
+  cmd->add_option("--metrics-interval", c.metrics_interval_s,
+                  "Seconds between scrapes of --server-metrics (plus one at each edge of the "
+                  "measure phase)")
+      ->capture_default_str();
   cmd->add_option("--max-error-rate", c.max_error_rate,
                   "Stop the run when more than this share of the last 50 requests failed (e.g. "
                   "0.5); 0: never")

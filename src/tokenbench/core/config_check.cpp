@@ -82,6 +82,12 @@ void validate(const RunConfig& c) {
   in_range<std::int64_t>("--max-reply-bytes", c.max_reply_bytes, 0, std::int64_t{1} << 40,
                          "bytes (0: derived from max_tokens)");
   in_range<int>("--retries", c.retries, 0, 100, "(0: none)");
+  in_range<double>("--metrics-interval", c.metrics_interval_s, 0.1, 3600, "seconds");
+  if (c.server_metrics != "auto" && c.server_metrics != "off" &&
+      c.server_metrics.rfind("http://", 0) != 0 && c.server_metrics.rfind("https://", 0) != 0) {
+    throw ConfigError("--server-metrics '" + c.server_metrics +
+                      "' is not auto, off or an http(s):// URL");
+  }
   if (!(c.max_error_rate >= 0 && c.max_error_rate < 1)) {
     throw ConfigError(fmt::format(
         "--max-error-rate {} is out of range: give a share from 0 to less than 1, e.g. 0.5 (0: "

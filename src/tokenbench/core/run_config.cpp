@@ -116,6 +116,8 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "ramp_up_duration_s" << YAML::Value << c.ramp_up_duration_s;
   out << YAML::Key << "drop_first_pct" << YAML::Value << c.drop_first_pct;
   out << YAML::Key << "fail_fast" << YAML::Value << c.fail_fast;
+  out << YAML::Key << "server_metrics" << YAML::Value << c.server_metrics;
+  out << YAML::Key << "metrics_interval_s" << YAML::Value << c.metrics_interval_s;
   out << YAML::Key << "max_error_rate" << YAML::Value << c.max_error_rate;
   out << YAML::EndMap;
 
@@ -214,6 +216,8 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["ramp_up_duration_s"]) c.ramp_up_duration_s = l["ramp_up_duration_s"].as<double>();
       if (l["drop_first_pct"]) c.drop_first_pct = l["drop_first_pct"].as<double>();
       if (l["fail_fast"]) c.fail_fast = l["fail_fast"].as<int>();
+      if (l["server_metrics"]) c.server_metrics = l["server_metrics"].as<std::string>();
+      if (l["metrics_interval_s"]) c.metrics_interval_s = l["metrics_interval_s"].as<double>();
       if (l["max_error_rate"]) c.max_error_rate = l["max_error_rate"].as<double>();
     }
     if (const auto w = root["workload"]) {

@@ -94,6 +94,12 @@ struct RunConfig {
   double sim_time_scale = 1.0;
   bool sim_time = false;  ///< report figures rescaled to the simulator's model time
 
+  // Telemetry
+  /// The server's Prometheus endpoint: "auto" (<base-url>/metrics when it answers), "off", or a
+  /// URL.
+  std::string server_metrics = "auto";
+  double metrics_interval_s = 1.0;  ///< between periodic scrapes
+
   // Safety
   int fail_fast = 5;  ///< stop when the first N requests all fail with one client error; 0: never
   /// Stop when more than this share of the last requests failed (ErrorRateGuard); 0: never.

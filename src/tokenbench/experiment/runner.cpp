@@ -20,6 +20,7 @@
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
+#include "tokenbench/telemetry/scraper.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::experiment {
@@ -328,6 +329,34 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     });
   }
 
+  // The server's /metrics, one scraper per part (its own thread and connections), when asked or,
+  // by default, when <base-url>/metrics answers.
+  std::vector<std::unique_ptr<telemetry::MetricsScraper>> scrapers(parts.size());
+  std::vector<std::string> metrics_urls(parts.size());
+  if (config.server_metrics != "off" && !canceled_.load()) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const load::Target& t = targets_[std::min(i, targets_.size() - 1)];
+      const bool automatic = config.server_metrics == "auto";
+      const std::string url = automatic ? t.base_url + "/metrics" : config.server_metrics;
+      metrics_urls[i] = automatic ? parts[i].second.base_url + "/metrics" : redact(url);
+      auto scraper = std::make_unique<telemetry::MetricsScraper>(
+          url, t.headers, config.metrics_interval_s, bench->clock());
+      const telemetry::Scrape first = scraper->scrape_now("before");
+      if (!first.ok && automatic) continue;  // no /metrics there: nothing to say
+      if (!first.ok) {
+        std::fprintf(stderr, "tokenbench: warning: --server-metrics %s: %s; scraping goes on\n",
+                     metrics_urls[i].c_str(), core::one_line(redact(first.error)).c_str());
+      }
+      scraper->start();
+      scrapers[i] = std::move(scraper);
+    }
+  }
+  const auto measure_edge = [&scrapers](bool starts) {
+    for (auto& s : scrapers) {
+      if (s) s->scrape_now(starts ? "measure_start" : "measure_end");
+    }
+  };
+
   running_.store(bench.get());
   if (!canceled_.load()) {
     const bool split = recorders.size() > 1;
@@ -341,7 +370,8 @@ RunOutcome Runner::run(const core::RunConfig& config) {
           if (fail_fast.observe(r) || error_rate.observe(r)) running->cancel();
           recorders[split ? std::min<std::size_t>(r.endpoint, recorders.size() - 1) : 0]->add(
               std::move(r));
-        });
+        },
+        measure_edge);
     outcome.failed_fast = fail_fast.verdict();
     outcome.error_rate_stop = error_rate.verdict();
   }
@@ -361,20 +391,29 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   }
   for (std::size_t i = 0; i < parts.size(); ++i) {
     recorders[i]->close();
+    report::RunNotes notes;
+    notes.stopped = stopped;
+    if (scrapers[i]) {
+      scrapers[i]->stop();
+      notes.scrapes = scrapers[i]->scrapes();
+      for (auto& s : notes.scrapes) s.error = redact(std::move(s.error));
+      notes.metrics_url = metrics_urls[i];
+    }
     outcome.parts.push_back(
-        write_part(parts[i].first, parts[i].second, recorders[i]->records(), stopped));
+        write_part(parts[i].first, parts[i].second, recorders[i]->records(), notes));
   }
   return outcome;
 }
 
 LevelResult Runner::write_part(const std::string& name, const core::RunConfig& config,
                                const std::vector<core::RequestRecord>& records,
-                               const std::string& stopped) const {
+                               const report::RunNotes& notes) const {
   LevelResult result;
   result.name = name;
   result.dir = config.output_dir;
   try {
-    report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config, stopped);
+    if (!notes.scrapes.empty()) report::write_telemetry(config.output_dir, notes);
+    report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config, notes);
     result.summary = std::move(out.summary);
     result.summary_json = std::move(out.summary_json);
     result.console = std::move(out.console);

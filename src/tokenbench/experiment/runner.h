@@ -12,6 +12,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/load/benchmark.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/report/run_outputs.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 
 namespace tokenbench::report {
@@ -131,10 +132,10 @@ class Runner {
   std::string redact(std::string text) const;
 
  private:
-  /// `stopped`: why a guard stopped the run early ("" when it ran to its end).
+  /// `notes`: why a guard stopped the run early, the server's /metrics scrapes.
   LevelResult write_part(const std::string& name, const core::RunConfig& config,
                          const std::vector<core::RequestRecord>& records,
-                         const std::string& stopped) const;
+                         const report::RunNotes& notes) const;
 
   Options options_;
   std::vector<load::Target> targets_;  // with credentials; never written

@@ -101,7 +101,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine_ = std::make_unique<client::HttpEngine>(std::move(engine), clock_);
 }
 
-void Benchmark::run(const client::RecordSink& sink) {
+void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
   if (!workload_.warmup.empty()) {
     run_phase(core::Phase::kWarmup, workload_.warmup, warmup_bodies_, workload_.warmup.size(),
               sink);
@@ -110,7 +110,9 @@ void Benchmark::run(const client::RecordSink& sink) {
   const std::size_t count = config_.num_prompts > 0
                                 ? static_cast<std::size_t>(config_.num_prompts) * per_prompt_
                                 : ArrivalSchedule::kUnbounded;
+  if (hook) hook(true);
   run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink);
+  if (hook) hook(false);
 }
 
 void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,

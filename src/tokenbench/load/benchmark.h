@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,8 +40,12 @@ class Benchmark {
   Benchmark(const core::RunConfig& config, std::vector<Target> targets, workload::Workload workload,
             bool keep_text = false);
 
+  /// Called on the run's thread right before the measure phase starts (true) and right after its
+  /// last request ended (false), e.g. to scrape the server's metrics at its edges.
+  using MeasureHook = std::function<void(bool starts)>;
+
   /// Runs every phase; blocks until the last request has ended (or the run was canceled).
-  void run(const client::RecordSink& sink);
+  void run(const client::RecordSink& sink, const MeasureHook& hook = {});
 
   /// Stops issuing requests and ends those in flight as canceled.
   void cancel() { engine_->cancel(); }

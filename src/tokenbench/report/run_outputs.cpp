@@ -15,6 +15,7 @@
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
+#include "tokenbench/telemetry/server_account.h"
 
 namespace tokenbench::report {
 
@@ -57,6 +58,36 @@ void write_text_file(const std::string& path, const std::string& text) {
   const int write_err = errno;
   if (std::fclose(out) != 0 || !written) throw fail(written ? errno : write_err);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw fail(errno);
+}
+
+void write_telemetry(const std::string& dir, const RunNotes& notes) {
+  std::string text;
+  for (const auto& s : notes.scrapes) {
+    nlohmann::json line = telemetry::scrape_to_json(s);
+    line["url"] = notes.metrics_url;
+    text += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text += '\n';
+  }
+  write_text_file(dir + "/" + kTelemetryFile, text);
+}
+
+RunNotes read_telemetry(const std::string& dir) {
+  RunNotes out;
+  const std::string path = dir + "/" + kTelemetryFile;
+  std::ifstream in(path);
+  if (!in) return out;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    try {
+      const auto json = nlohmann::json::parse(line);
+      out.scrapes.push_back(telemetry::scrape_from_json(json));
+      if (out.metrics_url.empty()) out.metrics_url = json.value("url", "");
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + " line " + std::to_string(number) + ": " + e.what());
+    }
+  }
+  return out;
 }
 
 std::string read_text_file(const std::string& path) {
@@ -114,7 +145,8 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
 
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
-                             const core::RunConfig& config, const std::string& stopped) {
+                             const core::RunConfig& config, const RunNotes& notes) {
+  const std::string& stopped = notes.stopped;
   metrics::SummaryOptions options;
   options.percentiles = config.percentiles;
   options.slo = metrics::parse_slo(config.goodput);
@@ -126,8 +158,15 @@ RunOutputs write_run_outputs(const std::string& dir,
   if (!stopped.empty()) out.summary.warnings.push_back("the run was stopped early by " + stopped);
   // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
   out.summary_json = summary_to_json(out.summary, config);
-  out.summary_json["tokenbench"]["stopped"] = stopped.empty() ? nlohmann::json() : nlohmann::json(stopped);
+  out.summary_json["tokenbench"]["stopped"] =
+      stopped.empty() ? nlohmann::json() : nlohmann::json(stopped);
   out.console = render_console_report(out.summary, config);
+  if (!notes.scrapes.empty()) {
+    const telemetry::ServerAccount account =
+        telemetry::account_for(notes.scrapes, notes.metrics_url, out.summary);
+    out.summary_json["tokenbench"]["server"] = telemetry::account_to_json(account);
+    out.console += telemetry::render_account(account, out.summary);
+  }
   if (config.replica_urls.size() > 1) {
     const auto replicas =
         per_replica(records, config.replica_urls, options, out.summary.duration_s);

@@ -8,6 +8,7 @@
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/telemetry/scraper.h"
 
 namespace tokenbench::report {
 
@@ -15,7 +16,24 @@ namespace tokenbench::report {
 inline constexpr const char* kSummaryFile = "summary.json";
 inline constexpr const char* kRequestsFile = "requests.jsonl";
 inline constexpr const char* kConfigFile = "config.yaml";
-inline constexpr const char* kReportFile = "report.txt";  ///< the console tables
+inline constexpr const char* kReportFile = "report.txt";          ///< the console tables
+inline constexpr const char* kTelemetryFile = "telemetry.jsonl";  ///< the server's /metrics
+
+/// What a run knows beside its records.
+struct RunNotes {
+  /// Why a guard (--fail-fast, --max-error-rate) ended the run early; "" when it ran to its end.
+  std::string stopped;
+  /// The server's /metrics scrapes (telemetry.jsonl) and where they came from; none when off.
+  std::vector<telemetry::Scrape> scrapes;
+  std::string metrics_url;
+};
+
+/// Writes notes.scrapes as telemetry.jsonl in `dir`, one scrape a line (each with the URL).
+void write_telemetry(const std::string& dir, const RunNotes& notes);
+
+/// Reads DIR/telemetry.jsonl back into scrapes and their URL; none when the file is absent.
+/// Throws std::runtime_error naming the line on a malformed one.
+RunNotes read_telemetry(const std::string& dir);
 
 /// What a finished (or rebuilt) run produced.
 struct RunOutputs {
@@ -29,11 +47,12 @@ struct RunOutputs {
 /// several replicas (config.replica_urls) adds per-replica figures (report/replicas.h) to both. The
 /// same function serves `run` and `report`, so a report rebuilt from requests.jsonl is identical to
 /// the run's own. Throws std::runtime_error naming the file when it cannot be written,
-/// std::invalid_argument on a bad SLO item. `stopped` says why a guard (--fail-fast,
-/// --max-error-rate) ended the run early: a warning, and tokenbench.stopped in summary.json.
+/// std::invalid_argument on a bad SLO item. `notes.stopped` becomes a warning and
+/// tokenbench.stopped; `notes.scrapes` the server's account (tokenbench.server, and the console's
+/// "Server" table).
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
-                             const core::RunConfig& config, const std::string& stopped = "");
+                             const core::RunConfig& config, const RunNotes& notes = {});
 
 /// Opens `path` for writing, truncated, without following a symbolic link at `path` (a link
 /// planted there is refused, never written through). Throws std::runtime_error naming the path.

@@ -357,6 +357,21 @@ double histogram_quantile(const Histogram& h, double q) {
   return lower;
 }
 
+double bounded_quantile(const Histogram& h, double q, double max_ratio) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (h.buckets.empty() || !(q > 0 && q < 1)) return nan;
+  const double rank = q * h.buckets.back().second;
+  double lower = 0;
+  for (const auto& [le, cumulative] : h.buckets) {
+    if (cumulative >= rank && cumulative > 0) {
+      if (!(lower > 0) || std::isinf(le) || le > lower * max_ratio) return nan;
+      return histogram_quantile(h, q);
+    }
+    lower = le;
+  }
+  return nan;
+}
+
 std::optional<double> sum_of(const Exposition& e, std::string_view name, std::string_view sample,
                              const std::vector<Label>& match) {
   const Family* f = e.find(name);

@@ -108,6 +108,11 @@ Histogram histogram_delta(const Histogram& after, const Histogram& before);
 /// taken as 0; the highest finite bound when the rank falls in +Inf. NaN when empty.
 double histogram_quantile(const Histogram& h, double q);
 
+/// histogram_quantile where the buckets bound it well: the bucket holding the rank must have a
+/// lower bound above 0 and an upper bound at most `max_ratio` times it. NaN otherwise (a first
+/// bucket of (0, 300 ms] says nothing about a median of 4 ms).
+double bounded_quantile(const Histogram& h, double q, double max_ratio = 3.0);
+
 /// The sum of the values of family `name`'s samples named `sample` (the family name when empty)
 /// whose labels include every label of `match`; nullopt when there is no such sample.
 std::optional<double> sum_of(const Exposition& e, std::string_view name,

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tokenbench/metrics/summary.h"
+#include "tokenbench/telemetry/scraper.h"
+
+namespace tokenbench::telemetry {
+
+/// Mean and maximum of a gauge over the scrapes of the measure phase.
+struct GaugeStat {
+  double mean = 0;
+  double max = 0;
+  int samples = 0;
+};
+
+/// A server-side latency over the measure phase, from its histogram's delta, in milliseconds.
+struct LatencyStat {
+  double count = 0;
+  double mean_ms = 0;
+  double p50_ms =
+      0;  ///< estimated from the buckets where they bound it (bounded_quantile), else NaN
+  double p95_ms = 0;
+};
+
+/// What the server's /metrics said about one run: the measure phase's counter deltas (from the
+/// scrapes at its start and end), gauge statistics, latency histograms, the cross-check against
+/// the client's own counts, and the breakdown of the client's TTFT. docs/TELEMETRY.md defines
+/// each figure.
+struct ServerAccount {
+  std::string url;
+  ServerKind kind = ServerKind::kUnknown;
+  int scrapes = 0;
+  int failed_scrapes = 0;
+  std::string first_error;
+  bool measured = false;  ///< both edges of the measure phase were scraped
+
+  std::optional<double> prompt_tokens, generation_tokens, requests_finished, preemptions,
+      prefix_cache_hits, prefix_cache_queries;
+  std::optional<GaugeStat> running, waiting, kv_cache_usage_pct;
+  std::optional<LatencyStat> ttft, itl, queue, prefill, decode, e2e;
+
+  /// Client TTFT mean - (server queue mean + prefill mean): network, HTTP framework and client.
+  std::optional<double> ttft_overhead_ms;
+  /// Output throughput x mean TPOT: the batch the client's figures imply.
+  std::optional<double> effective_batch;
+  /// One line each: counter mismatches and readings of the breakdown.
+  std::vector<std::string> findings;
+};
+
+/// The account of `scrapes` (a run's, in time order) against the client's `summary`.
+ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string& url,
+                          const metrics::Summary& summary);
+
+nlohmann::json account_to_json(const ServerAccount& account);
+
+/// The console's "Server" table and its findings.
+std::string render_account(const ServerAccount& account, const metrics::Summary& summary);
+
+/// One line of telemetry.jsonl, and back (for `tokenbench report DIR`). Throws
+/// std::runtime_error on a malformed line.
+nlohmann::json scrape_to_json(const Scrape& scrape);
+Scrape scrape_from_json(const nlohmann::json& object);
+
+}  // namespace tokenbench::telemetry

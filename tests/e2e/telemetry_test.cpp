@@ -1,0 +1,89 @@
+// End to end: a run scrapes serve-sim's /metrics (vLLM's names) and sets the server's account
+// beside the client's figures; `report` rebuilds it from telemetry.jsonl.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+TEST(EndToEndTelemetry, ServerCountersOverTheMeasurePhaseEqualTheClients) {
+  SimProcess sim({"--time-scale", "10"});
+  const std::string dir = make_temp_dir("telemetry");
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--num-prompts", "60", "--max-concurrency", "8", "--warmup", "5", "--input-len",
+                "64", "--output-len", "16", "--metrics-interval", "0.2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto scrapes = read_jsonl(dir + "/telemetry.jsonl");
+  ASSERT_GE(scrapes.size(), 3u);  // before, measure_start, measure_end (and interval ones)
+  int edges = 0;
+  for (const auto& s : scrapes) {
+    EXPECT_TRUE(s["ok"].get<bool>()) << s.dump();
+    EXPECT_EQ(s["server"], "vllm");
+    edges += s["label"] == "measure_start" || s["label"] == "measure_end";
+  }
+  EXPECT_EQ(edges, 2);
+
+  const auto summary = read_json(dir + "/summary.json");
+  const auto& server = summary["tokenbench"]["server"];
+  ASSERT_TRUE(server["measured"].get<bool>()) << server.dump();
+  // The warmup's requests end before the measure phase starts: the deltas are the measure
+  // phase's alone, and equal the client's counts exactly.
+  EXPECT_EQ(server["measure_phase"]["requests_finished"].get<double>(), 60);
+  EXPECT_EQ(server["measure_phase"]["generation_tokens"].get<double>(),
+            summary["total_output_tokens"].get<double>());
+  EXPECT_EQ(server["measure_phase"]["prompt_tokens"].get<double>(),
+            summary["total_input_tokens"].get<double>());
+  EXPECT_EQ(server["latency"]["ttft"]["count"].get<double>(), 60);
+  // The breakdown's parts sum to the client's mean TTFT.
+  const double queue = server["latency"]["queue"]["mean_ms"];
+  const double prefill = server["latency"]["prefill"]["mean_ms"];
+  const double overhead = server["ttft_overhead_ms"];
+  EXPECT_NEAR(queue + prefill + overhead, summary["mean_ttft_ms"].get<double>(), 1e-6);
+  // The simulator's own TTFT is its queue plus prefill.
+  EXPECT_NEAR(server["latency"]["ttft"]["mean_ms"].get<double>(), queue + prefill, 0.5);
+  EXPECT_NE(r.out.find("Server (vllm, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the server's counters agree with the client's: 60 requests"),
+            std::string::npos)
+      << r.out;
+
+  // `report` rebuilds the same account from telemetry.jsonl.
+  const auto before = server.dump();
+  std::filesystem::remove(dir + "/report.txt");
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(read_json(dir + "/summary.json")["tokenbench"]["server"].dump(), before);
+}
+
+TEST(EndToEndTelemetry, OffMeansNoScrapes) {
+  SimProcess sim({"--time-scale", "10"});
+  const std::string dir = make_temp_dir("telemetry-off");
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--num-prompts", "5", "--input-len", "16", "--output-len", "4", "--server-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/telemetry.jsonl"));
+  EXPECT_FALSE(read_json(dir + "/summary.json")["tokenbench"].contains("server"));
+  EXPECT_EQ(r.out.find("Server ("), std::string::npos);
+}
+
+TEST(EndToEndTelemetry, AnExplicitEndpointThatFailsIsRecordedNotFatal) {
+  SimProcess sim({"--time-scale", "10"});
+  const std::string dir = make_temp_dir("telemetry-bad");
+  const auto r = run_process(run_args(sim.url(), dir,
+                                      {"--num-prompts", "5", "--input-len", "16", "--output-len",
+                                       "4", "--server-metrics", sim.url() + "/no-metrics-here"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --server-metrics"), std::string::npos) << r.err;
+  const auto server = read_json(dir + "/summary.json")["tokenbench"]["server"];
+  EXPECT_EQ(server["failed_scrapes"], server["scrapes"]);
+  EXPECT_FALSE(server["measured"].get<bool>());
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
