@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "tokenbench/metrics/request_metrics.h"
@@ -18,7 +19,41 @@ using core::kNever;
 using core::Nanos;
 using nlohmann::json;
 
+template <typename T>
+constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+constexpr bool kIsIntegerVector = false;
+template <typename I>
+constexpr bool kIsIntegerVector<std::vector<I>> = kIsInteger<I>;
+
+// An integer field's value, which must be a JSON integer that fits T: nlohmann's get<T> would
+// convert a float (1e30) or an integer out of T's range with a cast that is undefined or wraps.
+template <typename T>
+T integer_from_json(const json& value, const char* key) {
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    if (std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (value.is_number_integer()) {
+    const auto i = value.get<std::int64_t>();
+    if (std::in_range<T>(i)) return static_cast<T>(i);
+  } else {
+    throw std::runtime_error(fmt::format("field '{}' must hold integers", key));
+  }
+  throw std::runtime_error(fmt::format("field '{}' holds an integer out of range", key));
+}
+
+// The clock's stamps are never negative (kNever, -1, is written as null) and a run does not last
+// 146 years: a stamp outside [0, 2^62] is not one tokenbench wrote, and the difference of two
+// such stamps could overflow.
+constexpr Nanos kMaxStamp = Nanos{1} << 62;
+
 json stamp_to_json(Nanos ns) { return ns == kNever ? json(nullptr) : json(ns); }
+
+void check_stamp(Nanos ns, const char* key) {
+  if (ns < 0 || ns > kMaxStamp) {
+    throw std::runtime_error(fmt::format("field '{}' is not a stamp (0 to 2^62 ns)", key));
+  }
+}
 
 Nanos stamp_from_json(const json& object, const char* key) {
   const auto it = object.find(key);
@@ -26,17 +61,28 @@ Nanos stamp_from_json(const json& object, const char* key) {
   if (!it->is_number_integer()) {
     throw std::runtime_error(fmt::format("field '{}' must be an integer or null", key));
   }
-  return it->get<Nanos>();
+  const Nanos ns = integer_from_json<Nanos>(*it, key);
+  check_stamp(ns, key);
+  return ns;
 }
 
 template <typename T>
 void read_field(const json& object, const char* key, T& out) {
   const auto it = object.find(key);
   if (it == object.end()) return;
-  try {
-    out = it->get<T>();
-  } catch (const json::exception&) {
-    throw std::runtime_error(fmt::format("field '{}' has the wrong type", key));
+  if constexpr (kIsInteger<T>) {
+    out = integer_from_json<T>(*it, key);
+  } else if constexpr (kIsIntegerVector<T>) {
+    if (!it->is_array()) throw std::runtime_error(fmt::format("field '{}' must be an array", key));
+    out.clear();
+    out.reserve(it->size());
+    for (const json& v : *it) out.push_back(integer_from_json<typename T::value_type>(v, key));
+  } else {
+    try {
+      out = it->get<T>();
+    } catch (const json::exception&) {
+      throw std::runtime_error(fmt::format("field '{}' has the wrong type", key));
+    }
   }
 }
 
@@ -187,6 +233,7 @@ core::RequestRecord record_from_json(const json& o) {
   }
   r.chunks.reserve(chunk_ns.size());
   for (std::size_t i = 0; i < chunk_ns.size(); ++i) {
+    check_stamp(chunk_ns[i], "chunk_ns");
     r.chunks.push_back(core::ChunkStamp{chunk_ns[i], chunk_tokens[i]});
   }
 
@@ -208,7 +255,8 @@ core::RequestRecord record_from_jsonl_line(std::string_view line) {
   json object;
   try {
     object = json::parse(line.begin(), line.end());
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {
+    // parse_error, and out_of_range for a number too large for a double (1e5000).
     throw std::runtime_error("not valid JSON");
   }
   return record_from_json(object);
