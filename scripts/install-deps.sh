@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of tokenbench from Debian packages.
 # Idempotent: packages already installed are skipped, and nothing is fetched when all are present.
+#
+#   install-deps.sh         what `make test` needs
+#   install-deps.sh fuzz    that, plus clang and its runtimes (libFuzzer, sanitizers) for `make fuzz`
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +20,17 @@ PACKAGES=(
   python3
   libpcre2-dev libutf8proc-dev libsentencepiece-dev
 )
+
+# Optional groups, named on the command line.
+for group in "$@"; do
+  case "$group" in
+    fuzz) PACKAGES+=(clang libclang-rt-dev) ;;
+    *)
+      echo "install-deps: unknown group '$group' (known: fuzz)" >&2
+      exit 2
+      ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -36,5 +36,28 @@ TEST(Credentials, FirstModelIdAndRedaction) {
   EXPECT_EQ(redact("text", ""), "text");
 }
 
+// A server that says a time scale no serve-sim can run at is not believed (fuzz/model_list.cpp
+// checks the same on every input).
+TEST(Credentials, ModelListIgnoresATimeScaleThatIsNotFinitePositive) {
+  for (const char* scale : {"0", "-2", "-0.0"}) {
+    const std::string body =
+        std::string(R"({"data":[{"id":"m","tokenbench_sim":{"time_scale":)") + scale + "}}]}";
+    const ModelList list = parse_model_list(body);
+    EXPECT_EQ(list.ids, std::vector<std::string>{"m"}) << scale;
+    EXPECT_FALSE(list.sim_time_scale.has_value()) << scale;
+  }
+  EXPECT_EQ(
+      parse_model_list(R"({"data":[{"id":"m","tokenbench_sim":{"time_scale":8}}]})").sim_time_scale,
+      8.0);
+}
+
+// Found by fuzz/redact.cpp (fuzz/corpus/redact/key-inside-marker): a key that occurs in
+// "<redacted>" itself was found again in each replacement, and redact never returned.
+TEST(Credentials, RedactKeyThatOccursInTheMarker) {
+  EXPECT_EQ(redact("user=r", "r"), "use<redacted>=<redacted>");
+  EXPECT_EQ(redact("dd", "d"), "<redacted><redacted>");
+  EXPECT_EQ(redact("x<redacted>x", "<redacted>"), "x<redacted>x");
+}
+
 }  // namespace
 }  // namespace tokenbench::client

@@ -20,6 +20,16 @@ TEST(Apportion, ExactWhenWeightsSumToTheTotal) {
   EXPECT_EQ(apportion({2, 2}, 0), (std::vector<std::int32_t>{0, 0}));
 }
 
+// A server whose usage said 10^18 completion tokens over two chunks hung the worker: the parts
+// overflowed int32 and the remainder loop ran about 10^18 times. The total is now capped.
+TEST(Apportion, HugeTotalIsCappedAndReturns) {
+  using core::apportion;
+  const auto p = apportion({1, 1}, 1'000'000'000'000'000'000);
+  EXPECT_EQ(std::accumulate(p.begin(), p.end(), std::int64_t{0}), core::kMaxApportionTotal);
+  const auto q = apportion({2'000'000'000, 1}, std::int64_t{1} << 62);
+  EXPECT_EQ(std::accumulate(q.begin(), q.end(), std::int64_t{0}), core::kMaxApportionTotal);
+}
+
 core::RequestRecord record_with_text(const std::vector<std::string>& chunks) {
   core::RequestRecord r;
   core::Nanos t = 100;

@@ -134,6 +134,30 @@ TEST(RecordsIoTest, RejectsBadFields) {
   EXPECT_THROW(record_from_jsonl_line("{\"id\":1"), std::runtime_error);
 }
 
+// Found by fuzz/records_jsonl.cpp (fuzz/corpus/records_jsonl/number-overflow*): a number too large
+// for a double escaped as nlohmann's out_of_range instead of the documented runtime_error, so a
+// truncated final line holding one was not skipped. Stamps no clock can produce are refused too.
+TEST(RecordsIoTest, RejectsNumbersOutOfRange) {
+  EXPECT_THROW(record_from_jsonl_line(R"({"chunk_ns":[1500e5000],"chunk_tokens":[1]})"),
+               std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"sent_ns":-5})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"sent_ns":18446744073709551615})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"done_ns":4611686018427387905})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"chunk_ns":[-2],"chunk_tokens":[1]})"),
+               std::runtime_error);
+  EXPECT_EQ(record_from_jsonl_line(R"({"done_ns":4611686018427387904})").done,
+            core::Nanos{1} << 62);
+  // Found by the same target (float-for-integer): a float where an integer belongs was cast,
+  // undefined behaviour past the integer's range; an integer too large for its field wrapped.
+  EXPECT_THROW(record_from_jsonl_line(R"({"prompt_tokens":3.25e29})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"chunk_ns":[1.5],"chunk_tokens":[1]})"),
+               std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"http_status":4294967296})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"endpoint":-1})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"chunk_ns":[1],"chunk_tokens":[2147483648]})"),
+               std::runtime_error);
+}
+
 TEST_F(RecordsFileTest, ReadsBackAWholeRunAndRecomputesTheSameSummary) {
   const std::vector<core::RequestRecord> records = test_records::hand_built_run();
   std::string text;

@@ -2,9 +2,11 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "tokenbench/core/run_config.h"
 
@@ -56,7 +58,10 @@ ModelList parse_model_list(const std::string& models_body) {
     const auto sim = m.find("tokenbench_sim");
     if (sim != m.end() && sim->is_object() && sim->contains("time_scale") &&
         (*sim)["time_scale"].is_number()) {
-      out.sim_time_scale = (*sim)["time_scale"].get<double>();
+      // A scale of zero or below would turn --sim-time's rescaled stamps into nonsense: such
+      // a reply is not serve-sim's.
+      const double scale = (*sim)["time_scale"].get<double>();
+      if (std::isfinite(scale) && scale > 0) out.sim_time_scale = scale;
     }
   }
   return out;
@@ -70,8 +75,12 @@ std::optional<std::string> first_model_id(const std::string& models_body) {
 
 std::string redact(std::string text, const std::string& secret) {
   if (secret.empty()) return text;
+  static constexpr std::string_view kRedacted = "<redacted>";
+  // The search resumes after each replacement: a key that occurs in "<redacted>" itself (say
+  // "d") would otherwise be found in it again and again, without end.
   for (auto pos = text.find(secret); pos != std::string::npos; pos = text.find(secret, pos)) {
-    text.replace(pos, secret.size(), "<redacted>");
+    text.replace(pos, secret.size(), kRedacted);
+    pos += kRedacted.size();
   }
   return text;
 }

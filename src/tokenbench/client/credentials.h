@@ -18,7 +18,7 @@ std::optional<std::string> find_api_key(const std::string& env_name,
 struct ModelList {
   std::vector<std::string> ids;  ///< every model id, in the reply's order
   /// serve-sim's --time-scale, from a model's "tokenbench_sim": {"time_scale": X}; absent for
-  /// any other server.
+  /// any other server, and when X is not a finite positive number.
   std::optional<double> sim_time_scale;
 };
 

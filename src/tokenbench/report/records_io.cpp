@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "tokenbench/metrics/request_metrics.h"
@@ -19,6 +20,29 @@ namespace {
 using core::kNever;
 using core::Nanos;
 using nlohmann::json;
+
+template <typename T>
+constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+constexpr bool kIsIntegerVector = false;
+template <typename I>
+constexpr bool kIsIntegerVector<std::vector<I>> = kIsInteger<I>;
+
+// An integer field's value, which must be a JSON integer that fits T: nlohmann's get<T> would
+// convert a float (1e30) or an integer out of T's range with a cast that is undefined or wraps.
+template <typename T>
+T integer_from_json(const json& value, const char* key) {
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    if (std::in_range<T>(u)) return static_cast<T>(u);
+  } else if (value.is_number_integer()) {
+    const auto i = value.get<std::int64_t>();
+    if (std::in_range<T>(i)) return static_cast<T>(i);
+  } else {
+    throw std::runtime_error(fmt::format("field '{}' must hold integers", key));
+  }
+  throw std::runtime_error(fmt::format("field '{}' holds an integer out of range", key));
+}
 
 json stamp_to_json(Nanos ns) { return ns == kNever ? json(nullptr) : json(ns); }
 
@@ -79,10 +103,19 @@ template <typename T>
 void read_field(const json& object, const char* key, T& out) {
   const auto it = object.find(key);
   if (it == object.end()) return;
-  try {
-    out = it->get<T>();
-  } catch (const json::exception&) {
-    throw std::runtime_error(fmt::format("field '{}' has the wrong type", key));
+  if constexpr (kIsInteger<T>) {
+    out = integer_from_json<T>(*it, key);
+  } else if constexpr (kIsIntegerVector<T>) {
+    if (!it->is_array()) throw std::runtime_error(fmt::format("field '{}' must be an array", key));
+    out.clear();
+    out.reserve(it->size());
+    for (const json& v : *it) out.push_back(integer_from_json<typename T::value_type>(v, key));
+  } else {
+    try {
+      out = it->get<T>();
+    } catch (const json::exception&) {
+      throw std::runtime_error(fmt::format("field '{}' has the wrong type", key));
+    }
   }
 }
 
@@ -300,7 +333,8 @@ core::RequestRecord record_from_jsonl_line(std::string_view line) {
   json object;
   try {
     object = json::parse(line.begin(), line.end());
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {
+    // parse_error, and out_of_range for a number too large for a double (1e5000).
     throw RecordNotJson();
   }
   return record_from_json(object);

@@ -1,0 +1,29 @@
+// A completion request body as serve-sim reads it: sim::parse_completion_request, for both
+// endpoints, with and without prefix-caching block hashes. The first input byte chooses the
+// endpoint (bit 0) and the hash block size (bits 1-3); the rest is the body.
+
+#include <variant>
+
+#include "fuzz_support.h"
+#include "tokenbench/sim/openai_request.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  using namespace tokenbench::sim;
+  const ApiKind api = (data[0] & 1) != 0 ? ApiKind::kChat : ApiKind::kCompletions;
+  const std::int64_t block = (data[0] >> 1) & 7;
+  const auto parsed = parse_completion_request(api, tokenbench::fuzz::as_view(data + 1, size - 1),
+                                               "tiny-llama", 16, block);
+  if (const auto* request = std::get_if<CompletionRequest>(&parsed)) {
+    if (request->max_tokens < 0 || request->min_tokens < 0 || request->prompt_tokens < 0) {
+      tokenbench::fuzz::fail("a negative count in an accepted request");
+    }
+    if (block == 0 && !request->block_hashes.empty()) tokenbench::fuzz::fail("hashes unasked");
+  } else {
+    const auto& error = std::get<RequestError>(parsed);
+    if (error.status < 400 || error.status > 599 || error.message.empty()) {
+      tokenbench::fuzz::fail("a refusal without an error status and message");
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# make soak: SOAK_STREAMS concurrent streams for SOAK_SECONDS against serve-sim, sampling the
+# tokenbench client's resident memory and open file descriptors from /proc every
+# SOAK_INTERVAL seconds into BUILD_DIR/soak.csv, then saying whether both stayed flat.
+#
+#   scripts/soak.sh [BUILD_DIR]      (env: SOAK_SECONDS=300 SOAK_STREAMS=2000 SOAK_INTERVAL=5)
+#
+# "Flat" compares the largest sample of the last fifth of the run with the largest of the fifth
+# after the first (the first fifth is warm-up: connections open, buffers grow). Descriptors may
+# grow by at most SOAK_FD_SLACK (default 16). The client keeps every finished request's record
+# until the run ends (for the summary: about 2 KiB for 100 chunks), so its RSS grows with the
+# number of requests by design: RSS counts as flat when it grew by at most SOAK_RSS_SLACK percent
+# (default 10), or by at most SOAK_RECORD_KIB (default 4) per request finished between the two
+# windows, which a leak of anything per request or per stream would exceed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=${1:-build}
+bin="$build/tokenbench"
+seconds=${SOAK_SECONDS:-300}
+streams=${SOAK_STREAMS:-2000}
+interval=${SOAK_INTERVAL:-5}
+rss_slack=${SOAK_RSS_SLACK:-10}
+record_kib=${SOAK_RECORD_KIB:-4}
+fd_slack=${SOAK_FD_SLACK:-16}
+csv="$build/soak.csv"
+results="$build/soak-results"
+[ -x "$bin" ] || { echo "soak: $bin is missing (make build)" >&2; exit 2; }
+
+# Each side holds one socket per stream, plus files and epoll/timer descriptors.
+need=$((streams + 1024))
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$need" ]; then
+  ulimit -n "$need" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$need" ]; then
+    echo "soak: open-file limit $(ulimit -n) is below the $need that $streams streams need" >&2
+    exit 2
+  fi
+fi
+
+sim_log=$(mktemp)
+run_log="$build/soak-run.log"
+sim_pid=""
+run_pid=""
+cleanup() {
+  [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null || true
+  [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -f "$sim_log"
+}
+trap cleanup EXIT
+
+# Fixed timing, no engine model: every stream is admitted at once and lives about
+# output-len x itl = 10 s, so the client holds SOAK_STREAMS streams throughout.
+"$bin" serve-sim --port 0 --preset fixed --ttft-ms 100 --itl-ms 100 --threads 2 \
+  --idle-timeout-s 0 --seed 1 >"$sim_log" 2>&1 &
+sim_pid=$!
+url=""
+for _ in $(seq 1 200); do
+  url=$(grep -o 'http://[0-9.]*:[0-9]*' "$sim_log" | head -1 || true)
+  [ -n "$url" ] && break
+  sleep 0.05
+done
+[ -n "$url" ] || { echo "soak: serve-sim did not start:" >&2; cat "$sim_log" >&2; exit 1; }
+
+"$bin" run --base-url "$url" --max-concurrency "$streams" --duration "$seconds" \
+  --input-len 32 --output-len 100 --seed 1 --fail-fast 0 \
+  --output-dir "$results" --overwrite >"$run_log" 2>&1 &
+run_pid=$!
+
+echo "t_s,client_rss_kb,client_fds,server_rss_kb,server_fds,requests_done" >"$csv"
+start=$(date +%s)
+sample() {  # pid -> "rss_kb fds", or nothing when the process is gone
+  local rss fds
+  rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null) || return 0
+  fds=$(ls "/proc/$1/fd" 2>/dev/null | wc -l)
+  echo "$rss $fds"
+}
+while kill -0 "$run_pid" 2>/dev/null; do
+  c=$(sample "$run_pid")
+  s=$(sample "$sim_pid")
+  done_lines=$(cat "$results/requests.jsonl" 2>/dev/null | wc -l)
+  [ -n "$c" ] && echo "$(($(date +%s) - start)),${c% *},${c#* },${s% *},${s#* },$done_lines" >>"$csv"
+  sleep "$interval"
+done
+status=0
+wait "$run_pid" || status=$?
+run_pid=""
+echo "soak: tokenbench run exited $status after $(($(date +%s) - start)) s; samples in $csv"
+[ $status -eq 0 ] || { tail -20 "$run_log" >&2; exit 1; }
+
+# Windows by time: early = [T/5, 2T/5), late = [4T/5, T]; T = the requested duration.
+awk -F, -v T="$seconds" -v rs="$rss_slack" -v fs="$fd_slack" -v rk="$record_kib" '
+  NR == 1 { next }
+  $1 >= T / 5 && $1 < 2 * T / 5 {
+    if ($2 > er) er = $2; if ($3 > ef) ef = $3; if (!ed) ed = $6 }
+  $1 >= 4 * T / 5 && $1 <= T {
+    if ($2 > lr) lr = $2; if ($3 > lf) lf = $3; ld = $6 }
+  { if ($3 > maxfd) maxfd = $3 }
+  END {
+    if (!er || !lr) { print "soak: too few samples to compare"; exit 2 }
+    per_request = ld > ed ? (lr - er) / (ld - ed) : 0
+    rss_ok = lr <= er * (1 + rs / 100) || per_request <= rk; fd_ok = lf <= ef + fs
+    printf "client RSS: early max %.1f MiB, late max %.1f MiB (%+.1f%%), %.2f KiB per request " \
+      "finished between the windows (%d): %s\n", er / 1024, lr / 1024, (lr - er) * 100 / er,
+      per_request, ld - ed, rss_ok ? "flat apart from the kept records" : "GREW"
+    printf "client fds: early max %d, late max %d (peak %d): %s\n", ef, lf, maxfd,
+      fd_ok ? "flat" : "GREW"
+    exit (rss_ok && fd_ok) ? 0 : 1
+  }' "$csv"
