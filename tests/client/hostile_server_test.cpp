@@ -157,6 +157,22 @@ TEST(HostileServer, KeptTextIsBounded) {
             reply_limits(EngineConfig{}, 8).text_bytes);
 }
 
+TEST(HostileServer, ImplausibleUsageIsAProtocolFailureNotAHang) {
+  // fuzz/findings/huge-usage.sse: usage claims 10^18 tokens for two chunks. Believed, it hung
+  // the worker, then made per-token ITL allocate gigabytes.
+  FakeServer server({{kSseHeaders + chat_chunk("a") + chat_chunk("b") +
+                          "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,"
+                          "\"completion_tokens\":1000000000000000000}}\n\ndata: [DONE]\n\n",
+                      0ms}});
+  const auto r = run_one(server.url(), with_timeout(5), 8);
+  EXPECT_EQ(r.error, core::ErrorClass::kProtocol) << r.error_message;
+  EXPECT_NE(r.error_message.find("claims 1000000000000000000 completion tokens for max_tokens 8"),
+            std::string::npos)
+      << r.error_message;
+  EXPECT_EQ(r.output_tokens, 2);  // the chunks count instead
+  for (const auto& c : r.chunks) EXPECT_EQ(c.tokens, 1);
+}
+
 TEST(HostileServer, UnrequestedGzipBodyIsRefusedUnread) {
   std::string gzip_like = "\x1f\x8b\x08";
   gzip_like += std::string(200 * 1024, '\0');

@@ -27,6 +27,7 @@ ReplyLimits reply_limits(const EngineConfig& config, std::int64_t max_tokens) {
       config.max_reply_bytes > 0 ? config.max_reply_bytes : (std::int64_t{1} << 20) + tokens * 1024;
   limits.chunks = tokens * 8 + 256;
   limits.text_bytes = (std::int64_t{1} << 20) + tokens * 256;
+  limits.usage_tokens = tokens * 4 + 1024;
   return limits;
 }
 

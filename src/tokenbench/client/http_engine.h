@@ -68,6 +68,9 @@ struct ReplyLimits {
   std::int64_t body_bytes = 0;  ///< bytes of a whole (non-streamed) reply body, kept in memory
   std::int64_t chunks = 0;      ///< content-bearing events of a stream
   std::int64_t text_bytes = 0;  ///< generated text kept per request (EngineConfig::keep_text)
+  /// The most completion tokens a reply's usage may claim; more is a protocol failure (a count
+  /// the figures cannot hold: per-token ITL would expand it into that many samples).
+  std::int64_t usage_tokens = 0;
 };
 ReplyLimits reply_limits(const EngineConfig& config, std::int64_t max_tokens);
 

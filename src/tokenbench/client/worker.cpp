@@ -589,6 +589,16 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
   rec.http_status = static_cast<int>(status);
 
   if (!t->aborted) classify(t, result, status);
+  if (t->usage_completion > t->limits.usage_tokens) {
+    if (rec.error == core::ErrorClass::kNone || rec.error == core::ErrorClass::kEmptyReply) {
+      rec.error = core::ErrorClass::kProtocol;
+      rec.error_message = "the server's usage claims " + std::to_string(t->usage_completion) +
+                          " completion tokens for max_tokens " +
+                          std::to_string(t->spec->max_tokens) + " (at most " +
+                          std::to_string(t->limits.usage_tokens) + " believed)";
+    }
+    t->usage_completion = -1;  // not believed: the chunks count instead
+  }
 
   if (t->usage_completion >= 0) {
     rec.output_tokens = t->usage_completion;
