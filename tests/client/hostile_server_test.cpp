@@ -32,9 +32,10 @@ std::string chat_chunk(const std::string& content) {
          "\"},\"finish_reason\":null}]}\n\n";
 }
 
-// One request against `url` under `config` (its endpoints are set here); returns its record.
-core::RequestRecord run_one(const std::string& url, EngineConfig config,
-                            std::int64_t max_tokens = 8) {
+// One request against `url` under `config` (its endpoints are set here); returns the record of
+// every attempt (one unless config.retries), in the order recorded.
+std::vector<core::RequestRecord> run_attempts(const std::string& url, EngineConfig config,
+                                              std::int64_t max_tokens = 8) {
   core::RunClock clock;
   config.endpoints = {{url + "/v1/chat/completions", {}}};
   config.max_concurrency = 1;
@@ -53,6 +54,13 @@ core::RequestRecord run_one(const std::string& url, EngineConfig config,
     std::lock_guard<std::mutex> lock(m);
     records.push_back(std::move(r));
   });
+  return records;
+}
+
+// One request without retries: its record.
+core::RequestRecord run_one(const std::string& url, EngineConfig config,
+                            std::int64_t max_tokens = 8) {
+  auto records = run_attempts(url, std::move(config), max_tokens);
   EXPECT_EQ(records.size(), 1u);
   return records.empty() ? core::RequestRecord{} : std::move(records[0]);
 }
@@ -340,30 +348,11 @@ TEST(HostileServer, TotalTimeoutStaysTimeout) {
   EXPECT_GE(r.chunks.size(), 1u);
 }
 
-// Runs one request with `retries` and returns every attempt's record, in the order recorded.
 std::vector<core::RequestRecord> run_with_retries(const std::string& url, int retries) {
-  core::RunClock clock;
   EngineConfig config;
-  config.endpoints = {{url + "/v1/chat/completions", {}}};
-  config.max_concurrency = 1;
   config.retries = retries;
   config.seed = 7;
-  HttpEngine engine(config, clock);
-  std::vector<core::RequestSpec> specs(1);
-  specs[0].max_tokens = 8;
-  std::vector<std::string> bodies{R"({"messages":[{"role":"user","content":"hi"}]})"};
-  const auto schedule = load::ArrivalSchedule::immediate(1);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
-  std::mutex m;
-  std::vector<core::RequestRecord> records;
-  engine.run_phase(queue, work, 1, [&](core::RequestRecord&& r) {
-    std::lock_guard<std::mutex> lock(m);
-    records.push_back(std::move(r));
-  });
-  return records;
+  return run_attempts(url, config);
 }
 
 TEST(HostileServer, RetriesRecordEveryAttemptAndHonourRetryAfter) {
