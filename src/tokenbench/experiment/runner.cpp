@@ -342,7 +342,10 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       auto scraper = std::make_unique<telemetry::MetricsScraper>(
           url, t.headers, config.metrics_interval_s, bench->clock());
       const telemetry::Scrape first = scraper->scrape_now("before");
-      if (!first.ok && automatic) continue;  // no /metrics there: nothing to say
+      // Auto: only a server whose names tokenbench knows (docs/TELEMETRY.md) has something to say.
+      if (automatic && (!first.ok || first.snapshot.kind == telemetry::ServerKind::kUnknown)) {
+        continue;
+      }
       if (!first.ok) {
         std::fprintf(stderr, "tokenbench: warning: --server-metrics %s: %s; scraping goes on\n",
                      metrics_urls[i].c_str(), core::one_line(redact(first.error)).c_str());
