@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tokenbench/metrics/checks.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
@@ -161,6 +162,11 @@ RunOutputs write_run_outputs(const std::string& dir,
   out.summary_json["tokenbench"]["stopped"] =
       stopped.empty() ? nlohmann::json() : nlohmann::json(stopped);
   out.console = render_console_report(out.summary, config);
+  if (out.summary.completed > 0) {
+    const metrics::Checks checks = metrics::run_checks(records, out.summary, config);
+    out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
+    out.console += metrics::render_checks(checks);
+  }
   if (!notes.scrapes.empty()) {
     const telemetry::ServerAccount account =
         telemetry::account_for(notes.scrapes, notes.metrics_url, out.summary);
