@@ -72,20 +72,15 @@ EngineConfig with_timeout(double seconds, bool stream = true) {
   return config;
 }
 
-// Peak resident memory of this process (VmHWM), in bytes; reset_peak() starts a new peak.
-std::int64_t peak_rss() {
+// A memory figure of this process's /proc/self/status ("VmHWM": peak resident, "VmRSS": resident),
+// in bytes; reset_peak() starts a new peak.
+std::int64_t status_bytes(std::string_view key) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
-}
-std::int64_t current_rss() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+    if (line.rfind(key, 0) == 0 && line.size() > key.size() && line[key.size()] == ':') {
+      return std::stoll(line.substr(key.size() + 1)) * 1024;
+    }
   }
   return -1;
 }
@@ -95,9 +90,9 @@ void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 template <typename Body>
 std::int64_t peak_growth(Body&& body) {
   reset_peak();
-  const std::int64_t before = current_rss();
+  const std::int64_t before = status_bytes("VmRSS");
   body();
-  return peak_rss() - before;
+  return status_bytes("VmHWM") - before;
 }
 
 constexpr std::int64_t kFlat = 32 << 20;  // far below what the hostile servers would cost

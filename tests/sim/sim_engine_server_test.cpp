@@ -18,6 +18,8 @@
 namespace tokenbench::sim {
 namespace {
 
+using testing::start_server;
+
 using nlohmann::json;
 using std::chrono::milliseconds;
 using testing::HttpReply;
@@ -40,12 +42,6 @@ EngineParams flat_steps(double step_ms) {
   p.step_overhead_ms = step_ms;
   p.kv_cache_tokens = 1 << 20;
   return p;
-}
-
-std::unique_ptr<SimServer> start_server(const SimConfig& config) {
-  auto server = std::make_unique<SimServer>(config);
-  server->start();
-  return server;
 }
 
 std::string chat_body(int max_tokens, bool stream, bool ignore_eos = true) {

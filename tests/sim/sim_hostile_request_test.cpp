@@ -19,6 +19,8 @@
 namespace tokenbench::sim {
 namespace {
 
+using testing::start_server;
+
 using nlohmann::json;
 using testing::HttpReply;
 using testing::TestClock;
@@ -32,12 +34,6 @@ SimConfig fixed_config(double ttft_ms, double itl_ms) {
   c.timing.ttft_ms = ttft_ms;
   c.timing.itl_ms = itl_ms;
   return c;
-}
-
-std::unique_ptr<SimServer> start_server(const SimConfig& config) {
-  auto server = std::make_unique<SimServer>(config);
-  server->start();
-  return server;
 }
 
 std::string chat_body(int max_tokens, bool stream) {

@@ -16,10 +16,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tokenbench/sim/sim_server.h"
 
 namespace tokenbench::sim::testing {
 
@@ -207,5 +210,12 @@ class TestConnection {
   bool closed_ = false;
   TestClock::time_point last_read_;
 };
+
+/// A started simulator on `config` (port 0: a free one); stopped when destroyed.
+inline std::unique_ptr<SimServer> start_server(const SimConfig& config) {
+  auto server = std::make_unique<SimServer>(config);
+  server->start();
+  return server;
+}
 
 }  // namespace tokenbench::sim::testing

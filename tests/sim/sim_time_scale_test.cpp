@@ -15,6 +15,8 @@
 namespace tokenbench::sim {
 namespace {
 
+using testing::start_server;
+
 using nlohmann::json;
 using testing::HttpReply;
 using testing::TestConnection;
@@ -39,12 +41,6 @@ SimConfig zero_engine_config(double time_scale) {
   c.engine = *find_engine_preset("zero");
   c.time_scale = time_scale;
   return c;
-}
-
-std::unique_ptr<SimServer> start_server(const SimConfig& config) {
-  auto server = std::make_unique<SimServer>(config);
-  server->start();
-  return server;
 }
 
 HttpReply request(std::uint16_t port, std::string_view method, std::string_view path,

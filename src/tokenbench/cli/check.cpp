@@ -57,22 +57,11 @@ int check(CheckFlags& f) {
   client::ProbeTarget target;
   target.base_url = forgiving_url(f.base_url, f.endpoint, f.endpoint_given);
   target.endpoint = f.endpoint;
-  if (f.api.empty()) {
-    target.api = f.endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
-                                                              : core::ApiKind::kOpenAICompletions;
-  } else if (f.api == "openai-chat" || f.api == "openai") {
-    target.api = f.api == "openai" ? core::ApiKind::kOpenAICompletions : core::ApiKind::kOpenAIChat;
-  } else {
-    throw UsageError("--api '" + f.api + "' is not known: use openai-chat or openai");
-  }
+  target.api = resolve_api(f.api, target.endpoint);
   if (!(f.timeout_s > 0 && f.timeout_s <= 3600)) {
     throw UsageError("--timeout must be a number of seconds in (0, 3600]");
   }
-  for (const auto& h : f.headers) {
-    if (h.find(':') == std::string::npos || h.find_first_of("\r\n") != std::string::npos) {
-      throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
-    }
-  }
+  check_headers(f.headers);
   std::string userinfo;
   std::tie(target.shown_url, userinfo) = client::split_userinfo(target.base_url);
   target.model = f.model;

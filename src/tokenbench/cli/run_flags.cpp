@@ -206,6 +206,29 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
   }
 }
 
+core::ApiKind resolve_api(const std::string& api, const std::string& endpoint) {
+  if (api.empty()) {
+    return endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
+                                                      : core::ApiKind::kOpenAICompletions;
+  }
+  if (api == "openai-chat") return core::ApiKind::kOpenAIChat;
+  if (api == "openai") return core::ApiKind::kOpenAICompletions;
+  throw UsageError("--api '" + api + "' is not known: use openai-chat or openai");
+}
+
+void check_headers(const std::vector<std::string>& headers) {
+  for (const auto& h : headers) {
+    if (h.find(':') == std::string::npos) {
+      throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
+    }
+    if (h.find_first_of("\r\n") != std::string::npos) {
+      // A line break would put a second header of the user's text on the wire.
+      throw UsageError("--header '" + core::one_line(h) +
+                       "' holds a line break: give one header per --header");
+    }
+  }
+}
+
 std::int64_t parse_byte_size(const std::string& text, const char* flag) {
   std::size_t used = 0;
   double value = 0;
@@ -320,16 +343,7 @@ void finalize_run_flags(RunFlags& f) {
   }
 
   if (c.endpoint.empty() || c.endpoint.front() != '/') c.endpoint = "/" + c.endpoint;
-  if (f.api.empty()) {
-    c.api = c.endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
-                                                         : core::ApiKind::kOpenAICompletions;
-  } else if (f.api == "openai-chat") {
-    c.api = core::ApiKind::kOpenAIChat;
-  } else if (f.api == "openai") {
-    c.api = core::ApiKind::kOpenAICompletions;
-  } else {
-    throw UsageError("--api '" + f.api + "' is not known: use openai-chat or openai");
-  }
+  c.api = resolve_api(f.api, c.endpoint);
   if (f.arrival == "gamma" || f.arrival == "poisson") {
     c.arrival = core::ArrivalKind::kGamma;
     if (f.arrival == "poisson") c.burstiness = 1.0;
@@ -386,16 +400,7 @@ void finalize_run_flags(RunFlags& f) {
   } catch (const core::ConfigError& e) {
     throw UsageError(e.what());
   }
-  for (const auto& h : c.headers) {
-    if (h.find(':') == std::string::npos) {
-      throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
-    }
-    if (h.find_first_of("\r\n") != std::string::npos) {
-      // A line break would put a second header of the user's text on the wire.
-      throw UsageError("--header '" + core::one_line(h) +
-                       "' holds a line break: give one header per --header");
-    }
-  }
+  check_headers(c.headers);
   try {
     metrics::parse_slo(c.goodput);
   } catch (const std::invalid_argument& e) {

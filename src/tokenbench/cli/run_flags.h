@@ -59,6 +59,13 @@ void finalize_run_flags(RunFlags& flags);
 /// it changed. Throws UsageError.
 std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given);
 
+/// The API of --api API (empty: inferred from `endpoint`: a path containing "chat" is chat).
+/// Throws UsageError for an unknown one.
+core::ApiKind resolve_api(const std::string& api, const std::string& endpoint);
+
+/// Each --header must look like "Name: value" on one line. Throws UsageError naming it.
+void check_headers(const std::vector<std::string>& headers);
+
 /// Parses a byte size: "4194304", "4MiB", "512KiB", "1GiB" (K, M, G and KB, MB, GB are read as
 /// binary multiples too). Throws UsageError naming `flag`.
 std::int64_t parse_byte_size(const std::string& text, const char* flag);
