@@ -21,29 +21,6 @@ using core::kNever;
 using core::Nanos;
 using nlohmann::json;
 
-template <typename T>
-constexpr bool kIsInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-template <typename T>
-constexpr bool kIsIntegerVector = false;
-template <typename I>
-constexpr bool kIsIntegerVector<std::vector<I>> = kIsInteger<I>;
-
-// An integer field's value, which must be a JSON integer that fits T: nlohmann's get<T> would
-// convert a float (1e30) or an integer out of T's range with a cast that is undefined or wraps.
-template <typename T>
-T integer_from_json(const json& value, const char* key) {
-  if (value.is_number_unsigned()) {
-    const auto u = value.get<std::uint64_t>();
-    if (std::in_range<T>(u)) return static_cast<T>(u);
-  } else if (value.is_number_integer()) {
-    const auto i = value.get<std::int64_t>();
-    if (std::in_range<T>(i)) return static_cast<T>(i);
-  } else {
-    throw std::runtime_error(fmt::format("field '{}' must hold integers", key));
-  }
-  throw std::runtime_error(fmt::format("field '{}' holds an integer out of range", key));
-}
-
 json stamp_to_json(Nanos ns) { return ns == kNever ? json(nullptr) : json(ns); }
 
 // The largest token or byte count a record may hold: far above any real request, far below where
@@ -99,23 +76,16 @@ Nanos stamp_from_json(const json& object, const char* key) {
   return checked_stamp(*it, key);
 }
 
+// A string or bool field (integers go through read_integer, which checks their range).
 template <typename T>
 void read_field(const json& object, const char* key, T& out) {
+  static_assert(!std::is_integral_v<T> || std::is_same_v<T, bool>, "use read_integer");
   const auto it = object.find(key);
   if (it == object.end()) return;
-  if constexpr (kIsInteger<T>) {
-    out = integer_from_json<T>(*it, key);
-  } else if constexpr (kIsIntegerVector<T>) {
-    if (!it->is_array()) throw std::runtime_error(fmt::format("field '{}' must be an array", key));
-    out.clear();
-    out.reserve(it->size());
-    for (const json& v : *it) out.push_back(integer_from_json<typename T::value_type>(v, key));
-  } else {
-    try {
-      out = it->get<T>();
-    } catch (const json::exception&) {
-      throw std::runtime_error(fmt::format("field '{}' has the wrong type", key));
-    }
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    throw std::runtime_error(fmt::format("field '{}' has the wrong type", key));
   }
 }
 
