@@ -29,8 +29,10 @@ struct Piece {
 /// that serve-sim does not produce. Serves connections one at a time on its own thread.
 class FakeServer {
  public:
-  explicit FakeServer(std::vector<Piece> script, bool keep_alive = false)
-      : script_(std::move(script)), keep_alive_(keep_alive) {
+  /// `accept_delay`: a pause before each accept, for a server that is slow to take connections.
+  explicit FakeServer(std::vector<Piece> script, bool keep_alive = false,
+                      std::chrono::milliseconds accept_delay = std::chrono::milliseconds(0))
+      : script_(std::move(script)), keep_alive_(keep_alive), accept_delay_(accept_delay) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
     setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -60,6 +62,7 @@ class FakeServer {
  private:
   void serve() {
     while (!stop_) {
+      if (accept_delay_.count() > 0) std::this_thread::sleep_for(accept_delay_);
       const int c = accept(fd_, nullptr, nullptr);
       if (c < 0) return;
       ++connections_;
@@ -111,6 +114,7 @@ class FakeServer {
 
   std::vector<Piece> script_;
   bool keep_alive_ = false;
+  std::chrono::milliseconds accept_delay_{0};
   int fd_ = -1;
   std::uint16_t port_ = 0;
   std::atomic<bool> stop_{false};

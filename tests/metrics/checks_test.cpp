@@ -62,5 +62,68 @@ TEST(Checks, AchievedRateBelowTheRequestedOneIsNamed) {
   EXPECT_TRUE(run_checks(slow, summarize(slow, {}), config).findings.empty());
 }
 
+TEST(Checks, WaitsForASlotAreShownFromTheIntendedArrival) {
+  core::RunConfig config;
+  config.request_rate = 100;
+  config.max_concurrency = 1;
+  // Intended every 10 ms; each request waited 5 ms per place in the line for its slot.
+  auto waited = records(50, 10, [](int) { return 20.0; });
+  for (std::size_t i = 0; i < waited.size(); ++i) {
+    waited[i].intended = waited[i].scheduled - static_cast<core::Nanos>(i) * 5'000'000;
+  }
+  const Summary s = summarize(waited, {});
+  // From the intended arrival, each latency grows by exactly that request's wait.
+  EXPECT_NEAR(s.ttft_from_intended_ms.max - s.ttft_ms.max, 49 * 5.0, 1e-9);
+  EXPECT_NEAR(s.e2el_from_intended_ms.mean - s.e2el_ms.mean, 24.5 * 5.0, 1e-9);
+  const Checks c = run_checks(waited, s, config);
+  ASSERT_TRUE(c.arrival_wait);
+  EXPECT_EQ(c.arrival_wait->requests, 50);
+  EXPECT_EQ(c.arrival_wait->waited, 49);
+  EXPECT_NEAR(c.arrival_wait->wait_p50_ms, 122.5, 1e-9);
+  bool named = false;
+  for (const auto& f : c.findings) named |= f.find("coordinated omission") != std::string::npos;
+  EXPECT_TRUE(named);
+  EXPECT_NE(render_checks(c).find("from intended arrival: 49 of 50 waited for a slot"),
+            std::string::npos)
+      << render_checks(c);
+  // A closed-loop run has no intended arrivals: no such section.
+  const auto closed = records(50, 10, [](int) { return 20.0; });
+  EXPECT_FALSE(run_checks(closed, summarize(closed, {}), config).arrival_wait);
+}
+
+TEST(Checks, ClientHealthFindsTheBusiestSecond) {
+  // Worker 0: 40% busy throughout 3 s. Worker 1: idle except one second at 95%.
+  std::vector<std::vector<core::CpuSample>> cpu(2);
+  const core::Nanos step = 250'000'000;
+  core::Nanos busy0 = 0;
+  core::Nanos busy1 = 0;
+  for (int i = 0; i <= 12; ++i) {
+    cpu[0].push_back({i * step, busy0});
+    cpu[1].push_back({i * step, busy1});
+    busy0 += step * 2 / 5;
+    busy1 += i >= 4 && i < 8 ? step * 19 / 20 : 0;
+  }
+  const ClientHealth h = client_health(cpu);
+  ASSERT_EQ(h.workers.size(), 2u);
+  EXPECT_NEAR(h.workers[0].busy_mean_pct, 40.0, 1e-9);
+  EXPECT_NEAR(h.workers[0].busy_peak_pct, 40.0, 1e-9);
+  EXPECT_NEAR(h.workers[0].cpu_s, 1.2, 1e-9);
+  EXPECT_NEAR(h.workers[1].busy_mean_pct, 95.0 / 3, 1e-9);
+  EXPECT_NEAR(h.workers[1].busy_peak_pct, 95.0, 1e-9);
+  EXPECT_TRUE(h.saturated);
+
+  core::RunConfig config;
+  const auto rs = records(10, 10, [](int) { return 5.0; });
+  const Checks c = run_checks(rs, summarize(rs, {}), config, cpu);
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0],
+            "client worker 1 was on the CPU 95% of its busiest second (mean 32%): the client may "
+            "have bounded these figures; give it more --workers or a less loaded machine");
+  EXPECT_NE(render_checks(c).find("client CPU per worker: 40% (peak 40%), 32% (peak 95%) - "
+                                  "saturated"),
+            std::string::npos)
+      << render_checks(c);
+}
+
 }  // namespace
 }  // namespace tokenbench::metrics

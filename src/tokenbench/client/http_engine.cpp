@@ -74,6 +74,13 @@ HttpEngine::HttpEngine(EngineConfig config, const core::RunClock& clock)
 
 HttpEngine::~HttpEngine() = default;
 
+std::vector<std::vector<core::CpuSample>> HttpEngine::cpu_samples() const {
+  std::vector<std::vector<core::CpuSample>> out;
+  out.reserve(workers_.size());
+  for (const auto& w : workers_) out.push_back(w->cpu_samples());
+  return out;
+}
+
 void HttpEngine::run_phase(load::WorkQueue& queue, const PhaseWork& work,
                            std::size_t expected_count, const RecordSink& sink) {
   const std::size_t n = workers_.size();

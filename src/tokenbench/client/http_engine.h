@@ -81,6 +81,9 @@ struct PhaseWork {
   const std::vector<std::string>* bodies = nullptr;
   core::Phase phase = core::Phase::kMeasure;
   std::uint64_t id_base = 0;
+  /// True when the queue follows an arrival schedule (--request-rate): records then keep the
+  /// schedule's due time as RequestRecord::intended.
+  bool open_loop = false;
   /// Requests with a schedule index below drop_count, or scheduled before drop_before, are
   /// recorded with Phase::kDropped instead of `phase` (--drop-first).
   std::size_t drop_count = 0;
@@ -121,6 +124,10 @@ class HttpEngine {
   /// Stops issuing requests and ends the ones in flight, recording them as canceled.
   void cancel() { canceled_.store(true, std::memory_order_relaxed); }
   bool canceled() const { return canceled_.load(std::memory_order_relaxed); }
+
+  /// Per worker, its thread's CPU clock readings over the measure phases run so far (see
+  /// Worker::cpu_samples). Call between phases only.
+  std::vector<std::vector<core::CpuSample>> cpu_samples() const;
 
  private:
   EngineConfig config_;

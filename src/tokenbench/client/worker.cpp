@@ -150,9 +150,20 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
   freed_at_.clear();
   slots_limited_ = config_.max_concurrency > 0;
   if (slots_limited_) freed_at_.assign(slots, queue.phase_start());
+  const bool sample_cpu = work.phase == core::Phase::kMeasure;
+  const auto read_cpu = [this](core::Nanos now) {
+    cpu_samples_.push_back({now, core::thread_cpu_now()});
+    next_cpu_sample_ = now + kCpuSamplePeriod;
+  };
+  if (sample_cpu) read_cpu(clock_.now());
 
   epoll_event events[kMaxEvents];
   while (true) {
+    if (sample_cpu) {
+      // One clock read per loop turn; the CPU clock only every kCpuSamplePeriod.
+      const core::Nanos now = clock_.now();
+      if (now >= next_cpu_sample_) read_cpu(now);
+    }
     if (canceled.load(std::memory_order_relaxed)) {
       queue.stop();
       cancel_all();
@@ -205,6 +216,7 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
     }
   }
   disarm_timer();
+  if (sample_cpu) read_cpu(clock_.now());
   sink_ = nullptr;
 }
 
@@ -230,7 +242,7 @@ core::Nanos Worker::issue_due(load::WorkQueue& queue, const PhaseWork& work, std
       }
       scheduled = std::max(due, freed);
     }
-    start(acquire(), work, index, scheduled);
+    start(acquire(), work, index, due, scheduled);
   }
   return core::kNever;
 }
@@ -264,7 +276,8 @@ std::uint32_t Worker::route(const core::RequestSpec& spec) {
   return chosen;
 }
 
-void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due) {
+void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due,
+                   core::Nanos scheduled) {
   const std::size_t n = work.specs->size();
   const core::RequestSpec& spec = (*work.specs)[index % n];
   t->spec = &spec;
@@ -272,7 +285,7 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   t->rec = core::RequestRecord{};
   t->rec.id = work.id_base + index;
   t->rec.phase =
-      index < work.drop_count || due < work.drop_before ? core::Phase::kDropped : work.phase;
+      index < work.drop_count || scheduled < work.drop_before ? core::Phase::kDropped : work.phase;
   const std::uint32_t endpoint = route(spec);
   if (endpoint != t->endpoint) {
     t->endpoint = endpoint;
@@ -280,7 +293,8 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
     curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, headers_[endpoint]);
   }
   t->rec.endpoint = endpoint;
-  t->rec.scheduled = due;
+  if (work.open_loop) t->rec.intended = due;
+  t->rec.scheduled = scheduled;
   t->attempt = 0;
   t->limits = reply_limits(config_, spec.max_tokens);
   t->active = true;
@@ -354,6 +368,7 @@ bool Worker::schedule_retry(Transfer* t) {
   next.id = t->rec.id;
   next.phase = t->rec.phase;
   next.endpoint = t->rec.endpoint;
+  next.intended = t->rec.intended;
   next.scheduled = t->rec.done + wait;
   t->rec.retried = true;
   (*sink_)(std::move(t->rec));

@@ -59,6 +59,13 @@ class Worker {
   void run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots, const RecordSink& sink,
            const std::atomic<bool>& canceled);
 
+  /// Readings of this worker's thread CPU clock during measure phases (at the phase's start and
+  /// end and about every kCpuSamplePeriod in between), in time order.
+  const std::vector<core::CpuSample>& cpu_samples() const { return cpu_samples_; }
+
+  /// How often a worker reads its CPU clock while it measures.
+  static constexpr core::Nanos kCpuSamplePeriod = 250'000'000;
+
  private:
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* userp, void* socketp);
   static int on_timer(CURLM* multi, long timeout_ms, void* userp);
@@ -68,7 +75,10 @@ class Worker {
   /// Claims and starts every request that is due while slots are free; returns the due time of the
   /// next request not yet started (kNever when none) and sets exhausted_ when the queue is empty.
   core::Nanos issue_due(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots);
-  void start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due);
+  /// Starts schedule index `index`, due at `due` by the schedule and sent no earlier than
+  /// `scheduled` (the later of `due` and the moment a slot freed).
+  void start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due,
+             core::Nanos scheduled);
   /// Resets `t`'s per-attempt state and hands its handle to the multi.
   void launch(Transfer* t);
   /// Launches the retries whose backoff has passed; returns when the next one is due (or kNever).
@@ -121,6 +131,8 @@ class Worker {
   core::Nanos wait_check_period_ = core::kNever;  // how often expire_waits runs; kNever: never
   core::Nanos next_wait_check_ = core::kNever;
   const RecordSink* sink_ = nullptr;
+  std::vector<core::CpuSample> cpu_samples_;  // this thread's CPU clock during measure phases
+  core::Nanos next_cpu_sample_ = core::kNever;
 };
 
 }  // namespace tokenbench::client

@@ -49,6 +49,15 @@ inline Nanos saturated_nanos(double seconds) {
 inline double to_ms(Nanos ns) { return static_cast<double>(ns) / 1e6; }
 inline double to_seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }
 
+/// The CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
+Nanos thread_cpu_now();
+
+/// One reading of a thread's CPU clock at run-clock time `t`.
+struct CpuSample {
+  Nanos t = kNever;
+  Nanos cpu = 0;
+};
+
 /// The current wall-clock time as an ISO 8601 UTC string, used only as a label.
 std::string wall_clock_iso8601();
 

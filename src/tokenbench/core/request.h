@@ -94,6 +94,10 @@ struct RequestRecord {
   /// in the request figures.
   bool retried = false;
 
+  /// When the arrival schedule meant the request to arrive (open-loop runs only; kNever in a
+  /// closed loop). Differs from `scheduled` when the request waited for a free slot
+  /// (--max-concurrency): `scheduled` then moves to when the slot freed, and this stays.
+  Nanos intended = kNever;
   Nanos scheduled = kNever;    ///< when the schedule wanted the request sent
   Nanos sent = kNever;         ///< when the engine handed it to the transport
   Nanos headers = kNever;      ///< response headers complete
@@ -109,6 +113,9 @@ struct RequestRecord {
   std::int64_t output_tokens = 0;
   TokenSource output_source = TokenSource::kUnknown;
   std::int64_t output_chars = 0;  ///< bytes of generated text (content + reasoning)
+  /// The local tokenizer's count of the generated text (--tokenizer), kept beside a usage count
+  /// for the consistency check; -1 when not counted.
+  std::int64_t tokenizer_output_tokens = -1;
   /// Bytes of generated text each content chunk carried, parallel to `chunks` (in memory only;
   /// not written to requests.jsonl).
   std::vector<std::int32_t> chunk_text_bytes;

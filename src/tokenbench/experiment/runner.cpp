@@ -402,6 +402,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       for (auto& s : notes.scrapes) s.error = redact(std::move(s.error));
       notes.metrics_url = metrics_urls[i];
     }
+    notes.client_cpu = last_bench_->cpu_samples();
     outcome.parts.push_back(
         write_part(parts[i].first, parts[i].second, recorders[i]->records(), notes));
   }
@@ -415,7 +416,9 @@ LevelResult Runner::write_part(const std::string& name, const core::RunConfig& c
   result.name = name;
   result.dir = config.output_dir;
   try {
-    if (!notes.scrapes.empty()) report::write_telemetry(config.output_dir, notes);
+    if (!notes.scrapes.empty() || !notes.client_cpu.empty()) {
+      report::write_telemetry(config.output_dir, notes);
+    }
     report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config, notes);
     result.summary = std::move(out.summary);
     result.summary_json = std::move(out.summary_json);

@@ -136,6 +136,7 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
   work.bodies = &bodies;
   work.phase = phase;
   work.id_base = 0;  // each phase numbers its requests from 0: measured ids are 0 .. N-1
+  work.open_loop = open_loop;
   if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0) {
     const double share = config_.drop_first_pct / 100.0;
     if (count != ArrivalSchedule::kUnbounded) {

@@ -50,6 +50,8 @@ class Benchmark {
   /// Stops issuing requests and ends those in flight as canceled.
   void cancel() { engine_->cancel(); }
   bool canceled() const { return engine_->canceled(); }
+  /// Per worker thread, its CPU clock readings over the measure phase (client::HttpEngine).
+  std::vector<std::vector<core::CpuSample>> cpu_samples() const { return engine_->cpu_samples(); }
 
   const core::RunClock& clock() const { return clock_; }
   /// Worker threads the engine runs.

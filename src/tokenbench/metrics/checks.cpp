@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace tokenbench::metrics {
@@ -36,10 +37,68 @@ nlohmann::json tail_json(const std::optional<TailCheck>& t) {
           {"reading", t->reading}};
 }
 
+std::optional<ArrivalWait> arrival_wait(const std::vector<core::RequestRecord>& records,
+                                        const Summary& summary) {
+  ArrivalWait w;
+  std::vector<double> waits;
+  for (const auto& r : records) {
+    if (r.phase != core::Phase::kMeasure || r.retried || r.intended == core::kNever ||
+        r.scheduled == core::kNever) {
+      continue;
+    }
+    ++w.requests;
+    const core::Nanos wait = std::max<core::Nanos>(0, r.scheduled - r.intended);
+    if (wait > 0) ++w.waited;
+    waits.push_back(core::to_ms(wait));
+  }
+  if (w.requests == 0) return std::nullopt;
+  static constexpr std::array<double, 2> kWaitPercentiles{50, 99};
+  const Distribution d = make_distribution(std::move(waits), kWaitPercentiles);
+  w.wait_p50_ms = d.at(50);
+  w.wait_p99_ms = d.at(99);
+  w.ttft_p99_ms = summary.ttft_ms.at(99);
+  w.ttft_from_intended_p99_ms = summary.ttft_from_intended_ms.at(99);
+  w.e2el_p99_ms = summary.e2el_ms.at(99);
+  w.e2el_from_intended_p99_ms = summary.e2el_from_intended_ms.at(99);
+  return w;
+}
+
+std::string ms_or_dash(double v) { return is_defined(v) ? fmt::format("{:.1f}", v) : "-"; }
+
 }  // namespace
 
+ClientHealth client_health(const std::vector<std::vector<core::CpuSample>>& samples) {
+  ClientHealth h;
+  const auto window = core::saturated_nanos(kCpuWindowS);
+  for (const auto& s : samples) {
+    if (s.size() < 2 || s.back().t <= s.front().t) continue;
+    WorkerCpu w;
+    w.cpu_s = core::to_seconds(s.back().cpu - s.front().cpu);
+    w.busy_mean_pct = 100.0 * static_cast<double>(s.back().cpu - s.front().cpu) /
+                      static_cast<double>(s.back().t - s.front().t);
+    w.busy_peak_pct = w.busy_mean_pct;
+    if (s.back().t - s.front().t > window) {
+      // The busiest stretch of at least `window` between readings, by two pointers.
+      double peak = 0;
+      std::size_t j = 0;
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        j = std::max(j, i);
+        while (j < s.size() && s[j].t - s[i].t < window) ++j;
+        if (j == s.size()) break;
+        peak = std::max(peak, 100.0 * static_cast<double>(s[j].cpu - s[i].cpu) /
+                                  static_cast<double>(s[j].t - s[i].t));
+      }
+      w.busy_peak_pct = peak;
+    }
+    h.saturated = h.saturated || w.busy_peak_pct >= kSaturatedBusyPct;
+    h.workers.push_back(w);
+  }
+  return h;
+}
+
 Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
-                  const core::RunConfig& config) {
+                  const core::RunConfig& config,
+                  const std::vector<std::vector<core::CpuSample>>& client_cpu) {
   Checks c;
   c.ttft = tail_of(summary.ttft_ms);
   c.e2el = tail_of(summary.e2el_ms);
@@ -86,11 +145,76 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
                           "not the server, limited the test",
                           o.achieved_rate, o.requested_rate));
   }
+
+  c.consistency = check_consistency(records);
+  for (const auto& k : c.consistency) {
+    if (k.outside == 0) continue;
+    std::string ids;
+    for (const auto id : k.first_ids) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    c.findings.push_back(fmt::format(
+        "{} of {} requests fail the {} check ({}; ids {}{}): {}", k.outside, k.checked, k.name,
+        k.rule, ids, k.outside > static_cast<std::int64_t>(k.first_ids.size()) ? ", ..." : "",
+        k.reading));
+  }
+
+  c.arrival_wait = arrival_wait(records, summary);
+  if (c.arrival_wait && is_defined(c.arrival_wait->wait_p99_ms) &&
+      c.arrival_wait->wait_p99_ms > kClientLagWarnMs) {
+    const ArrivalWait& w = *c.arrival_wait;
+    c.findings.push_back(fmt::format(
+        "{} of {} requests waited for a --max-concurrency slot past their intended arrival (p99 "
+        "{} ms): latencies from the send hide that wait (coordinated omission); from the "
+        "intended arrival TTFT p99 is {} ms (not {}), E2EL p99 {} ms (not {})",
+        w.waited, w.requests, ms_or_dash(w.wait_p99_ms), ms_or_dash(w.ttft_from_intended_p99_ms),
+        ms_or_dash(w.ttft_p99_ms), ms_or_dash(w.e2el_from_intended_p99_ms),
+        ms_or_dash(w.e2el_p99_ms)));
+  }
+
+  if (!client_cpu.empty()) {
+    c.client = client_health(client_cpu);
+    for (std::size_t i = 0; i < c.client->workers.size(); ++i) {
+      const WorkerCpu& w = c.client->workers[i];
+      if (w.busy_peak_pct < kSaturatedBusyPct) continue;
+      c.findings.push_back(fmt::format(
+          "client worker {} was on the CPU {:.0f}% of its busiest second (mean {:.0f}%): the "
+          "client may have bounded these figures; give it more --workers or a less loaded "
+          "machine",
+          i, w.busy_peak_pct, w.busy_mean_pct));
+    }
+  }
   return c;
 }
 
 nlohmann::json checks_to_json(const Checks& c) {
   const OfferedLoad& o = c.offered;
+  nlohmann::json consistency = nlohmann::json::object();
+  for (const auto& k : c.consistency) {
+    consistency[k.name] = {{"rule", k.rule},
+                           {"checked", k.checked},
+                           {"outside", k.outside},
+                           {"first_ids", k.first_ids}};
+  }
+  nlohmann::json wait;
+  if (c.arrival_wait) {
+    const ArrivalWait& w = *c.arrival_wait;
+    wait = {{"requests", w.requests},
+            {"waited", w.waited},
+            {"wait_p50_ms", number(w.wait_p50_ms)},
+            {"wait_p99_ms", number(w.wait_p99_ms)},
+            {"p99_ttft_ms", number(w.ttft_p99_ms)},
+            {"p99_ttft_from_intended_ms", number(w.ttft_from_intended_p99_ms)},
+            {"p99_e2el_ms", number(w.e2el_p99_ms)},
+            {"p99_e2el_from_intended_ms", number(w.e2el_from_intended_p99_ms)}};
+  }
+  nlohmann::json client;
+  if (c.client) {
+    client = {{"saturated", c.client->saturated}, {"workers", nlohmann::json::array()}};
+    for (const auto& w : c.client->workers) {
+      client["workers"].push_back({{"cpu_s", w.cpu_s},
+                                   {"busy_mean_pct", w.busy_mean_pct},
+                                   {"busy_peak_pct", w.busy_peak_pct}});
+    }
+  }
   return {{"tail", {{"ttft", tail_json(c.ttft)}, {"e2el", tail_json(c.e2el)}}},
           {"offered_load",
            {{"requested_rate", number(o.requested_rate)},
@@ -99,6 +223,9 @@ nlohmann::json checks_to_json(const Checks& c) {
             {"concurrency_observed", o.concurrency_observed},
             {"send_lag_p50_ms", number(o.send_lag_p50_ms)},
             {"send_lag_p99_ms", number(o.send_lag_p99_ms)}}},
+          {"consistency", std::move(consistency)},
+          {"arrival_wait", std::move(wait)},
+          {"client", std::move(client)},
           {"findings", c.findings}};
 }
 
@@ -118,6 +245,32 @@ std::string render_checks(const Checks& c) {
       o.concurrency_limit > 0 ? fmt::format(" of {} allowed", o.concurrency_limit) : "",
       is_defined(o.send_lag_p50_ms) ? fmt::format("{:.3f}", o.send_lag_p50_ms) : "-",
       is_defined(o.send_lag_p99_ms) ? fmt::format("{:.3f}", o.send_lag_p99_ms) : "-");
+  if (!c.consistency.empty()) {
+    std::string parts;
+    for (const auto& k : c.consistency) {
+      parts += fmt::format(
+          "{}{} {}", parts.empty() ? "" : ", ", k.name,
+          k.checked > 0 ? fmt::format("{}/{} outside", k.outside, k.checked) : std::string("-"));
+    }
+    out += "  consistency: " + parts + "\n";
+  }
+  if (c.arrival_wait) {
+    const ArrivalWait& w = *c.arrival_wait;
+    out += fmt::format(
+        "  from intended arrival: {} of {} waited for a slot (p99 {} ms); TTFT p99 {} ms, E2EL "
+        "p99 {} ms\n",
+        w.waited, w.requests, ms_or_dash(w.wait_p99_ms), ms_or_dash(w.ttft_from_intended_p99_ms),
+        ms_or_dash(w.e2el_from_intended_p99_ms));
+  }
+  if (c.client && !c.client->workers.empty()) {
+    std::string parts;
+    for (const auto& w : c.client->workers) {
+      parts += fmt::format("{}{:.0f}% (peak {:.0f}%)", parts.empty() ? "" : ", ", w.busy_mean_pct,
+                           w.busy_peak_pct);
+    }
+    out += fmt::format("  client CPU per worker: {}{}\n", parts,
+                       c.client->saturated ? " - saturated" : "");
+  }
   for (const auto& f : c.findings) out += "  " + f + "\n";
   return out;
 }

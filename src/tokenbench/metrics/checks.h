@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/metrics/consistency.h"
 #include "tokenbench/metrics/summary.h"
 
 namespace tokenbench::metrics {
@@ -30,16 +32,56 @@ struct OfferedLoad {
   double send_lag_p99_ms = kUndefined;
 };
 
+/// Coordinated omission made visible (open-loop runs): how long requests waited for a free slot
+/// past their intended arrival, and the latencies a user arriving on schedule saw.
+struct ArrivalWait {
+  std::int64_t requests = 0;        ///< measured requests with an intended arrival
+  std::int64_t waited = 0;          ///< of them, those sent for a slot later than intended
+  double wait_p50_ms = kUndefined;  ///< scheduled - intended
+  double wait_p99_ms = kUndefined;
+  double ttft_p99_ms = kUndefined;  ///< the usual, from the send
+  double ttft_from_intended_p99_ms = kUndefined;
+  double e2el_p99_ms = kUndefined;
+  double e2el_from_intended_p99_ms = kUndefined;
+};
+
+/// One worker thread's CPU use over the measure phase, from its thread CPU clock.
+struct WorkerCpu {
+  double cpu_s = 0;          ///< CPU time used
+  double busy_mean_pct = 0;  ///< CPU time / wall time over the phase
+  double busy_peak_pct = 0;  ///< the busiest window of at least kCpuWindowS
+};
+
+/// Share of a window a worker thread may spend on the CPU before it counts as saturated.
+inline constexpr double kSaturatedBusyPct = 90.0;
+/// The shortest window of the peak busy share, in seconds.
+inline constexpr double kCpuWindowS = 1.0;
+
+/// The client's own health: each worker thread's CPU use. A saturated worker stamps late.
+struct ClientHealth {
+  std::vector<WorkerCpu> workers;
+  bool saturated = false;  ///< some worker's peak reached kSaturatedBusyPct
+};
+
+/// Each worker's CPU use from its clock readings (core::CpuSample, in time order).
+ClientHealth client_health(const std::vector<std::vector<core::CpuSample>>& samples);
+
 /// Self-checks of one run (summary.json `tokenbench.checks`; docs/METRICS.md "Self-checks").
 struct Checks {
   std::optional<TailCheck> ttft;
   std::optional<TailCheck> e2el;
   OfferedLoad offered;
-  std::vector<std::string> findings;  ///< one line each, printed with the run
+  std::vector<ConsistencyCheck> consistency;
+  std::optional<ArrivalWait> arrival_wait;  ///< open-loop runs only
+  std::optional<ClientHealth> client;       ///< when CPU readings exist
+  std::vector<std::string> findings;        ///< one line each, printed with the run
 };
 
+/// Runs every check; `client_cpu` holds each worker thread's CPU readings (none: no client
+/// health check).
 Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
-                  const core::RunConfig& config);
+                  const core::RunConfig& config,
+                  const std::vector<std::vector<core::CpuSample>>& client_cpu = {});
 
 nlohmann::json checks_to_json(const Checks& checks);
 

@@ -75,6 +75,16 @@ std::optional<double> queue_time_ms(const core::RequestRecord& record) {
   return span_ms(record.scheduled, record.sent);
 }
 
+std::optional<double> ttft_from_intended_ms(const core::RequestRecord& record) {
+  if (!ttft_ms(record)) return std::nullopt;
+  return span_ms(record.intended, record.first_token);
+}
+
+std::optional<double> e2el_from_intended_ms(const core::RequestRecord& record) {
+  if (!e2el_ms(record)) return std::nullopt;
+  return span_ms(record.intended, record.streamed ? record.last_token : record.done);
+}
+
 RequestMetrics derive_request_metrics(const core::RequestRecord& record) {
   RequestMetrics m;
   m.ttft_ms = ttft_ms(record);
@@ -86,6 +96,8 @@ RequestMetrics derive_request_metrics(const core::RequestRecord& record) {
   m.output_tps = output_tps(record);
   m.total_tps = total_tps(record);
   m.queue_time_ms = queue_time_ms(record);
+  m.ttft_from_intended_ms = ttft_from_intended_ms(record);
+  m.e2el_from_intended_ms = e2el_from_intended_ms(record);
   return m;
 }
 

@@ -47,6 +47,15 @@ std::optional<double> total_tps(const core::RequestRecord& record);
 /// Client queue time: send time minus scheduled time. Large values mean a late client.
 std::optional<double> queue_time_ms(const core::RequestRecord& record);
 
+/// TTFT as a user arriving on schedule saw it: first content chunk minus the intended arrival
+/// (RequestRecord::intended), so the wait for a free slot and the client's send lag count.
+/// Defined when TTFT is and the record has an intended arrival (open-loop runs).
+std::optional<double> ttft_from_intended_ms(const core::RequestRecord& record);
+
+/// E2EL from the intended arrival: E2EL's end (as e2el_ms) minus RequestRecord::intended.
+/// Defined when E2EL is and the record has an intended arrival.
+std::optional<double> e2el_from_intended_ms(const core::RequestRecord& record);
+
 /// Every per-request figure of one record, computed at once.
 struct RequestMetrics {
   std::optional<double> ttft_ms;
@@ -58,6 +67,8 @@ struct RequestMetrics {
   std::optional<double> output_tps;
   std::optional<double> total_tps;
   std::optional<double> queue_time_ms;
+  std::optional<double> ttft_from_intended_ms;
+  std::optional<double> e2el_from_intended_ms;
 };
 
 /// Computes every per-request figure of `record`.

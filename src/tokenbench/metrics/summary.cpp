@@ -69,7 +69,7 @@ std::vector<double> report_percentiles(const std::vector<double>& requested) {
 // Every sample that summarize pools, one vector per distribution.
 struct Samples {
   std::vector<double> ttft, tpot, itl, itl_per_token, e2el, decode_tps, output_tps, total_tps,
-      queue;
+      queue, ttft_from_intended, e2el_from_intended;
   std::vector<double> input_tokens, output_tokens;
 };
 
@@ -81,6 +81,8 @@ void add_successful(const RequestRecord& r, Samples& s) {
   if (m.decode_tps) s.decode_tps.push_back(*m.decode_tps);
   if (m.output_tps) s.output_tps.push_back(*m.output_tps);
   if (m.total_tps) s.total_tps.push_back(*m.total_tps);
+  if (m.ttft_from_intended_ms) s.ttft_from_intended.push_back(*m.ttft_from_intended_ms);
+  if (m.e2el_from_intended_ms) s.e2el_from_intended.push_back(*m.e2el_from_intended_ms);
   s.itl.insert(s.itl.end(), m.itl_ms.begin(), m.itl_ms.end());
   s.itl_per_token.insert(s.itl_per_token.end(), m.itl_per_token_ms.begin(),
                          m.itl_per_token_ms.end());
@@ -306,6 +308,8 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
   s.output_tps = make_distribution(std::move(samples.output_tps), ps);
   s.total_tps = make_distribution(std::move(samples.total_tps), ps);
   s.queue_time_ms = make_distribution(std::move(samples.queue), ps);
+  s.ttft_from_intended_ms = make_distribution(std::move(samples.ttft_from_intended), ps);
+  s.e2el_from_intended_ms = make_distribution(std::move(samples.e2el_from_intended), ps);
   s.input_tokens = make_distribution(std::move(samples.input_tokens), ps);
   s.output_tokens = make_distribution(std::move(samples.output_tokens), ps);
 

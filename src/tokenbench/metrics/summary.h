@@ -100,6 +100,10 @@ struct Summary {
   Distribution output_tps;  ///< per request: output_tokens / E2EL (evalscope's "Output (tok/s)")
   Distribution total_tps;   ///< per request
   Distribution queue_time_ms;
+  /// From the intended arrival (open-loop runs; empty otherwise): what a user arriving on
+  /// schedule saw, the wait for a free slot included (coordinated omission made visible).
+  Distribution ttft_from_intended_ms;
+  Distribution e2el_from_intended_ms;
   Distribution input_tokens;
   Distribution output_tokens;
 

@@ -9,8 +9,9 @@ namespace tokenbench::metrics {
 
 void count_output_tokens(const tokenizer::Tokenizer& tokenizer, core::RequestRecord& record) {
   if (record.output_text.empty()) return;
+  record.tokenizer_output_tokens = static_cast<std::int64_t>(tokenizer.count(record.output_text));
   if (record.output_source != core::TokenSource::kUsage) {
-    record.output_tokens = static_cast<std::int64_t>(tokenizer.count(record.output_text));
+    record.output_tokens = record.tokenizer_output_tokens;
     record.output_source = core::TokenSource::kTokenizer;
   }
   if (record.chunks.empty() || record.chunk_text_bytes.size() != record.chunks.size()) return;

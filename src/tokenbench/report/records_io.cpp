@@ -167,6 +167,8 @@ json record_to_json(const core::RequestRecord& r) {
       {"error_message", r.error_message},
       {"finish_reason", r.finish_reason},
   };
+  if (r.intended != kNever) out["intended_ns"] = r.intended;
+  if (r.tokenizer_output_tokens >= 0) out["tokenizer_output_tokens"] = r.tokenizer_output_tokens;
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
   if (r.attempt != 0) out["attempt"] = r.attempt;
   if (r.retried) out["retried"] = true;
@@ -222,6 +224,10 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
                  core::to_string(record.error));
   text("error_message", record.error_message);
   text("finish_reason", record.finish_reason);
+  if (record.intended != kNever) fmt::format_to(it, ",\"intended_ns\":{}", record.intended);
+  if (record.tokenizer_output_tokens >= 0) {
+    fmt::format_to(it, ",\"tokenizer_output_tokens\":{}", record.tokenizer_output_tokens);
+  }
   if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
   if (record.attempt != 0) fmt::format_to(it, ",\"attempt\":{}", record.attempt);
   if (record.retried) fmt::format_to(it, ",\"retried\":true");
@@ -251,6 +257,7 @@ core::RequestRecord record_from_json(const json& o) {
   read_integer(o, "endpoint", r.endpoint, 0, std::numeric_limits<std::uint32_t>::max());
   read_integer(o, "attempt", r.attempt, 0, 1000);
   read_field(o, "retried", r.retried);
+  r.intended = stamp_from_json(o, "intended_ns");
   r.scheduled = stamp_from_json(o, "scheduled_ns");
   r.sent = stamp_from_json(o, "sent_ns");
   r.headers = stamp_from_json(o, "headers_ns");
@@ -288,6 +295,7 @@ core::RequestRecord record_from_json(const json& o) {
   r.prompt_source =
       enum_from_json(o, "prompt_source", r.prompt_source, &core::token_source_from_string);
   read_integer(o, "output_tokens", r.output_tokens, 0, kMaxCount);
+  read_integer(o, "tokenizer_output_tokens", r.tokenizer_output_tokens, -1, kMaxCount);
   r.output_source =
       enum_from_json(o, "output_source", r.output_source, &core::token_source_from_string);
   read_integer(o, "output_chars", r.output_chars, 0, kMaxCount);

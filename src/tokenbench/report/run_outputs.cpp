@@ -61,12 +61,47 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw fail(errno);
 }
 
+namespace {
+
+std::vector<core::CpuSample> cpu_samples_from_json(const nlohmann::json& line) {
+  const auto& t = line.at("t_ns");
+  const auto& cpu = line.at("cpu_ns");
+  if (!t.is_array() || !cpu.is_array() || t.size() != cpu.size()) {
+    throw std::runtime_error("client_cpu: t_ns and cpu_ns must be arrays of one length");
+  }
+  std::vector<core::CpuSample> out;
+  out.reserve(t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!t[i].is_number_integer() || !cpu[i].is_number_integer()) {
+      throw std::runtime_error("client_cpu: readings must be integers");
+    }
+    out.push_back({t[i].get<core::Nanos>(), cpu[i].get<core::Nanos>()});
+    if (i > 0 && (out[i].t < out[i - 1].t || out[i].cpu < out[i - 1].cpu)) {
+      throw std::runtime_error("client_cpu: readings must not go back in time");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void write_telemetry(const std::string& dir, const RunNotes& notes) {
   std::string text;
   for (const auto& s : notes.scrapes) {
     nlohmann::json line = telemetry::scrape_to_json(s);
     line["url"] = notes.metrics_url;
     text += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text += '\n';
+  }
+  for (std::size_t i = 0; i < notes.client_cpu.size(); ++i) {
+    nlohmann::json t = nlohmann::json::array();
+    nlohmann::json cpu = nlohmann::json::array();
+    for (const auto& s : notes.client_cpu[i]) {
+      t.push_back(s.t);
+      cpu.push_back(s.cpu);
+    }
+    text +=
+        nlohmann::json{{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}}.dump();
     text += '\n';
   }
   write_text_file(dir + "/" + kTelemetryFile, text);
@@ -82,6 +117,10 @@ RunNotes read_telemetry(const std::string& dir) {
     if (line.empty()) continue;
     try {
       const auto json = nlohmann::json::parse(line);
+      if (json.value("type", "") == "client_cpu") {
+        out.client_cpu.push_back(cpu_samples_from_json(json));
+        continue;
+      }
       out.scrapes.push_back(telemetry::scrape_from_json(json));
       if (out.metrics_url.empty()) out.metrics_url = json.value("url", "");
     } catch (const std::exception& e) {
@@ -109,7 +148,7 @@ std::vector<core::RequestRecord> rescaled(std::vector<core::RequestRecord> recor
   };
   for (auto& r : records) {
     for (core::Nanos* t :
-         {&r.scheduled, &r.sent, &r.headers, &r.first_token, &r.last_token, &r.done}) {
+         {&r.intended, &r.scheduled, &r.sent, &r.headers, &r.first_token, &r.last_token, &r.done}) {
       scale(*t);
     }
     for (auto& c : r.chunks) scale(c.t);
@@ -163,7 +202,8 @@ RunOutputs write_run_outputs(const std::string& dir,
       stopped.empty() ? nlohmann::json() : nlohmann::json(stopped);
   out.console = render_console_report(out.summary, config);
   if (out.summary.completed > 0) {
-    const metrics::Checks checks = metrics::run_checks(records, out.summary, config);
+    const metrics::Checks checks =
+        metrics::run_checks(records, out.summary, config, notes.client_cpu);
     out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
     out.console += metrics::render_checks(checks);
   }

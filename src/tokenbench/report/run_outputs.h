@@ -26,12 +26,17 @@ struct RunNotes {
   /// The server's /metrics scrapes (telemetry.jsonl) and where they came from; none when off.
   std::vector<telemetry::Scrape> scrapes;
   std::string metrics_url;
+  /// Per client worker thread, its CPU clock readings over the measure phase (the Checks'
+  /// client health; telemetry.jsonl lines of type "client_cpu").
+  std::vector<std::vector<core::CpuSample>> client_cpu;
 };
 
-/// Writes notes.scrapes as telemetry.jsonl in `dir`, one scrape a line (each with the URL).
+/// Writes notes.scrapes as telemetry.jsonl in `dir`, one scrape a line (each with the URL), then
+/// one line per client worker with its CPU readings ({"type":"client_cpu",...}).
 void write_telemetry(const std::string& dir, const RunNotes& notes);
 
-/// Reads DIR/telemetry.jsonl back into scrapes and their URL; none when the file is absent.
+/// Reads DIR/telemetry.jsonl back into scrapes, their URL and the client's CPU readings; none
+/// when the file is absent.
 /// Throws std::runtime_error naming the line on a malformed one.
 RunNotes read_telemetry(const std::string& dir);
 

@@ -159,6 +159,8 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
       {"output_tps", distribution_to_json(s.output_tps)},
       {"total_tps", distribution_to_json(s.total_tps)},
       {"queue_time_ms", distribution_to_json(s.queue_time_ms)},
+      {"ttft_from_intended_ms", distribution_to_json(s.ttft_from_intended_ms)},
+      {"e2el_from_intended_ms", distribution_to_json(s.e2el_from_intended_ms)},
       {"input_tokens", distribution_to_json(s.input_tokens)},
       {"output_tokens", distribution_to_json(s.output_tokens)},
   };
