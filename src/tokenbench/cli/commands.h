@@ -1,6 +1,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace tokenbench::cli {
 
@@ -9,6 +11,11 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;      ///< usage or configuration error
 inline constexpr int kExitNoMeasure = 2;  ///< the run could not measure anything
 inline constexpr int kExitGate = 3;       ///< an SLO or regression gate failed
+
+/// The process's command line, kept by main() for the environment record (which redacts it).
+/// Set once before any command runs; read-only afterwards.
+void set_command_line(int argc, char** argv);
+const std::vector<std::string>& command_line();
 
 /// Each subcommand registers its flags on `app` and, when chosen, runs and stores its exit code in
 /// `exit_code`. One file per subcommand.

@@ -3,11 +3,13 @@
 #include <exception>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/core/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tokenbench: a load generator and benchmark for LLM inference servers"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tokenbench 0.1.0");
+  app.set_version_flag("--version", "tokenbench " + std::string(tokenbench::core::kVersion));
+  tokenbench::cli::set_command_line(argc, argv);
   int exit_code = tokenbench::cli::kExitOk;
   tokenbench::cli::add_run_command(app, exit_code);
   tokenbench::cli::add_check_command(app, exit_code);

@@ -41,7 +41,8 @@ int report_command(const ReportFlags& f) {
     if (read.skipped_lines > 0) {
       std::fprintf(stderr, "tokenbench: warning: %s\n", read.skipped_reason.c_str());
     }
-    const report::RunNotes notes = report::read_telemetry(f.dir);
+    report::RunNotes notes = report::read_telemetry(f.dir);
+    notes.environment = report::read_environment(f.dir);
     const auto out = report::write_run_outputs(f.dir, records, config, notes);
     std::fputs(out.console.c_str(), stdout);
     return out.summary.completed > 0 ? kExitOk : kExitNoMeasure;

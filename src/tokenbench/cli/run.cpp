@@ -181,7 +181,7 @@ int run_command(RunFlags& f, const ExperimentFlags& x) {
     return kExitUsage;
   }
   // A resumed sweep runs its unfinished levels again, in their directories.
-  return with_runner(c, {f.quiet, f.overwrite || !x.resume.empty()}, "",
+  return with_runner(c, {f.quiet, f.overwrite || !x.resume.empty(), command_line()}, "",
                      [&](experiment::Runner& runner) {
                        if (!c.targets.empty()) return targets_run(runner, c, x);
                        if (f.concurrencies.size() > 1 || f.rates.size() > 1)

@@ -21,6 +21,7 @@
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/console.h"
+#include "tokenbench/telemetry/environment.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -125,6 +126,8 @@ std::pair<std::string, std::string> split_api_path(const std::string& url) {
   return {url, ""};
 }
 
+std::vector<std::string> g_command_line;
+
 std::atomic<experiment::Runner*> g_running{nullptr};
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_exit_now{false};
@@ -140,6 +143,10 @@ extern "C" void on_interrupt(int) {
 }
 
 }  // namespace
+
+void set_command_line(int argc, char** argv) { g_command_line.assign(argv, argv + argc); }
+
+const std::vector<std::string>& command_line() { return g_command_line; }
 
 // checked_url, then split_api_path; says in one line what it changed. A whole endpoint found in
 // the URL becomes `endpoint` unless --endpoint was given.
@@ -402,6 +409,11 @@ void finalize_run_flags(RunFlags& f) {
   }
   check_headers(c.headers);
   try {
+    telemetry::parse_labels(c.labels);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  try {
     metrics::parse_slo(c.goodput);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--goodput: ") + e.what());
@@ -554,8 +566,15 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--metrics-interval", c.metrics_interval_s,
                   "Seconds between scrapes of --server-metrics (plus one at each edge of the "
-                  "measure phase)")
+                  "measure phase) and between GPU samples")
       ->capture_default_str();
+  cmd->add_option("--gpu-metrics", c.gpu_metrics,
+                  "GPU sampler, every --metrics-interval: auto (nvidia-smi when on PATH), "
+                  "nvidia-smi, dcgm=URL (a DCGM exporter's /metrics), or off")
+      ->capture_default_str();
+  cmd->add_option("--label", c.labels,
+                  "KEY=VALUE kept in the environment record, for what cannot be discovered "
+                  "(e.g. cuda=12.4, weights=rev-abc; repeatable)");
   cmd->add_option("--max-error-rate", c.max_error_rate,
                   "Stop the run when more than this share of the last 50 requests failed (e.g. "
                   "0.5); 0: never")

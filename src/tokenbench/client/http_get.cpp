@@ -2,6 +2,9 @@
 
 #include <curl/curl.h>
 
+#include <cctype>
+#include <string_view>
+
 namespace tokenbench::client {
 namespace {
 
@@ -9,6 +12,31 @@ std::size_t append(char* data, std::size_t size, std::size_t n, void* userp) {
   auto* body = static_cast<std::string*>(userp);
   if (body->size() + size * n > kMaxGetBody) return 0;  // a reply that does not end
   body->append(data, size * n);
+  return size * n;
+}
+
+// Keeps the `Server:` header of the reply (of the last one, when curl reads several).
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* userp) {
+  auto* server = static_cast<std::string*>(userp);
+  const std::string_view line(data, size * n);
+  if (line.rfind("HTTP/", 0) == 0) server->clear();
+  constexpr std::string_view kName = "server:";
+  if (line.size() > kName.size()) {
+    bool match = true;
+    for (std::size_t i = 0; i < kName.size() && match; ++i) {
+      match = std::tolower(static_cast<unsigned char>(line[i])) == kName[i];
+    }
+    if (match) {
+      std::string_view value = line.substr(kName.size());
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+      while (!value.empty() &&
+             (value.back() == '\n' || value.back() == '\r' || value.back() == ' ')) {
+        value.remove_suffix(1);
+      }
+      server->assign(value.substr(0, 256));
+    }
+  }
   return size * n;
 }
 
@@ -41,6 +69,8 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &result.body);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &on_header);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &result.server_header);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));

@@ -13,8 +13,9 @@ struct HttpGetResult {
   bool transport_ok = false;  ///< false: no HTTP reply at all (see error)
   long status = 0;
   std::string body;
-  std::string error;         ///< libcurl's message when !transport_ok
-  CURLcode code = CURLE_OK;  ///< libcurl's result
+  std::string server_header;  ///< the reply's `Server:` header ("" when none), at most 256 bytes
+  std::string error;          ///< libcurl's message when !transport_ok
+  CURLcode code = CURLE_OK;   ///< libcurl's result
   /// Milliseconds from the start to: the name resolved, the TCP connection, the TLS handshake
   /// (0 for http://), the first response byte, the end; -1 when not reached.
   double resolve_ms = -1;

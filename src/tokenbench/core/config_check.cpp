@@ -88,6 +88,12 @@ void validate(const RunConfig& c) {
     throw ConfigError("--server-metrics '" + c.server_metrics +
                       "' is not auto, off or an http(s):// URL");
   }
+  if (c.gpu_metrics != "auto" && c.gpu_metrics != "off" && c.gpu_metrics != "nvidia-smi" &&
+      c.gpu_metrics.rfind("dcgm=http://", 0) != 0 && c.gpu_metrics.rfind("dcgm=https://", 0) != 0) {
+    throw ConfigError("--gpu-metrics '" + c.gpu_metrics +
+                      "' is not auto, nvidia-smi, off or dcgm=URL (an http(s):// URL of a DCGM "
+                      "exporter's /metrics)");
+  }
   if (!(c.max_error_rate >= 0 && c.max_error_rate < 1)) {
     throw ConfigError(fmt::format(
         "--max-error-rate {} is out of range: give a share from 0 to less than 1, e.g. 0.5 (0: "

@@ -118,6 +118,7 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "fail_fast" << YAML::Value << c.fail_fast;
   out << YAML::Key << "server_metrics" << YAML::Value << c.server_metrics;
   out << YAML::Key << "metrics_interval_s" << YAML::Value << c.metrics_interval_s;
+  out << YAML::Key << "gpu_metrics" << YAML::Value << c.gpu_metrics;
   out << YAML::Key << "max_error_rate" << YAML::Value << c.max_error_rate;
   out << YAML::EndMap;
 
@@ -142,6 +143,7 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "sim_time" << YAML::Value << c.sim_time;
   out << YAML::EndMap;
 
+  out << YAML::Key << "labels" << YAML::Value << YAML::Flow << c.labels;
   out << YAML::Key << "output_dir" << YAML::Value << c.output_dir;
   out << YAML::Key << "started_at" << YAML::Value << c.started_at;
   out << YAML::EndMap;
@@ -218,6 +220,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["fail_fast"]) c.fail_fast = l["fail_fast"].as<int>();
       if (l["server_metrics"]) c.server_metrics = l["server_metrics"].as<std::string>();
       if (l["metrics_interval_s"]) c.metrics_interval_s = l["metrics_interval_s"].as<double>();
+      if (l["gpu_metrics"]) c.gpu_metrics = l["gpu_metrics"].as<std::string>();
       if (l["max_error_rate"]) c.max_error_rate = l["max_error_rate"].as<double>();
     }
     if (const auto w = root["workload"]) {
@@ -239,6 +242,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (m["sim_time_scale"]) c.sim_time_scale = m["sim_time_scale"].as<double>();
       if (m["sim_time"]) c.sim_time = m["sim_time"].as<bool>();
     }
+    if (root["labels"]) c.labels = root["labels"].as<std::vector<std::string>>();
     if (root["output_dir"]) c.output_dir = root["output_dir"].as<std::string>();
     if (root["started_at"]) c.started_at = root["started_at"].as<std::string>();
   } catch (const YAML::Exception& e) {

@@ -98,7 +98,12 @@ struct RunConfig {
   /// The server's Prometheus endpoint: "auto" (<base-url>/metrics when it answers), "off", or a
   /// URL.
   std::string server_metrics = "auto";
-  double metrics_interval_s = 1.0;  ///< between periodic scrapes
+  double metrics_interval_s = 1.0;  ///< between periodic scrapes (and GPU samples)
+  /// The GPU sampler: "auto" (nvidia-smi when it is on PATH), "nvidia-smi", "dcgm=URL" (a DCGM
+  /// exporter's /metrics) or "off".
+  std::string gpu_metrics = "auto";
+  /// --label KEY=VALUE items, what the environment record cannot discover (CUDA version, ...).
+  std::vector<std::string> labels;
 
   // Safety
   int fail_fast = 5;  ///< stop when the first N requests all fail with one client error; 0: never

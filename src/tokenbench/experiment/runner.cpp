@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
+#include "tokenbench/telemetry/child_process.h"
 #include "tokenbench/telemetry/scraper.h"
 #include "tokenbench/workload/workload.h"
 
@@ -123,7 +125,13 @@ core::RunConfig target_config(const core::RunConfig& config, std::size_t index) 
   return c;
 }
 
-Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
+Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(options)) {
+  if (config.gpu_metrics == "nvidia-smi" && !telemetry::find_on_path("nvidia-smi")) {
+    throw RunError(
+        "--gpu-metrics nvidia-smi: nvidia-smi is not on PATH (install the NVIDIA driver's tools, "
+        "or use --gpu-metrics dcgm=URL or off)",
+        false);
+  }
   std::vector<Wanted> wanted;
   if (!config.targets.empty()) {
     for (auto& t : config.targets) {
@@ -208,7 +216,13 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(options) {
                    core::one_line(join_ids(list.ids)).c_str());
     }
     targets_[i].model = *wanted[i].model;
+    // The environment record: what the server says about itself (short GETs, never fatal).
+    servers_.resize(wanted.size());
+    servers_[i] = telemetry::probe_server(targets_[i].base_url, targets_[i].headers, models.body,
+                                          models.server_header);
+    servers_[i]["url"] = shown;
   }
+  host_ = telemetry::collect_host();
   for (auto& t : config.targets) {
     if (t.name.empty()) t.name = t.model;
   }
@@ -268,7 +282,9 @@ RunOutcome Runner::run(const core::RunConfig& config) {
                      false);
     }
   }
+  std::map<std::string, std::string> labels;
   try {
+    labels = telemetry::parse_labels(config.labels);
     std::filesystem::create_directories(config.output_dir);
     if (!config.targets.empty()) {
       report::write_text_file(config.output_dir + "/" + report::kConfigFile, core::to_yaml(config));
@@ -329,6 +345,10 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     });
   }
 
+  // The GPUs, sampled on their own thread over the whole run (one sampler for every part).
+  std::unique_ptr<telemetry::GpuSampler> gpu;
+  if (!canceled_.load()) gpu = start_gpu_sampler(config, bench->clock());
+
   // The server's /metrics, one scraper per part (its own thread and connections), when asked or,
   // by default, when <base-url>/metrics answers.
   std::vector<std::unique_ptr<telemetry::MetricsScraper>> scrapers(parts.size());
@@ -354,7 +374,10 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       scrapers[i] = std::move(scraper);
     }
   }
-  const auto measure_edge = [&scrapers](bool starts) {
+  core::Nanos measure_start = core::kNever;
+  core::Nanos measure_end = core::kNever;
+  const auto measure_edge = [&scrapers, &measure_start, &measure_end, &bench](bool starts) {
+    (starts ? measure_start : measure_end) = bench->clock().now();
     for (auto& s : scrapers) {
       if (s) s->scrape_now(starts ? "measure_start" : "measure_end");
     }
@@ -379,6 +402,20 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     outcome.error_rate_stop = error_rate.verdict();
   }
   running_.store(nullptr);
+  std::vector<telemetry::GpuSample> gpu_samples;
+  std::optional<telemetry::GpuSamplerInfo> gpu_info;
+  if (gpu) {
+    // One sample after the measure phase's end, so that the energy spans the whole phase.
+    if (measure_end != core::kNever && !canceled_.load()) {
+      gpu->wait_for_sample_after(measure_end,
+                                 std::chrono::milliseconds(std::min<long>(
+                                     5000, std::lround(config.metrics_interval_s * 2000) + 500)));
+    }
+    gpu->stop();
+    gpu_samples = gpu->samples();
+    gpu_info = gpu->info();
+    gpu_info->first_error = redact(std::move(gpu_info->first_error));
+  }
   last_bench_ = std::move(bench);
   finished.store(true);
   if (progress.joinable()) progress.join();
@@ -403,10 +440,66 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       notes.metrics_url = metrics_urls[i];
     }
     notes.client_cpu = last_bench_->cpu_samples();
+    notes.measure_start = measure_start;
+    notes.measure_end = measure_end;
+    notes.gpu_samples = gpu_samples;
+    notes.gpu_sampler = gpu_info;
+    notes.gpu_shared = parts.size() > 1;
+    notes.environment = telemetry::environment_json(
+        host_, options_.command_line, config.started_at,
+        servers_.empty() ? nlohmann::json() : servers_[std::min(i, servers_.size() - 1)],
+        gpu_info ? telemetry::gpus_summary(gpu_samples, *gpu_info) : nlohmann::json(), labels,
+        [this](std::string s) { return redact(std::move(s)); });
     outcome.parts.push_back(
         write_part(parts[i].first, parts[i].second, recorders[i]->records(), notes));
   }
   return outcome;
+}
+
+std::unique_ptr<telemetry::GpuSampler> Runner::start_gpu_sampler(const core::RunConfig& config,
+                                                                 const core::RunClock& clock) {
+  const std::string& mode = config.gpu_metrics;
+  if (mode == "off" || (mode == "auto" && gpu_auto_off_)) return nullptr;
+  const bool automatic = mode == "auto";
+  const auto say_no_sampler = [this](const std::string& why) {
+    gpu_auto_off_ = true;
+    std::fprintf(stderr,
+                 "tokenbench: no GPU sampler: %s (use --gpu-metrics dcgm=URL for a remote "
+                 "server's GPUs)\n",
+                 core::one_line(why).c_str());
+  };
+  if (automatic && !telemetry::find_on_path("nvidia-smi")) {
+    say_no_sampler("nvidia-smi is not on PATH");
+    return nullptr;
+  }
+  const bool dcgm = mode.rfind("dcgm=", 0) == 0;
+  std::unique_ptr<telemetry::GpuSampler> sampler;
+  try {
+    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock)
+                   : telemetry::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
+  } catch (const std::exception& e) {
+    if (automatic) {
+      say_no_sampler(e.what());
+    } else {
+      std::fprintf(stderr, "tokenbench: warning: --gpu-metrics %s: %s; no GPU figures\n",
+                   mode.c_str(), core::one_line(redact(e.what())).c_str());
+    }
+    return nullptr;
+  }
+  // nvidia-smi answers at once; a first sample slower than this will not make a time series.
+  const auto first_wait = std::chrono::milliseconds(
+      std::max<long>(5000, std::lround(config.metrics_interval_s * 2000)));
+  if (sampler->wait_for_sample_after(core::kNever, first_wait)) return sampler;
+  const telemetry::GpuSamplerInfo info = sampler->info();
+  const std::string why = info.first_error.empty() ? "no sample arrived" : info.first_error;
+  if (automatic) {
+    sampler->stop();
+    say_no_sampler("nvidia-smi gave no sample: " + why);
+    return nullptr;
+  }
+  std::fprintf(stderr, "tokenbench: warning: --gpu-metrics %s: %s; sampling goes on\n",
+               mode.c_str(), core::one_line(redact(why)).c_str());
+  return sampler;
 }
 
 LevelResult Runner::write_part(const std::string& name, const core::RunConfig& config,
@@ -416,9 +509,11 @@ LevelResult Runner::write_part(const std::string& name, const core::RunConfig& c
   result.name = name;
   result.dir = config.output_dir;
   try {
-    if (!notes.scrapes.empty() || !notes.client_cpu.empty()) {
+    if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty()) {
       report::write_telemetry(config.output_dir, notes);
     }
+    if (!notes.environment.is_null())
+      report::write_environment(config.output_dir, notes.environment);
     report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config, notes);
     result.summary = std::move(out.summary);
     result.summary_json = std::move(out.summary_json);

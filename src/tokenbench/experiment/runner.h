@@ -13,6 +13,8 @@
 #include "tokenbench/load/benchmark.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/run_outputs.h"
+#include "tokenbench/telemetry/environment.h"
+#include "tokenbench/telemetry/gpu_sampler.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 
 namespace tokenbench::report {
@@ -107,12 +109,15 @@ class Runner {
   struct Options {
     bool quiet = false;      ///< no start line, no progress line
     bool overwrite = false;  ///< replace results already in a directory (else RunError)
+    /// The process's command line, kept (redacted) in the environment record.
+    std::vector<std::string> command_line;
   };
 
   /// Resolves credentials (API key variables, user:password@ in URLs), asks every server for
-  /// GET /v1/models (naming the model when `config` does not), and loads the tokenizer.
-  /// Completes `config`: model names filled in, credentials cut out of every URL in it. Throws
-  /// RunError.
+  /// GET /v1/models (naming the model when `config` does not) and how it describes itself (the
+  /// environment record; not with --no-preflight), and loads the tokenizer. Completes `config`:
+  /// model names filled in, credentials cut out of every URL in it. Throws RunError, also for
+  /// --gpu-metrics nvidia-smi without nvidia-smi on PATH.
   Runner(core::RunConfig& config, Options options);
   ~Runner();
 
@@ -132,6 +137,12 @@ class Runner {
   std::string redact(std::string text) const;
 
  private:
+  /// The GPU sampler --gpu-metrics asks for, started on `clock`, once its first sample came (or
+  /// kept without one when asked for by name); null when off or (auto) not available, said once
+  /// on stderr.
+  std::unique_ptr<telemetry::GpuSampler> start_gpu_sampler(const core::RunConfig& config,
+                                                           const core::RunClock& clock);
+
   /// `notes`: why a guard stopped the run early, the server's /metrics scrapes.
   LevelResult write_part(const std::string& name, const core::RunConfig& config,
                          const std::vector<core::RequestRecord>& records,
@@ -141,6 +152,9 @@ class Runner {
   std::vector<load::Target> targets_;  // with credentials; never written
   std::vector<std::string> secrets_;   // longest first
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  telemetry::HostFacts host_;                    // the environment record's client facts
+  std::vector<nlohmann::json> servers_;          // what each target said about itself (or null)
+  bool gpu_auto_off_ = false;                    // --gpu-metrics auto found no sampler (said once)
   std::unique_ptr<load::Benchmark> last_bench_;  // see run()
   std::atomic<load::Benchmark*> running_{nullptr};
   std::atomic<bool> canceled_{false};

@@ -16,6 +16,8 @@
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
+#include "tokenbench/telemetry/environment.h"
+#include "tokenbench/telemetry/gpu_account.h"
 #include "tokenbench/telemetry/server_account.h"
 
 namespace tokenbench::report {
@@ -87,12 +89,32 @@ std::vector<core::CpuSample> cpu_samples_from_json(const nlohmann::json& line) {
 
 void write_telemetry(const std::string& dir, const RunNotes& notes) {
   std::string text;
-  for (const auto& s : notes.scrapes) {
-    nlohmann::json line = telemetry::scrape_to_json(s);
-    line["url"] = notes.metrics_url;
+  const auto put = [&text](const nlohmann::json& line) {
     text += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     text += '\n';
+  };
+  for (const auto& [label, t] : {std::pair{"measure_start", notes.measure_start},
+                                 std::pair{"measure_end", notes.measure_end}}) {
+    if (t != core::kNever) put({{"type", "phase"}, {"label", label}, {"t_ns", t}});
   }
+  if (notes.gpu_sampler) {
+    nlohmann::json line = telemetry::gpu_sampler_to_json(*notes.gpu_sampler);
+    line["shared"] = notes.gpu_shared;
+    put(line);
+  }
+  // Scrapes and samples interleaved in time order: one time series.
+  std::size_t g = 0;
+  for (const auto& s : notes.scrapes) {
+    for (; g < notes.gpu_samples.size() && notes.gpu_samples[g].t < s.t; ++g) {
+      put(telemetry::gpu_sample_to_json(notes.gpu_samples[g]));
+    }
+    nlohmann::json line = telemetry::scrape_to_json(s);
+    line["type"] = "scrape";
+    line["url"] = notes.metrics_url;
+    put(line);
+  }
+  for (; g < notes.gpu_samples.size(); ++g)
+    put(telemetry::gpu_sample_to_json(notes.gpu_samples[g]));
   for (std::size_t i = 0; i < notes.client_cpu.size(); ++i) {
     nlohmann::json t = nlohmann::json::array();
     nlohmann::json cpu = nlohmann::json::array();
@@ -100,9 +122,7 @@ void write_telemetry(const std::string& dir, const RunNotes& notes) {
       t.push_back(s.t);
       cpu.push_back(s.cpu);
     }
-    text +=
-        nlohmann::json{{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}}.dump();
-    text += '\n';
+    put({{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}});
   }
   write_text_file(dir + "/" + kTelemetryFile, text);
 }
@@ -117,17 +137,43 @@ RunNotes read_telemetry(const std::string& dir) {
     if (line.empty()) continue;
     try {
       const auto json = nlohmann::json::parse(line);
-      if (json.value("type", "") == "client_cpu") {
+      const std::string type = json.value("type", "scrape");
+      if (type == "scrape") {
+        out.scrapes.push_back(telemetry::scrape_from_json(json));
+        if (out.metrics_url.empty()) out.metrics_url = json.value("url", "");
+      } else if (type == "gpu") {
+        out.gpu_samples.push_back(telemetry::gpu_sample_from_json(json));
+      } else if (type == "gpu_sampler") {
+        out.gpu_sampler = telemetry::gpu_sampler_from_json(json);
+        out.gpu_shared = json.value("shared", false);
+      } else if (type == "client_cpu") {
         out.client_cpu.push_back(cpu_samples_from_json(json));
-        continue;
+      } else if (type == "phase") {
+        const std::string label = json.at("label").get<std::string>();
+        const core::Nanos t = json.at("t_ns").get<core::Nanos>();
+        if (label == "measure_start") out.measure_start = t;
+        if (label == "measure_end") out.measure_end = t;
       }
-      out.scrapes.push_back(telemetry::scrape_from_json(json));
-      if (out.metrics_url.empty()) out.metrics_url = json.value("url", "");
     } catch (const std::exception& e) {
       throw std::runtime_error(path + " line " + std::to_string(number) + ": " + e.what());
     }
   }
   return out;
+}
+
+void write_environment(const std::string& dir, const nlohmann::json& environment) {
+  write_text_file(dir + "/" + kEnvironmentFile,
+                  environment.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+nlohmann::json read_environment(const std::string& dir) {
+  const std::string path = dir + "/" + kEnvironmentFile;
+  if (!std::filesystem::is_regular_file(path)) return nullptr;
+  try {
+    return nlohmann::json::parse(read_text_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
 }
 
 std::string read_text_file(const std::string& path) {
@@ -213,11 +259,22 @@ RunOutputs write_run_outputs(const std::string& dir,
     out.summary_json["tokenbench"]["server"] = telemetry::account_to_json(account);
     out.console += telemetry::render_account(account, out.summary);
   }
+  if (notes.gpu_sampler) {
+    const telemetry::GpuAccount gpu =
+        telemetry::gpu_account_for(notes.gpu_samples, *notes.gpu_sampler, notes.measure_start,
+                                   notes.measure_end, out.summary, notes.gpu_shared);
+    out.summary_json["tokenbench"]["gpu"] = telemetry::gpu_account_to_json(gpu);
+    out.console += telemetry::render_gpu_account(gpu);
+  }
   if (config.replica_urls.size() > 1) {
     const auto replicas =
         per_replica(records, config.replica_urls, options, out.summary.duration_s);
     out.summary_json["tokenbench"]["replicas"] = replicas_to_json(replicas);
     out.console += render_replicas(replicas, out.summary, core::to_string(config.balance));
+  }
+  if (!notes.environment.is_null()) {
+    out.summary_json["tokenbench"]["environment"] = notes.environment;
+    out.console += telemetry::render_environment(notes.environment);
   }
   write_text_file(dir + "/" + kReportFile, out.console);
   write_text_file(

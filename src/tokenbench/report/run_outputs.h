@@ -2,12 +2,15 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/telemetry/gpu_sample.h"
+#include "tokenbench/telemetry/gpu_sampler.h"
 #include "tokenbench/telemetry/scraper.h"
 
 namespace tokenbench::report {
@@ -16,8 +19,9 @@ namespace tokenbench::report {
 inline constexpr const char* kSummaryFile = "summary.json";
 inline constexpr const char* kRequestsFile = "requests.jsonl";
 inline constexpr const char* kConfigFile = "config.yaml";
-inline constexpr const char* kReportFile = "report.txt";          ///< the console tables
-inline constexpr const char* kTelemetryFile = "telemetry.jsonl";  ///< the server's /metrics
+inline constexpr const char* kReportFile = "report.txt";             ///< the console tables
+inline constexpr const char* kTelemetryFile = "telemetry.jsonl";     ///< /metrics and GPU samples
+inline constexpr const char* kEnvironmentFile = "environment.json";  ///< the environment record
 
 /// What a run knows beside its records.
 struct RunNotes {
@@ -26,19 +30,36 @@ struct RunNotes {
   /// The server's /metrics scrapes (telemetry.jsonl) and where they came from; none when off.
   std::vector<telemetry::Scrape> scrapes;
   std::string metrics_url;
+  /// The GPU sampler's samples (telemetry.jsonl) and how it went; no sampler info when none ran.
+  std::vector<telemetry::GpuSample> gpu_samples;
+  std::optional<telemetry::GpuSamplerInfo> gpu_sampler;
+  /// Several targets of one interleaved run shared the GPUs (no energy per token).
+  bool gpu_shared = false;
+  /// The measure phase's edges on the run clock (kNever: unknown).
+  core::Nanos measure_start = core::kNever;
+  core::Nanos measure_end = core::kNever;
+  /// The environment record (telemetry/environment.h); null when none.
+  nlohmann::json environment;
   /// Per client worker thread, its CPU clock readings over the measure phase (the Checks'
   /// client health; telemetry.jsonl lines of type "client_cpu").
   std::vector<std::vector<core::CpuSample>> client_cpu;
 };
 
-/// Writes notes.scrapes as telemetry.jsonl in `dir`, one scrape a line (each with the URL), then
-/// one line per client worker with its CPU readings ({"type":"client_cpu",...}).
+/// Writes telemetry.jsonl in `dir`: the measure phase's edges ({"type":"phase",...}), the GPU
+/// sampler ({"type":"gpu_sampler",...}), then the scrapes ({"type":"scrape",...}, each with the
+/// URL) and the GPU samples ({"type":"gpu",...}) in time order, and each client worker's CPU
+/// readings ({"type":"client_cpu",...}).
 void write_telemetry(const std::string& dir, const RunNotes& notes);
 
-/// Reads DIR/telemetry.jsonl back into scrapes, their URL and the client's CPU readings; none
-/// when the file is absent.
-/// Throws std::runtime_error naming the line on a malformed one.
+/// Reads DIR/telemetry.jsonl back into the notes it holds; nothing when the file is absent. A
+/// line without "type" is a scrape (as older runs wrote them); a type it does not know is
+/// skipped. Throws std::runtime_error naming the line on a malformed one.
 RunNotes read_telemetry(const std::string& dir);
+
+/// Writes DIR/environment.json; reads it back (null when absent). Throw std::runtime_error
+/// naming the file when it cannot be written or read.
+void write_environment(const std::string& dir, const nlohmann::json& environment);
+nlohmann::json read_environment(const std::string& dir);
 
 /// What a finished (or rebuilt) run produced.
 struct RunOutputs {
@@ -54,7 +75,8 @@ struct RunOutputs {
 /// the run's own. Throws std::runtime_error naming the file when it cannot be written,
 /// std::invalid_argument on a bad SLO item. `notes.stopped` becomes a warning and
 /// tokenbench.stopped; `notes.scrapes` the server's account (tokenbench.server, and the console's
-/// "Server" table).
+/// "Server" table); `notes.gpu_sampler` the GPU account (tokenbench.gpu, the "GPU" block);
+/// `notes.environment` tokenbench.environment and the "Environment" block.
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config, const RunNotes& notes = {});

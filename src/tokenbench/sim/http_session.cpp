@@ -225,6 +225,10 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       if (method != http::verb::get) return method_not_allowed();
       return reply_json(200, R"({"status":"ok"})");
     }
+    if (target == "/version") {  // like vLLM's, open without the API key
+      if (method != http::verb::get) return method_not_allowed();
+      return reply_json(200, version_body());
+    }
     if (target == "/metrics") {  // like vLLM's, open without the API key
       if (method != http::verb::get) return method_not_allowed();
       out_.clear();

@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "tokenbench/core/version.h"
 #include "tokenbench/sim/sim_rng.h"
 
 namespace tokenbench::sim {
@@ -88,12 +89,19 @@ std::string models_body(std::string_view model, std::int64_t created, const SimI
   // `{}` writes the shortest text that reads back as the same double: a valid JSON number for
   // every time scale the flag accepts (1e-3 to 1e6).
   fmt::format_to(std::back_inserter(out),
-                 "\",\"object\":\"model\",\"created\":{},\"owned_by\":\"tokenbench-sim\","
-                 "\"tokenbench_sim\":{{\"time_scale\":{},\"preset\":\"",
-                 created, sim.time_scale);
+                 "\",\"object\":\"model\",\"created\":{},\"owned_by\":\"tokenbench-sim\",",
+                 created);
+  if (sim.max_model_len > 0)
+    fmt::format_to(std::back_inserter(out), "\"max_model_len\":{},", sim.max_model_len);
+  fmt::format_to(std::back_inserter(out), "\"tokenbench_sim\":{{\"time_scale\":{},\"preset\":\"",
+                 sim.time_scale);
   append_json_escaped(out, sim.preset);
   out += "\"}}]}";
   return out;
+}
+
+std::string version_body() {
+  return fmt::format("{{\"version\":\"tokenbench-sim {}\"}}", core::kVersion);
 }
 
 std::string server_headers(double time_scale) {

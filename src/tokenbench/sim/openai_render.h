@@ -17,13 +17,18 @@ std::string error_body(int status, std::string_view type, std::string_view messa
 
 /// What the simulator says about itself in GET /v1/models (`"tokenbench_sim"` of each model).
 struct SimIdentity {
-  double time_scale = 1.0;  ///< --time-scale
-  std::string_view preset;  ///< the engine preset's name, "fixed" or "custom"
+  double time_scale = 1.0;         ///< --time-scale
+  std::string_view preset;         ///< the engine preset's name, "fixed" or "custom"
+  std::int64_t max_model_len = 0;  ///< the longest sequence served (0: not said)
 };
 
 /// The body of GET /v1/models for one served model: the OpenAI list shape, the model object
-/// carrying `"tokenbench_sim":{"time_scale":X,"preset":NAME}` besides its usual fields.
+/// carrying `"max_model_len":N` (as vLLM's does) and `"tokenbench_sim":{"time_scale":X,
+/// "preset":NAME}` besides its usual fields.
 std::string models_body(std::string_view model, std::int64_t created, const SimIdentity& sim);
+
+/// The body of GET /version, as vLLM has it: {"version":"tokenbench-sim <version>"}.
+std::string version_body();
 
 /// The header lines that every response of a server carries (after "Server"), each ending in
 /// "\r\n": `X-Sim-Time-Scale: X`, X formatted as `{:g}` (10, 1, 0.5).

@@ -1,5 +1,6 @@
 #include "tokenbench/sim/server_context.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <string_view>
@@ -33,8 +34,12 @@ ServerContext::ServerContext(SimConfig c)
     engine = std::make_unique<EngineRunner>(config.engine, config.time_scale, metrics);
   }
   append_json_escaped(model_json, config.model);
-  models_reply = models_body(config.model, static_cast<std::int64_t>(std::time(nullptr)),
-                             {.time_scale = config.time_scale, .preset = preset_name(config)});
+  // The longest sequence served, as the completion handler checks it.
+  std::int64_t limit = config.max_model_len;
+  if (engine) limit = std::min(limit, config.engine.total_blocks() * config.engine.block_size);
+  models_reply = models_body(
+      config.model, static_cast<std::int64_t>(std::time(nullptr)),
+      {.time_scale = config.time_scale, .preset = preset_name(config), .max_model_len = limit});
   response_headers = server_headers(config.time_scale);
   if (!config.api_key.empty()) expected_auth = "Bearer " + config.api_key;
   body_limit = request_body_limit(config.max_model_len);

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tokenbench/core/clock.h"
+#include "tokenbench/telemetry/gpu_sample.h"
+
+namespace tokenbench::telemetry {
+
+class ChildProcess;
+
+/// Where a run's GPU samples came from and how sampling went. Plain data.
+struct GpuSamplerInfo {
+  std::string source;  ///< "nvidia-smi" or "dcgm"
+  std::string url;     ///< the DCGM exporter's /metrics (dcgm only)
+  double interval_s = 1.0;
+  int failed_samples = 0;   ///< malformed lines, failed scrapes, an early exit of nvidia-smi
+  std::string first_error;  ///< one line; "" when none failed
+};
+
+/// Samples the GPUs every `interval_s` on a thread of its own, never touching the load engine:
+/// either nvidia-smi's CSV loop (`-lms`) as a child process whose lines are stamped with the run
+/// clock on arrival, or a DCGM exporter's /metrics scraped with http_get. A failed sample is
+/// counted (info()), never fatal. Thread-safe: the run's thread starts, waits and stops it while
+/// the sampler's thread adds samples.
+class GpuSampler {
+ public:
+  /// nvidia-smi on $PATH (`program` may name another binary, for tests). Throws
+  /// std::runtime_error with one line when it cannot be started.
+  static std::unique_ptr<GpuSampler> nvidia_smi(double interval_s, const core::RunClock& clock,
+                                                const std::string& program = "nvidia-smi");
+  /// A DCGM exporter's /metrics at `url` (no credentials of the run are sent to it).
+  static std::unique_ptr<GpuSampler> dcgm(const std::string& url, double interval_s,
+                                          const core::RunClock& clock);
+  ~GpuSampler();
+  GpuSampler(const GpuSampler&) = delete;
+  GpuSampler& operator=(const GpuSampler&) = delete;
+
+  /// Waits until some sample has a stamp after `t` (kNever: any sample), at most `timeout`;
+  /// true when one has. Returns early when nvidia-smi ended, or (dcgm, t = kNever) when the
+  /// first scrape failed. The run waits for the first sample, and for one after the measure
+  /// phase's end so that the energy covers the whole phase.
+  bool wait_for_sample_after(core::Nanos t, std::chrono::milliseconds timeout);
+  /// Stops sampling (ends and reaps nvidia-smi) and joins the thread. Idempotent.
+  void stop();
+  /// Every sample so far, in time order.
+  std::vector<GpuSample> samples() const;
+  GpuSamplerInfo info() const;
+
+ private:
+  GpuSampler(GpuSamplerInfo info, const core::RunClock& clock);
+  void read_lines();   // nvidia-smi: the thread's body
+  void scrape_loop();  // dcgm: the thread's body
+  void add(std::vector<GpuSample> batch);
+  void fail(const std::string& error);
+
+  const core::RunClock& clock_;
+  std::unique_ptr<ChildProcess> child_;
+  int wake_fds_[2] = {-1, -1};  // stop() writes to [1]: the reader's poll wakes
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stopping_ = false;
+  bool ended_ = false;  // nvidia-smi closed its output: no sample will come
+  GpuSamplerInfo info_;
+  std::vector<GpuSample> samples_;
+  std::thread thread_;
+};
+
+}  // namespace tokenbench::telemetry

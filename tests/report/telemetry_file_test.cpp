@@ -1,0 +1,102 @@
+// telemetry.jsonl and environment.json: written by a run, read back by `report` into the same
+// notes, with scrape lines of older runs (no "type") still read.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "tokenbench/report/run_outputs.h"
+
+namespace tokenbench::report {
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "telemetry-file-" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(TelemetryFile, ScrapesGpuSamplesAndEdgesRoundTripInTimeOrder) {
+  RunNotes notes;
+  notes.metrics_url = "http://h/metrics";
+  notes.measure_start = 100;
+  notes.measure_end = 900;
+  for (const core::Nanos t : {50, 500, 950}) {
+    telemetry::Scrape s;
+    s.t = t;
+    s.label = "interval";
+    s.ok = true;
+    s.snapshot.running = 3;
+    notes.scrapes.push_back(s);
+  }
+  for (const core::Nanos t : {10, 400, 600}) {
+    telemetry::GpuSample g;
+    g.t = t;
+    g.index = 1;
+    g.name = "GPU";
+    g.power_w = 250.5;
+    notes.gpu_samples.push_back(g);
+  }
+  telemetry::GpuSamplerInfo info;
+  info.source = "nvidia-smi";
+  info.interval_s = 0.5;
+  info.failed_samples = 1;
+  info.first_error = "bad line";
+  notes.gpu_sampler = info;
+  notes.gpu_shared = true;
+  const std::string dir = fresh_dir("roundtrip");
+  write_telemetry(dir, notes);
+
+  std::vector<core::Nanos> order;
+  std::istringstream lines(read_text_file(dir + "/" + kTelemetryFile));
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["type"] == "scrape" || j["type"] == "gpu") order.push_back(j["t_ns"]);
+  }
+  EXPECT_EQ(order, (std::vector<core::Nanos>{10, 50, 400, 500, 600, 950}));
+
+  const RunNotes back = read_telemetry(dir);
+  EXPECT_EQ(back.metrics_url, "http://h/metrics");
+  EXPECT_EQ(back.measure_start, 100);
+  EXPECT_EQ(back.measure_end, 900);
+  ASSERT_EQ(back.scrapes.size(), 3u);
+  EXPECT_EQ(back.scrapes[1].snapshot.running, 3);
+  ASSERT_EQ(back.gpu_samples.size(), 3u);
+  EXPECT_EQ(back.gpu_samples[2].t, 600);
+  EXPECT_EQ(back.gpu_samples[2].power_w, 250.5);
+  ASSERT_TRUE(back.gpu_sampler);
+  EXPECT_EQ(back.gpu_sampler->failed_samples, 1);
+  EXPECT_EQ(back.gpu_sampler->first_error, "bad line");
+  EXPECT_TRUE(back.gpu_shared);
+}
+
+TEST(TelemetryFile, OldScrapeLinesWithoutTypeAndUnknownTypesRead) {
+  const std::string dir = fresh_dir("old");
+  write_text_file(dir + "/" + kTelemetryFile,
+                  "{\"t_ns\":5,\"label\":\"measure_start\",\"ok\":true,\"server\":\"vllm\","
+                  "\"running\":2,\"url\":\"http://old/metrics\"}\n"
+                  "{\"type\":\"something_new\",\"t_ns\":6}\n"
+                  "{\"t_ns\":7,\"label\":\"measure_end\",\"ok\":false,\"error\":\"HTTP 503\"}\n");
+  const RunNotes back = read_telemetry(dir);
+  ASSERT_EQ(back.scrapes.size(), 2u);
+  EXPECT_EQ(back.metrics_url, "http://old/metrics");
+  EXPECT_EQ(back.scrapes[0].snapshot.running, 2);
+  EXPECT_EQ(back.scrapes[1].error, "HTTP 503");
+  EXPECT_FALSE(back.gpu_sampler);
+  EXPECT_EQ(back.measure_start, core::kNever);
+  write_text_file(dir + "/" + kTelemetryFile, "{\"type\":\"gpu\",\"t_ns\":1}\n");
+  EXPECT_THROW(read_telemetry(dir), std::runtime_error);
+}
+
+TEST(TelemetryFile, EnvironmentRoundTripsAndIsNullWhenAbsent) {
+  const std::string dir = fresh_dir("environment");
+  EXPECT_TRUE(read_environment(dir).is_null());
+  const nlohmann::json env{{"host", "h"}, {"labels", {{"cuda", "12.4"}}}};
+  write_environment(dir, env);
+  EXPECT_EQ(read_environment(dir), env);
+}
+
+}  // namespace
+}  // namespace tokenbench::report
