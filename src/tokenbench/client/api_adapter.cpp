@@ -118,6 +118,8 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
     ev.error_message = error_;
     return ev;
   }
+  // Servers put "id" first (vLLM, SGLang) or third (llama.cpp): a lookup of a few key compares.
+  ev.response_id = string_field(root, "id");
   tool_.clear();
   element choices;
   if (root["choices"].get(choices) == simdjson::SUCCESS && choices.is_array()) {

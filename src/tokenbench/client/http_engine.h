@@ -48,6 +48,9 @@ struct EngineConfig {
   /// exponential backoff with jitter that honours Retry-After; 0: none.
   int retries = 0;
   std::uint64_t seed = 0;  ///< makes the backoff jitter repeatable
+  /// Send X-Request-Id and traceparent (client/request_id.h) and record the id.
+  bool request_ids = false;
+  std::uint64_t run_id = 0;  ///< the high half of every trace id (client::new_run_id)
 };
 
 /// True for failures worth another attempt: no connection, 429, 5xx, or a reply cut before any

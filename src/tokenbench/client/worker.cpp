@@ -277,10 +277,13 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   if (endpoint != t->endpoint) {
     t->endpoint = endpoint;
     curl_easy_setopt(t->easy, CURLOPT_URL, config_.endpoints[endpoint].url.c_str());
-    curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, headers_[endpoint]);
   }
   t->rec.endpoint = endpoint;
   t->rec.scheduled = due;
+  if (config_.request_ids) {
+    t->trace = make_trace_id(config_.run_id, work.phase, spec.target, t->rec.id);
+    t->rec.request_id = request_id_text(t->trace);
+  }
   t->attempt = 0;
   t->limits = reply_limits(config_, spec.max_tokens);
   t->active = true;
@@ -313,6 +316,15 @@ void Worker::launch(Transfer* t) {
   t->last_byte = core::kNever;
   t->usage_prompt = -1;
   t->usage_completion = -1;
+  curl_slist* headers = headers_[t->endpoint];
+  if (config_.request_ids) {
+    // The same X-Request-Id for every attempt, a span id of the attempt's own.
+    t->id_headers.fill(t->trace, t->attempt);
+    t->id_nodes[0] = curl_slist{t->id_headers.request_id.data(), &t->id_nodes[1]};
+    t->id_nodes[1] = curl_slist{t->id_headers.traceparent.data(), headers};
+    headers = &t->id_nodes[0];
+  }
+  curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, headers);
   const std::string& body = *t->request_body;
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
@@ -355,6 +367,7 @@ bool Worker::schedule_retry(Transfer* t) {
   next.phase = t->rec.phase;
   next.endpoint = t->rec.endpoint;
   next.scheduled = t->rec.done + wait;
+  next.request_id = t->rec.request_id;
   t->rec.retried = true;
   (*sink_)(std::move(t->rec));
   t->rec = std::move(next);
@@ -546,6 +559,9 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
   if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
   if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
   if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
+  if (t->rec.response_id.empty() && !ev.response_id.empty()) {
+    t->rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
+  }
 }
 
 void Worker::abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message) {
@@ -694,6 +710,7 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
       rec.output_text.append(ev.tool_text);
     }
     rec.finish_reason.assign(ev.finish_reason);
+    rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
     if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
     if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
   }

@@ -11,6 +11,7 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/http_engine.h"
+#include "tokenbench/client/request_id.h"
 #include "tokenbench/client/sse_parser.h"
 
 namespace tokenbench::client {
@@ -44,6 +45,11 @@ struct Transfer {
   std::int64_t reply_bytes = 0;  // headers and body received
   std::int64_t usage_prompt = -1;
   std::int64_t usage_completion = -1;
+  // The request's identity headers (EngineConfig::request_ids): two list nodes of its own in
+  // front of the endpoint's shared header list, filled at each launch without allocating.
+  TraceId trace;
+  IdHeaders id_headers;
+  curl_slist id_nodes[2] = {};
 };
 
 /// The internals of one HttpEngine worker: a curl multi handle on an epoll loop with a timerfd for

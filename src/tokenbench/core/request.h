@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -80,6 +81,9 @@ struct ChunkStamp {
   std::int32_t tokens = 1;
 };
 
+/// The longest server response id a record keeps, in bytes.
+inline constexpr std::size_t kMaxResponseIdBytes = 128;
+
 /// Everything measured about one request. Stamps are Nanos since the run's origin; kNever when the
 /// moment did not happen. Written by one worker thread, then handed over to the recorder.
 struct RequestRecord {
@@ -120,6 +124,13 @@ struct RequestRecord {
   ErrorClass error = ErrorClass::kNone;
   std::string error_message;
   std::string finish_reason;
+
+  /// The id sent as X-Request-Id and as the trace id of `traceparent` (client/request_id.h);
+  /// the same for every attempt. Empty when the run sends none (--no-request-id).
+  std::string request_id;
+  /// The server's id of its reply: the `id` of the first chunk that carried one (streamed) or of
+  /// the body; at most kMaxResponseIdBytes (longer ones are cut). Empty when the server sent none.
+  std::string response_id;
 
   bool ok() const { return error == ErrorClass::kNone; }
 };

@@ -49,6 +49,8 @@ struct RunConfig {
   bool preflight = true;             ///< ask /v1/models before the run
   std::string api_key_env = "OPENAI_API_KEY";
   bool stream = true;
+  /// Send X-Request-Id and traceparent with every request (--no-request-id turns them off).
+  bool request_id = true;
 
   // Load
   int max_concurrency = 0;  ///< 0: unlimited

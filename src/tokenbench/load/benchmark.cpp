@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "tokenbench/client/api_adapter.h"
+#include "tokenbench/client/request_id.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
 
@@ -95,6 +96,8 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.max_reply_bytes = config.max_reply_bytes;
   engine.retries = config.retries;
   engine.seed = config.seed;
+  engine.request_ids = config.request_id;
+  engine.run_id = client::new_run_id();
   engine.workers = workers_;
   engine.max_concurrency = config.max_concurrency;
   engine.keep_text = keep_text;

@@ -89,6 +89,15 @@ void read_field(const json& object, const char* key, T& out) {
   }
 }
 
+// A request or response id: a string of at most core::kMaxResponseIdBytes.
+void read_id(const json& object, const char* key, std::string& out) {
+  read_field(object, key, out);
+  if (out.size() > core::kMaxResponseIdBytes) {
+    throw std::runtime_error(fmt::format("{} has {} bytes, more than the {} a record keeps", key,
+                                         out.size(), core::kMaxResponseIdBytes));
+  }
+}
+
 template <typename E>
 E enum_from_json(const json& object, const char* key, E fallback,
                  std::optional<E> (*parse)(std::string_view)) {
@@ -170,6 +179,8 @@ json record_to_json(const core::RequestRecord& r) {
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
   if (r.attempt != 0) out["attempt"] = r.attempt;
   if (r.retried) out["retried"] = true;
+  if (!r.request_id.empty()) out["request_id"] = r.request_id;
+  if (!r.response_id.empty()) out["response_id"] = r.response_id;
   for (const auto& [key, value] : derived_figures(r)) {
     out[key] = value ? json(*value) : json(nullptr);
   }
@@ -225,6 +236,8 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
   if (record.attempt != 0) fmt::format_to(it, ",\"attempt\":{}", record.attempt);
   if (record.retried) fmt::format_to(it, ",\"retried\":true");
+  if (!record.request_id.empty()) text("request_id", record.request_id);
+  if (!record.response_id.empty()) text("response_id", record.response_id);
   for (const auto& [key, value] : derived_figures(record)) {
     if (value) {
       fmt::format_to(it, ",\"{}\":{}", key, *value);
@@ -295,6 +308,8 @@ core::RequestRecord record_from_json(const json& o) {
   r.error = enum_from_json(o, "error", r.error, &core::error_class_from_string);
   read_field(o, "error_message", r.error_message);
   read_field(o, "finish_reason", r.finish_reason);
+  read_id(o, "request_id", r.request_id);
+  read_id(o, "response_id", r.response_id);
   check_stamp_order(r);
   return r;
 }

@@ -273,7 +273,25 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
                       "of the messages or completion.",
                       limit, request.prompt_tokens, request.max_tokens));
     }
+    echo_request_id(req["X-Request-Id"]);
     start_completion(std::move(request));
+  }
+
+  // A client's X-Request-Id is echoed in the reply's headers and names the completion
+  // ("chatcmpl-<id>", as vLLM does), so that a client's records join the server's; an id that is
+  // not a short token of letters, digits and ".:_-" is ignored.
+  void echo_request_id(beast::string_view value) {
+    client_id_.clear();
+    echo_header_.clear();
+    const std::string_view id(value.data(), value.size());
+    if (id.empty() || id.size() > 128) return;
+    for (const char c : id) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == ':' || c == '_' || c == '-';
+      if (!ok) return;
+    }
+    client_id_.assign(id);
+    echo_header_ = "X-Request-Id: " + client_id_ + "\r\n";
   }
 
   void method_not_allowed() {
@@ -367,7 +385,11 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     fault_at_ = plan_.output_tokens / 2;
     fault_done_ = false;
     id_.clear();
-    append_response_id(id_, request_.api, ctx_.config.seed, arrival_);
+    if (client_id_.empty()) {
+      append_response_id(id_, request_.api, ctx_.config.seed, arrival_);
+    } else {
+      id_ = (request_.api == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + client_id_;
+    }
     identity_ = {request_.api, id_, static_cast<std::int64_t>(std::time(nullptr)), ctx_.model_json};
     start_ = received_;
     if (fault_.kind == FaultKind::kSlowFirstByte) start_ += seconds_to_duration(fault_.seconds);
@@ -573,7 +595,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     }
     append_completion_body(body_, identity_, ctx_.config.seed, arrival_, plan_,
                            request_.prompt_tokens);
-    append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers);
+    append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers, echo_header_);
     if (fault_.kind == FaultKind::kStreamCut) return write_out(out_.size() - body_.size() / 2);
     write_out();
   }
@@ -581,7 +603,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   void begin_stream() {
     head_.clear();
     body_.clear();
-    append_stream_head(head_, keep_alive_, ctx_.response_headers);
+    append_stream_head(head_, keep_alive_, ctx_.response_headers, echo_header_);
     renderer_.reset(identity_);
     if (request_.api == ApiKind::kChat) renderer_.append_role(body_);
     next_token_ = 0;
@@ -711,6 +733,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   std::string head_;  ///< stream head not yet written
   std::string body_;  ///< SSE bytes not yet written
   std::string id_;
+  std::string client_id_;    ///< the request's X-Request-Id, when usable; else empty
+  std::string echo_header_;  ///< "X-Request-Id: <client_id_>\r\n", or empty
   std::array<char, 24> size_line_{};
   std::size_t size_line_len_ = 0;
   EventRenderer renderer_;

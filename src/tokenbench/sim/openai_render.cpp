@@ -119,11 +119,13 @@ void append_response(std::string& out, int status, std::string_view content_type
   out += body;
 }
 
-void append_stream_head(std::string& out, bool keep_alive, std::string_view server) {
+void append_stream_head(std::string& out, bool keep_alive, std::string_view server,
+                        std::string_view extra_headers) {
   out +=
       "HTTP/1.1 200 OK\r\nServer: tokenbench-sim\r\nContent-Type: text/event-stream\r\n"
       "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n";
   out += server;
+  out += extra_headers;
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";
 }

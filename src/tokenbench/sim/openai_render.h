@@ -41,9 +41,10 @@ void append_response(std::string& out, int status, std::string_view content_type
                      std::string_view body, bool keep_alive, std::string_view server,
                      std::string_view extra_headers = {});
 
-/// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding, and
-/// the `server` header lines.
-void append_stream_head(std::string& out, bool keep_alive, std::string_view server);
+/// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding, the
+/// `server` header lines and `extra_headers` (whole lines, each ending in "\r\n").
+void append_stream_head(std::string& out, bool keep_alive, std::string_view server,
+                        std::string_view extra_headers = {});
 
 /// The identity fields every chunk of one response repeats.
 struct ResponseIdentity {
