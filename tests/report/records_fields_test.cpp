@@ -1,5 +1,5 @@
-// requests.jsonl's fields of issue 10 (request_id, response_id): written when known, read back
-// exactly, absent in files written before them.
+// requests.jsonl's fields of issue 10 (request_id, response_id, server_timings): written when
+// known, read back exactly, absent in files written before them.
 
 #include <gtest/gtest.h>
 
@@ -60,6 +60,45 @@ TEST(RecordsFieldsTest, OverlongOrWrongTypedIdsAreRefused) {
   EXPECT_THROW(record_from_json(object), std::runtime_error);
   object["response_id"] = 5;
   EXPECT_THROW(record_from_json(object), std::runtime_error);
+}
+
+TEST(RecordsFieldsTest, ServerTimingsRoundTrip) {
+  core::RequestRecord r = identified();
+  r.streamed = false;
+  r.server_timings = core::ServerTimings{1, 4, 1.8, 8, 7.767};
+  const std::string line = record_to_jsonl_line(r);
+  EXPECT_EQ(nlohmann::json::parse(line), record_to_json(r));
+  const core::RequestRecord back = record_from_jsonl_line(line);
+  EXPECT_FALSE(back.streamed);
+  ASSERT_TRUE(back.server_timings);
+  EXPECT_EQ(back.server_timings->cache_n, 1);
+  EXPECT_EQ(back.server_timings->prompt_n, 4);
+  EXPECT_DOUBLE_EQ(back.server_timings->prompt_ms, 1.8);
+  EXPECT_EQ(back.server_timings->predicted_n, 8);
+  EXPECT_DOUBLE_EQ(back.server_timings->predicted_ms, 7.767);
+
+  const auto plain = nlohmann::json::parse(record_to_jsonl_line(identified()));
+  EXPECT_FALSE(plain.contains("server_timings"));
+  EXPECT_FALSE(record_from_json(plain).server_timings);
+}
+
+TEST(RecordsFieldsTest, BadServerTimingsAreRefusedNamingTheField) {
+  auto object = record_to_json(identified());
+  const auto message = [&](nlohmann::json timings) {
+    object["server_timings"] = std::move(timings);
+    try {
+      record_from_json(object);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message({{"prompt_ms", -1}}).find("server_timings.prompt_ms"), std::string::npos);
+  EXPECT_NE(message({{"prompt_n", 1.5}}).find("server_timings.prompt_n"), std::string::npos);
+  EXPECT_NE(message({{"predicted_ms", "x"}}).find("server_timings.predicted_ms"),
+            std::string::npos);
+  EXPECT_NE(message(3).find("server_timings"), std::string::npos);
+  EXPECT_EQ(message({{"prompt_ms", 2}, {"predicted_ms", 3}}), "");
 }
 
 }  // namespace

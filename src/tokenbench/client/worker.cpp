@@ -559,6 +559,7 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
   if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
   if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
   if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
+  if (ev.has_timings) t->rec.server_timings = ev.timings;
   if (t->rec.response_id.empty() && !ev.response_id.empty()) {
     t->rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
   }
@@ -711,6 +712,7 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
     }
     rec.finish_reason.assign(ev.finish_reason);
     rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
+    if (ev.has_timings) rec.server_timings = ev.timings;
     if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
     if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
   }

@@ -81,6 +81,17 @@ struct ChunkStamp {
   std::int32_t tokens = 1;
 };
 
+/// The server's own account of one request, from llama.cpp's per-reply `timings` object (sent in
+/// the final chunk of a stream or in a whole reply). Milliseconds and counts as the server wrote
+/// them.
+struct ServerTimings {
+  std::int64_t cache_n = 0;      ///< prompt tokens taken from the server's cache
+  std::int64_t prompt_n = 0;     ///< prompt tokens processed (cache_n excluded)
+  double prompt_ms = 0;          ///< processing them: the server's prefill
+  std::int64_t predicted_n = 0;  ///< tokens generated
+  double predicted_ms = 0;       ///< generating them, from the first token to the last
+};
+
 /// The longest server response id a record keeps, in bytes.
 inline constexpr std::size_t kMaxResponseIdBytes = 128;
 
@@ -131,6 +142,8 @@ struct RequestRecord {
   /// The server's id of its reply: the `id` of the first chunk that carried one (streamed) or of
   /// the body; at most kMaxResponseIdBytes (longer ones are cut). Empty when the server sent none.
   std::string response_id;
+  /// The server's `timings` (llama.cpp), when the reply carried them.
+  std::optional<ServerTimings> server_timings;
 
   bool ok() const { return error == ErrorClass::kNone; }
 };

@@ -17,6 +17,7 @@
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
 #include "tokenbench/telemetry/server_account.h"
+#include "tokenbench/telemetry/timings_account.h"
 
 namespace tokenbench::report {
 
@@ -113,6 +114,10 @@ std::vector<core::RequestRecord> rescaled(std::vector<core::RequestRecord> recor
       scale(*t);
     }
     for (auto& c : r.chunks) scale(c.t);
+    if (r.server_timings) {  // the simulator's own times, in real time like the stamps
+      r.server_timings->prompt_ms *= factor;
+      r.server_timings->predicted_ms *= factor;
+    }
   }
   return records;
 }
@@ -172,6 +177,13 @@ RunOutputs write_run_outputs(const std::string& dir,
         telemetry::account_for(notes.scrapes, notes.metrics_url, out.summary);
     out.summary_json["tokenbench"]["server"] = telemetry::account_to_json(account);
     out.console += telemetry::render_account(account, out.summary);
+  }
+  const auto timings = model_time
+                           ? telemetry::timings_account(rescaled(records, config.sim_time_scale))
+                           : telemetry::timings_account(records);
+  if (timings) {
+    out.summary_json["tokenbench"]["server_timings"] = telemetry::timings_account_to_json(*timings);
+    out.console += telemetry::render_timings_account(*timings);
   }
   if (config.replica_urls.size() > 1) {
     const auto replicas =

@@ -441,6 +441,11 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   // Tokens from the engine thread, delivered on this session's loop.
   void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished) override {
     if (id != arrival_ || !engine_active_) return;  // a request this session gave up
+    if (!request_.stream) {
+      const auto now = Clock::now();
+      if (available_ == 0) first_out_ = now;
+      last_out_ = now;
+    }
     available_ += tokens;
     if (finished) engine_active_ = false;
     if (!request_.stream) {
@@ -557,6 +562,21 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     ctx_.metrics.add_running(-1);
   }
 
+  // The request's llama.cpp-style timings: receipt to first token, first to last token (the
+  // tokens' due times with fixed delays, their release by the engine otherwise).
+  LlamaTimings llama_timings() const {
+    const auto first = ctx_.engine ? first_out_ : first_due_;
+    const auto last = ctx_.engine ? last_out_ : last_due_;
+    LlamaTimings t;
+    t.prompt_n = request_.prompt_tokens;
+    t.predicted_n = plan_.output_tokens;
+    if (plan_.output_tokens > 0) {
+      t.prompt_ms = std::max(0.0, seconds_between(received_, first) * 1e3);
+      t.predicted_ms = std::max(0.0, seconds_between(first, last) * 1e3);
+    }
+    return t;
+  }
+
   // The fault turns the request into an abort whatever happens (a cut or an error reply).
   bool fault_aborts() const {
     return fault_.kind == FaultKind::kStreamCut || fault_.kind == FaultKind::kErrorEvent;
@@ -593,8 +613,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       default:
         break;
     }
+    const LlamaTimings timings = llama_timings();
     append_completion_body(body_, identity_, ctx_.config.seed, arrival_, plan_,
-                           request_.prompt_tokens);
+                           request_.prompt_tokens, ctx_.config.llama_timings ? &timings : nullptr);
     append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers, echo_header_);
     if (fault_.kind == FaultKind::kStreamCut) return write_out(out_.size() - body_.size() / 2);
     write_out();
@@ -628,9 +649,12 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         continue;
       }
       if (next_token_ == plan_.output_tokens) {
-        renderer_.append_finish(body_, plan_.finish);
+        // llama.cpp's timings go in the last JSON event: the usage event, else the finish event.
+        const LlamaTimings timings = llama_timings();
+        const LlamaTimings* with = ctx_.config.llama_timings ? &timings : nullptr;
+        renderer_.append_finish(body_, plan_.finish, request_.include_usage ? nullptr : with);
         if (request_.include_usage) {
-          renderer_.append_usage(body_, request_.prompt_tokens, plan_.output_tokens);
+          renderer_.append_usage(body_, request_.prompt_tokens, plan_.output_tokens, with);
         }
         EventRenderer::append_done(body_);
         ended_ = true;
@@ -638,6 +662,10 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         break;
       }
       if (!token_ready(now)) break;
+      if (ctx_.engine) {
+        if (next_token_ == 0) first_out_ = now;
+        last_out_ = now;
+      }
       renderer_.append_token(body_, token_text(ctx_.config.seed, arrival_, next_token_));
       if (!ctx_.engine) note_fixed_token(next_token_, next_due_);
       if (++next_token_ < plan_.output_tokens && !ctx_.engine) next_due_ = timeline_->next();
@@ -767,6 +795,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   bool fixed_running_ = false;
   Clock::time_point first_due_;
   Clock::time_point last_due_;
+  // Engine mode: when the request's first and last tokens left (stream) or were generated.
+  Clock::time_point first_out_;
+  Clock::time_point last_out_;
 };
 
 }  // namespace
