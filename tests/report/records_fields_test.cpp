@@ -1,5 +1,5 @@
-// requests.jsonl's fields of issue 10 (request_id, response_id, server_timings): written when
-// known, read back exactly, absent in files written before them.
+// requests.jsonl's fields of issue 10 (request_id, response_id, server_timings,
+// nonstream_sample): written when known, read back exactly, absent in files written before them.
 
 #include <gtest/gtest.h>
 
@@ -62,13 +62,16 @@ TEST(RecordsFieldsTest, OverlongOrWrongTypedIdsAreRefused) {
   EXPECT_THROW(record_from_json(object), std::runtime_error);
 }
 
-TEST(RecordsFieldsTest, ServerTimingsRoundTrip) {
+TEST(RecordsFieldsTest, ServerTimingsAndTheSampleMarkRoundTrip) {
   core::RequestRecord r = identified();
   r.streamed = false;
+  r.nonstream_sample = true;
   r.server_timings = core::ServerTimings{1, 4, 1.8, 8, 7.767};
   const std::string line = record_to_jsonl_line(r);
+  EXPECT_NE(line.find("\"nonstream_sample\":true"), std::string::npos) << line;
   EXPECT_EQ(nlohmann::json::parse(line), record_to_json(r));
   const core::RequestRecord back = record_from_jsonl_line(line);
+  EXPECT_TRUE(back.nonstream_sample);
   EXPECT_FALSE(back.streamed);
   ASSERT_TRUE(back.server_timings);
   EXPECT_EQ(back.server_timings->cache_n, 1);
@@ -79,6 +82,7 @@ TEST(RecordsFieldsTest, ServerTimingsRoundTrip) {
 
   const auto plain = nlohmann::json::parse(record_to_jsonl_line(identified()));
   EXPECT_FALSE(plain.contains("server_timings"));
+  EXPECT_FALSE(plain.contains("nonstream_sample"));
   EXPECT_FALSE(record_from_json(plain).server_timings);
 }
 

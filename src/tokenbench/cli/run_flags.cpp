@@ -480,6 +480,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_flag_callback(
       "--no-request-id", [&c] { c.request_id = false; },
       "Send no X-Request-Id and traceparent headers (requests.jsonl then has no request_id)");
+  cmd->add_option("--nonstream-sample", c.nonstream_sample,
+                  "Send K of the measured requests non-streamed, spread evenly, and compare their "
+                  "E2EL with the streamed ones' (Checks); 0: none")
+      ->capture_default_str();
   // Load
   cmd->add_option("--max-concurrency", flags.concurrency,
                   "Requests in flight at most (closed loop); 0: unlimited. A list (1,8,32) "

@@ -23,6 +23,7 @@ struct Transfer {
   CURL* easy = nullptr;
   const core::RequestSpec* spec = nullptr;
   std::uint32_t endpoint = 0;  // whose URL and headers the handle carries now
+  bool stream = true;          // this request asks for a stream (not one of --nonstream-sample)
   core::RequestRecord rec;
   SseParser sse;
   std::string body;  // non-streamed or error reply (bounded)
@@ -108,7 +109,8 @@ class Worker {
   const core::RunClock& clock_;
   CURLM* multi_ = nullptr;
   RouteState& route_;
-  std::vector<curl_slist*> headers_;  // per endpoint
+  std::vector<curl_slist*> headers_;        // per endpoint
+  std::vector<curl_slist*> whole_headers_;  // per endpoint, for non-streamed requests
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
   OpenAIAdapter adapter_;

@@ -144,6 +144,9 @@ struct RequestRecord {
   std::string response_id;
   /// The server's `timings` (llama.cpp), when the reply carried them.
   std::optional<ServerTimings> server_timings;
+  /// Sent non-streamed by --nonstream-sample among streamed requests: compared with them
+  /// (metrics/stream_check.h) and left out of the run's latency figures.
+  bool nonstream_sample = false;
 
   bool ok() const { return error == ErrorClass::kNone; }
 };

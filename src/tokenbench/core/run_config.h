@@ -66,6 +66,9 @@ struct RunConfig {
   double ramp_up_start_rps = 1.0;  ///< the rate at the measure phase's start when ramping
   double ramp_up_duration_s = 0;   ///< how long the ramp to request_rate takes
   double drop_first_pct = 0;       ///< the first PCT % of the measure phase is phase `dropped`
+  /// Measured requests sent non-streamed among the streamed ones, to compare their E2EL
+  /// (--nonstream-sample K); 0: none.
+  std::int64_t nonstream_sample = 0;
 
   /// Replicas of one deployment: every base URL (base_url first) when more than one is given.
   std::vector<std::string> replica_urls;

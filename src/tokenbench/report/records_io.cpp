@@ -211,6 +211,7 @@ json record_to_json(const core::RequestRecord& r) {
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
   if (r.attempt != 0) out["attempt"] = r.attempt;
   if (r.retried) out["retried"] = true;
+  if (r.nonstream_sample) out["nonstream_sample"] = true;
   if (!r.request_id.empty()) out["request_id"] = r.request_id;
   if (!r.response_id.empty()) out["response_id"] = r.response_id;
   if (r.server_timings) {
@@ -276,6 +277,7 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
   if (record.attempt != 0) fmt::format_to(it, ",\"attempt\":{}", record.attempt);
   if (record.retried) fmt::format_to(it, ",\"retried\":true");
+  if (record.nonstream_sample) fmt::format_to(it, ",\"nonstream_sample\":true");
   if (!record.request_id.empty()) text("request_id", record.request_id);
   if (!record.response_id.empty()) text("response_id", record.response_id);
   if (record.server_timings) {
@@ -311,6 +313,7 @@ core::RequestRecord record_from_json(const json& o) {
   read_integer(o, "endpoint", r.endpoint, 0, std::numeric_limits<std::uint32_t>::max());
   read_integer(o, "attempt", r.attempt, 0, 1000);
   read_field(o, "retried", r.retried);
+  read_field(o, "nonstream_sample", r.nonstream_sample);
   r.scheduled = stamp_from_json(o, "scheduled_ns");
   r.sent = stamp_from_json(o, "sent_ns");
   r.headers = stamp_from_json(o, "headers_ns");

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "tokenbench/metrics/checks.h"
+#include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
@@ -171,6 +172,11 @@ RunOutputs write_run_outputs(const std::string& dir,
     const metrics::Checks checks = metrics::run_checks(records, out.summary, config);
     out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
     out.console += metrics::render_checks(checks);
+    if (const auto stream = metrics::stream_check(records)) {
+      out.summary_json["tokenbench"]["checks"]["stream_vs_nonstream"] =
+          metrics::stream_check_to_json(*stream);
+      out.console += metrics::render_stream_check(*stream);
+    }
   }
   if (!notes.scrapes.empty()) {
     const telemetry::ServerAccount account =

@@ -45,7 +45,8 @@ std::optional<TimingsAccount> timings_account(const std::vector<core::RequestRec
   std::vector<double> remainder;
   std::vector<double> client_ttft;
   for (const core::RequestRecord& r : records) {
-    if (r.phase != core::Phase::kMeasure || r.retried || !r.ok() || !r.server_timings) {
+    if (r.phase != core::Phase::kMeasure || r.retried || !r.ok() || r.nonstream_sample ||
+        !r.server_timings) {
       continue;
     }
     const core::ServerTimings& t = *r.server_timings;

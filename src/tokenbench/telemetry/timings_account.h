@@ -23,7 +23,7 @@ struct TimingStat {
 /// The server-side breakdown built from the requests' own `timings` (llama.cpp's server sends
 /// one per reply; RequestRecord::server_timings), beside the one /metrics histograms give
 /// (server_account.h). Over the requests the run's main figures count: measured, successful,
-/// last attempts. docs/TELEMETRY.md defines each figure.
+/// last attempts, the --nonstream-sample set aside. docs/TELEMETRY.md defines each figure.
 struct TimingsAccount {
   std::int64_t requests = 0;       ///< requests that carried timings
   std::int64_t prompt_tokens = 0;  ///< sum of prompt_n: prompt tokens the server processed
