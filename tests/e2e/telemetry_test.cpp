@@ -71,7 +71,7 @@ TEST(EndToEndTelemetry, OffMeansNoScrapes) {
                                        "4", "--server-metrics", "off", "--gpu-metrics", "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto& line : read_jsonl(dir + "/telemetry.jsonl")) {
-    EXPECT_EQ(line["type"], "client_cpu") << line.dump();  // no scrape
+    EXPECT_NE(line["type"], "scrape") << line.dump();  // the phase's edges and the client's CPU
   }
   EXPECT_FALSE(read_json(dir + "/summary.json")["tokenbench"].contains("server"));
   EXPECT_EQ(r.out.find("Server ("), std::string::npos);

@@ -489,6 +489,13 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "Environment variable (or .env key) holding the API key")
       ->capture_default_str();
   cmd->add_flag("--no-stream", flags.no_stream, "Non-streaming requests (TTFT undefined)");
+  cmd->add_flag_callback(
+      "--no-request-id", [&c] { c.request_id = false; },
+      "Send no X-Request-Id and traceparent headers (requests.jsonl then has no request_id)");
+  cmd->add_option("--nonstream-sample", c.nonstream_sample,
+                  "Send K of the measured requests non-streamed, spread evenly, and compare their "
+                  "E2EL with the streamed ones' (Checks); 0: none")
+      ->capture_default_str();
   // Load
   cmd->add_option("--max-concurrency", flags.concurrency,
                   "Requests in flight at most (closed loop); 0: unlimited. A list (1,8,32) "

@@ -222,6 +222,9 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
   options->prefix_caching_flag =
       cmd->add_flag("--enable-prefix-caching", options->prefix_caching,
                     "Shared prompt prefixes skip prefill (block-hash based, as vLLM)");
+  cmd->add_flag("--llama-timings", c.llama_timings,
+                "Add llama.cpp's per-reply `timings` object (prompt_ms: receipt to first token; "
+                "predicted_ms: first to last token)");
   cmd->add_option("--eos-dist", options->eos,
                   "EOS length of requests without ignore_eos: uniform, exponential:MEAN, "
                   "normal:MEAN:STDDEV or none")

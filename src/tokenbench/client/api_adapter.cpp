@@ -42,6 +42,35 @@ void append_tool_calls(const element& msg, std::string& out) {
   }
 }
 
+// A count of `timings`: an integer, or a number with an integral value (some servers write 33.0).
+bool read_count(const element& parent, const char* key, std::int64_t& out) {
+  double v = 0;
+  if (parent[key].get(v) != simdjson::SUCCESS || !(v >= 0 && v < 1e15)) return false;
+  out = static_cast<std::int64_t>(v);
+  return true;
+}
+
+bool read_ms(const element& parent, const char* key, double& out) {
+  double v = 0;
+  if (parent[key].get(v) != simdjson::SUCCESS || !(v >= 0 && v < 1e12)) return false;
+  out = v;
+  return true;
+}
+
+// llama.cpp's `timings` object: prompt_ms and predicted_ms are needed, the counts default to 0.
+void read_timings(const element& root, ApiEvent& ev) {
+  element t;
+  if (root["timings"].get(t) != simdjson::SUCCESS || !t.is_object()) return;
+  core::ServerTimings& out = ev.timings;
+  if (!read_ms(t, "prompt_ms", out.prompt_ms) || !read_ms(t, "predicted_ms", out.predicted_ms)) {
+    return;
+  }
+  read_count(t, "prompt_n", out.prompt_n);
+  read_count(t, "predicted_n", out.predicted_n);
+  read_count(t, "cache_n", out.cache_n);
+  ev.has_timings = true;
+}
+
 }  // namespace
 
 std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
@@ -118,6 +147,9 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
     ev.error_message = error_;
     return ev;
   }
+  // Servers put "id" first (vLLM, SGLang) or third (llama.cpp): a lookup of a few key compares.
+  ev.response_id = string_field(root, "id");
+  bool has_usage_object = false;
   tool_.clear();
   element choices;
   if (root["choices"].get(choices) == simdjson::SUCCESS && choices.is_array()) {
@@ -150,6 +182,7 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
   ev.tool_text = tool_;
   element usage;
   if (root["usage"].get(usage) == simdjson::SUCCESS && usage.is_object()) {
+    has_usage_object = true;
     std::int64_t v = 0;
     if (usage["prompt_tokens"].get(v) == simdjson::SUCCESS) {
       ev.prompt_tokens = v;
@@ -160,6 +193,7 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
       ev.has_usage = true;
     }
   }
+  if (!streamed || has_usage_object || !ev.finish_reason.empty()) read_timings(root, ev);
   return ev;
 }
 

@@ -34,6 +34,12 @@ struct ApiEvent {
   std::int64_t prompt_tokens = -1;
   std::int64_t completion_tokens = -1;
   std::string_view finish_reason;  ///< empty when absent; valid until the next parse call
+  /// The reply's `id` (a string; empty when absent); valid until the next parse call.
+  std::string_view response_id;
+  /// llama.cpp's `timings` object, looked up only in an event with a finish_reason or usage and
+  /// in a whole reply (where llama.cpp puts it), so that other servers pay nothing for it.
+  bool has_timings = false;
+  core::ServerTimings timings;
   std::string_view error_message;  ///< for kError / kMalformed; valid until the next parse call
 };
 

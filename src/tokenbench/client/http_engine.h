@@ -10,6 +10,7 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/load/nonstream_sample.h"
 #include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
@@ -48,6 +49,9 @@ struct EngineConfig {
   /// exponential backoff with jitter that honours Retry-After; 0: none.
   int retries = 0;
   std::uint64_t seed = 0;  ///< makes the backoff jitter repeatable
+  /// Send X-Request-Id and traceparent (client/request_id.h) and record the id.
+  bool request_ids = false;
+  std::uint64_t run_id = 0;  ///< the high half of every trace id (client::new_run_id)
 };
 
 /// True for failures worth another attempt: no connection, 429, 5xx, or a reply cut before any
@@ -88,6 +92,20 @@ struct PhaseWork {
   /// recorded with Phase::kDropped instead of `phase` (--drop-first).
   std::size_t drop_count = 0;
   core::Nanos drop_before = 0;
+  /// --nonstream-sample: schedule index i is sent non-streamed, with body
+  /// (*nonstream_bodies)[i % specs.size()], when its prompt (i / per_prompt) modulo
+  /// sample_prompts is one of load::nonstream_pick's `sample_count` of them. Null: none.
+  const std::vector<std::string>* nonstream_bodies = nullptr;
+  std::size_t sample_count = 0;
+  std::size_t sample_prompts = 0;
+  std::size_t per_prompt = 1;
+
+  /// True when schedule index `index` is one of the non-streamed sample.
+  bool nonstream(std::size_t index) const {
+    return nonstream_bodies != nullptr && sample_prompts > 0 &&
+           load::nonstream_pick((index / per_prompt) % sample_prompts, sample_prompts,
+                                sample_count);
+  }
 };
 
 /// Endpoint choice shared by an engine's workers (replica balancing). Thread-safe.

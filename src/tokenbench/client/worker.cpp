@@ -72,18 +72,21 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
 
   for (const Endpoint& endpoint : config_.endpoints) {
-    curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
-    list = curl_slist_append(
-        list, config_.stream ? "Accept: text/event-stream" : "Accept: application/json");
-    // curl 7.x sends "Expect: 100-continue" for larger bodies, costing a round trip per request.
-    list = curl_slist_append(list, "Expect:");
-    // No compression: a gzipped stream may be buffered by the server or a proxy, which would move
-    // every token stamp. Set as a header, not CURLOPT_ACCEPT_ENCODING, so that libcurl never
-    // inflates a body the server encodes anyway (a 200 KB body can inflate to gigabytes); such a
-    // reply is refused instead.
-    list = curl_slist_append(list, "Accept-Encoding: identity");
-    for (const auto& h : endpoint.headers) list = curl_slist_append(list, h.c_str());
-    headers_.push_back(list);
+    for (const bool stream : {true, false}) {
+      curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
+      list = curl_slist_append(list, config_.stream && stream ? "Accept: text/event-stream"
+                                                              : "Accept: application/json");
+      // curl 7.x sends "Expect: 100-continue" for larger bodies, costing a round trip per
+      // request.
+      list = curl_slist_append(list, "Expect:");
+      // No compression: a gzipped stream may be buffered by the server or a proxy, which would
+      // move every token stamp. Set as a header, not CURLOPT_ACCEPT_ENCODING, so that libcurl
+      // never inflates a body the server encodes anyway (a 200 KB body can inflate to
+      // gigabytes); such a reply is refused instead.
+      list = curl_slist_append(list, "Accept-Encoding: identity");
+      for (const auto& h : endpoint.headers) list = curl_slist_append(list, h.c_str());
+      (stream ? headers_ : whole_headers_).push_back(list);
+    }
   }
   double wait_timeout = 0;
   for (const double s : {config_.ttft_timeout_s, config_.stall_timeout_s}) {
@@ -105,6 +108,7 @@ Worker::~Worker() {
   }
   if (multi_ != nullptr) curl_multi_cleanup(multi_);
   for (curl_slist* list : headers_) curl_slist_free_all(list);
+  for (curl_slist* list : whole_headers_) curl_slist_free_all(list);
   if (timer_fd_ >= 0) close(timer_fd_);
   if (epoll_fd_ >= 0) close(epoll_fd_);
 }
@@ -281,8 +285,11 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   const std::size_t n = work.specs->size();
   const core::RequestSpec& spec = (*work.specs)[index % n];
   t->spec = &spec;
-  t->request_body = &(*work.bodies)[index % n];
+  const bool sample = config_.stream && work.nonstream(index);
+  t->stream = config_.stream && !sample;
+  t->request_body = &(sample ? *work.nonstream_bodies : *work.bodies)[index % n];
   t->rec = core::RequestRecord{};
+  t->rec.nonstream_sample = sample;
   t->rec.id = work.id_base + index;
   t->rec.phase =
       index < work.drop_count || scheduled < work.drop_before ? core::Phase::kDropped : work.phase;
@@ -290,11 +297,14 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
   if (endpoint != t->endpoint) {
     t->endpoint = endpoint;
     curl_easy_setopt(t->easy, CURLOPT_URL, config_.endpoints[endpoint].url.c_str());
-    curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, headers_[endpoint]);
   }
   t->rec.endpoint = endpoint;
   if (work.open_loop) t->rec.intended = due;
   t->rec.scheduled = scheduled;
+  if (config_.request_ids) {
+    t->trace = make_trace_id(config_.run_id, work.phase, spec.target, t->rec.id);
+    t->rec.request_id = request_id_text(t->trace);
+  }
   t->attempt = 0;
   t->limits = reply_limits(config_, spec.max_tokens);
   t->active = true;
@@ -310,14 +320,14 @@ void Worker::launch(Transfer* t) {
   t->rec.chunks.reserve(expected);
   t->rec.chunk_text_bytes.reserve(expected);
   if (config_.keep_text) t->rec.output_text.reserve(expected * 8);
-  t->rec.streamed = config_.stream;
+  t->rec.streamed = t->stream;
   t->rec.attempt = t->attempt;
   t->body.clear();
   t->sse.reset();
   t->curl_error[0] = '\0';
   t->status = 0;
   t->status_known = false;
-  t->event_stream = config_.stream;
+  t->event_stream = t->stream;
   t->done_seen = false;
   t->aborted = false;
   t->html = false;
@@ -327,6 +337,15 @@ void Worker::launch(Transfer* t) {
   t->last_byte = core::kNever;
   t->usage_prompt = -1;
   t->usage_completion = -1;
+  curl_slist* headers = (t->stream ? headers_ : whole_headers_)[t->endpoint];
+  if (config_.request_ids) {
+    // The same X-Request-Id for every attempt, a span id of the attempt's own.
+    t->id_headers.fill(t->trace, t->attempt);
+    t->id_nodes[0] = curl_slist{t->id_headers.request_id.data(), &t->id_nodes[1]};
+    t->id_nodes[1] = curl_slist{t->id_headers.traceparent.data(), headers};
+    headers = &t->id_nodes[0];
+  }
+  curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, headers);
   const std::string& body = *t->request_body;
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
@@ -370,6 +389,8 @@ bool Worker::schedule_retry(Transfer* t) {
   next.endpoint = t->rec.endpoint;
   next.intended = t->rec.intended;
   next.scheduled = t->rec.done + wait;
+  next.request_id = t->rec.request_id;
+  next.nonstream_sample = t->rec.nonstream_sample;
   t->rec.retried = true;
   (*sink_)(std::move(t->rec));
   t->rec = std::move(next);
@@ -429,7 +450,7 @@ std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void*
   std::string_view line(data, len);
   if (line.rfind("HTTP/", 0) == 0) {
     // A new status line (e.g. after "100 Continue"): forget earlier headers.
-    t->event_stream = self->config_.stream;
+    t->event_stream = t->stream;
     t->html = false;
     t->rec.headers = core::kNever;
   } else if (line == "\r\n" || line == "\n") {
@@ -439,7 +460,7 @@ std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void*
     // (it ignored "stream"), or a web page; some gateways label SSE text/plain or not at all.
     t->html = line.find("text/html") != std::string_view::npos;
     t->event_stream =
-        self->config_.stream && !t->html && line.find("application/json") == std::string_view::npos;
+        t->stream && !t->html && line.find("application/json") == std::string_view::npos;
   } else if (header_is(line, "retry-after")) {
     const std::string value(header_value(line));
     char* end = nullptr;
@@ -561,6 +582,10 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
   if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
   if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
   if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
+  if (ev.has_timings) t->rec.server_timings = ev.timings;
+  if (t->rec.response_id.empty() && !ev.response_id.empty()) {
+    t->rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
+  }
 }
 
 void Worker::abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message) {
@@ -709,6 +734,8 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
       rec.output_text.append(ev.tool_text);
     }
     rec.finish_reason.assign(ev.finish_reason);
+    rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
+    if (ev.has_timings) rec.server_timings = ev.timings;
     if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
     if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
   }

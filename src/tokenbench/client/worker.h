@@ -11,6 +11,7 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/http_engine.h"
+#include "tokenbench/client/request_id.h"
 #include "tokenbench/client/sse_parser.h"
 
 namespace tokenbench::client {
@@ -22,6 +23,7 @@ struct Transfer {
   CURL* easy = nullptr;
   const core::RequestSpec* spec = nullptr;
   std::uint32_t endpoint = 0;  // whose URL and headers the handle carries now
+  bool stream = true;          // this request asks for a stream (not one of --nonstream-sample)
   core::RequestRecord rec;
   SseParser sse;
   std::string body;  // non-streamed or error reply (bounded)
@@ -44,6 +46,11 @@ struct Transfer {
   std::int64_t reply_bytes = 0;  // headers and body received
   std::int64_t usage_prompt = -1;
   std::int64_t usage_completion = -1;
+  // The request's identity headers (EngineConfig::request_ids): two list nodes of its own in
+  // front of the endpoint's shared header list, filled at each launch without allocating.
+  TraceId trace;
+  IdHeaders id_headers;
+  curl_slist id_nodes[2] = {};
 };
 
 /// The internals of one HttpEngine worker: a curl multi handle on an epoll loop with a timerfd for
@@ -112,7 +119,8 @@ class Worker {
   const core::RunClock& clock_;
   CURLM* multi_ = nullptr;
   RouteState& route_;
-  std::vector<curl_slist*> headers_;  // per endpoint
+  std::vector<curl_slist*> headers_;        // per endpoint
+  std::vector<curl_slist*> whole_headers_;  // per endpoint, for non-streamed requests
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
   OpenAIAdapter adapter_;

@@ -82,6 +82,16 @@ void validate(const RunConfig& c) {
   in_range<std::int64_t>("--max-reply-bytes", c.max_reply_bytes, 0, std::int64_t{1} << 40,
                          "bytes (0: derived from max_tokens)");
   in_range<int>("--retries", c.retries, 0, 100, "(0: none)");
+  if (c.nonstream_sample != 0) {
+    const std::int64_t most = c.num_prompts > 0 ? c.num_prompts : 4096;  // a --duration pool
+    in_range<std::int64_t>("--nonstream-sample", c.nonstream_sample, 0, most,
+                           c.num_prompts > 0 ? "requests (at most --num-prompts)"
+                                             : "requests (at most 4096 with --duration)");
+    if (!c.stream) {
+      throw ConfigError(
+          "--nonstream-sample compares non-streamed requests with streamed ones: drop --no-stream");
+    }
+  }
   in_range<double>("--metrics-interval", c.metrics_interval_s, 0.1, 3600, "seconds");
   if (c.server_metrics != "auto" && c.server_metrics != "off" &&
       c.server_metrics.rfind("http://", 0) != 0 && c.server_metrics.rfind("https://", 0) != 0) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -80,6 +81,20 @@ struct ChunkStamp {
   std::int32_t tokens = 1;
 };
 
+/// The server's own account of one request, from llama.cpp's per-reply `timings` object (sent in
+/// the final chunk of a stream or in a whole reply). Milliseconds and counts as the server wrote
+/// them.
+struct ServerTimings {
+  std::int64_t cache_n = 0;      ///< prompt tokens taken from the server's cache
+  std::int64_t prompt_n = 0;     ///< prompt tokens processed (cache_n excluded)
+  double prompt_ms = 0;          ///< processing them: the server's prefill
+  std::int64_t predicted_n = 0;  ///< tokens generated
+  double predicted_ms = 0;       ///< generating them, from the first token to the last
+};
+
+/// The longest server response id a record keeps, in bytes.
+inline constexpr std::size_t kMaxResponseIdBytes = 128;
+
 /// Everything measured about one request. Stamps are Nanos since the run's origin; kNever when the
 /// moment did not happen. Written by one worker thread, then handed over to the recorder.
 struct RequestRecord {
@@ -127,6 +142,18 @@ struct RequestRecord {
   ErrorClass error = ErrorClass::kNone;
   std::string error_message;
   std::string finish_reason;
+
+  /// The id sent as X-Request-Id and as the trace id of `traceparent` (client/request_id.h);
+  /// the same for every attempt. Empty when the run sends none (--no-request-id).
+  std::string request_id;
+  /// The server's id of its reply: the `id` of the first chunk that carried one (streamed) or of
+  /// the body; at most kMaxResponseIdBytes (longer ones are cut). Empty when the server sent none.
+  std::string response_id;
+  /// The server's `timings` (llama.cpp), when the reply carried them.
+  std::optional<ServerTimings> server_timings;
+  /// Sent non-streamed by --nonstream-sample among streamed requests: compared with them
+  /// (metrics/stream_check.h) and left out of the run's latency figures.
+  bool nonstream_sample = false;
 
   bool ok() const { return error == ErrorClass::kNone; }
 };

@@ -84,6 +84,8 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "preflight" << YAML::Value << c.preflight;
   out << YAML::Key << "api_key_env" << YAML::Value << c.api_key_env;
   out << YAML::Key << "stream" << YAML::Value << c.stream;
+  out << YAML::Key << "request_id" << YAML::Value << c.request_id;
+  out << YAML::Key << "nonstream_sample" << YAML::Value << c.nonstream_sample;
   if (!c.replica_urls.empty()) {
     out << YAML::Key << "replicas" << YAML::Value << YAML::Flow << c.replica_urls;
     out << YAML::Key << "balance" << YAML::Value << to_string(c.balance);
@@ -181,6 +183,8 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["preflight"]) c.preflight = t["preflight"].as<bool>();
       if (t["api_key_env"]) c.api_key_env = t["api_key_env"].as<std::string>();
       if (t["stream"]) c.stream = t["stream"].as<bool>();
+      if (t["request_id"]) c.request_id = t["request_id"].as<bool>();
+      if (t["nonstream_sample"]) c.nonstream_sample = t["nonstream_sample"].as<std::int64_t>();
       if (t["replicas"]) c.replica_urls = t["replicas"].as<std::vector<std::string>>();
       if (t["balance"]) {
         c.balance = t["balance"].as<std::string>() == "least-inflight" ? BalanceKind::kLeastInflight

@@ -49,6 +49,8 @@ struct RunConfig {
   bool preflight = true;             ///< ask /v1/models before the run
   std::string api_key_env = "OPENAI_API_KEY";
   bool stream = true;
+  /// Send X-Request-Id and traceparent with every request (--no-request-id turns them off).
+  bool request_id = true;
 
   // Load
   int max_concurrency = 0;  ///< 0: unlimited
@@ -64,6 +66,9 @@ struct RunConfig {
   double ramp_up_start_rps = 1.0;  ///< the rate at the measure phase's start when ramping
   double ramp_up_duration_s = 0;   ///< how long the ramp to request_rate takes
   double drop_first_pct = 0;       ///< the first PCT % of the measure phase is phase `dropped`
+  /// Measured requests sent non-streamed among the streamed ones, to compare their E2EL
+  /// (--nonstream-sample K); 0: none.
+  std::int64_t nonstream_sample = 0;
 
   /// Replicas of one deployment: every base URL (base_url first) when more than one is given.
   std::vector<std::string> replica_urls;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "tokenbench/client/api_adapter.h"
+#include "tokenbench/client/request_id.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
 
@@ -14,10 +15,10 @@ namespace {
 
 std::vector<std::string> build_bodies(const std::vector<core::RequestSpec>& specs,
                                       const core::RunConfig& config,
-                                      const std::vector<Target>& targets) {
+                                      const std::vector<Target>& targets, bool stream) {
   client::OpenAIAdapter adapter(config.api);
   client::BodyOptions options;
-  options.stream = config.stream;
+  options.stream = stream;
   options.ignore_eos = config.ignore_eos;
   options.extra_body = config.extra_body;
   std::vector<std::string> bodies;
@@ -72,8 +73,11 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
     workload_.warmup = interleave(workload_.warmup, per_prompt_);
     workload_.measure = interleave(workload_.measure, per_prompt_);
   }
-  warmup_bodies_ = build_bodies(workload_.warmup, config, targets);
-  measure_bodies_ = build_bodies(workload_.measure, config, targets);
+  warmup_bodies_ = build_bodies(workload_.warmup, config, targets, config.stream);
+  measure_bodies_ = build_bodies(workload_.measure, config, targets, config.stream);
+  if (config.stream && config.nonstream_sample > 0) {
+    measure_whole_bodies_ = build_bodies(workload_.measure, config, targets, false);
+  }
   workers_ = choose_workers(config.workers, config.max_concurrency);
   client::EngineConfig engine;
   for (Target& t : targets) {
@@ -95,6 +99,8 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.max_reply_bytes = config.max_reply_bytes;
   engine.retries = config.retries;
   engine.seed = config.seed;
+  engine.request_ids = config.request_id;
+  engine.run_id = client::new_run_id();
   engine.workers = workers_;
   engine.max_concurrency = config.max_concurrency;
   engine.keep_text = keep_text;
@@ -137,6 +143,15 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
   work.phase = phase;
   work.id_base = 0;  // each phase numbers its requests from 0: measured ids are 0 .. N-1
   work.open_loop = open_loop;
+  if (phase == core::Phase::kMeasure && !measure_whole_bodies_.empty()) {
+    // Picked by prompt, so that every target compared gets the same prompts non-streamed; a
+    // --duration run picks among the prompts it cycles through.
+    work.nonstream_bodies = &measure_whole_bodies_;
+    work.sample_count = static_cast<std::size_t>(config_.nonstream_sample);
+    work.per_prompt = per_prompt_;
+    work.sample_prompts =
+        count != ArrivalSchedule::kUnbounded ? count / per_prompt_ : specs.size() / per_prompt_;
+  }
   if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0) {
     const double share = config_.drop_first_pct / 100.0;
     if (count != ArrivalSchedule::kUnbounded) {

@@ -67,6 +67,7 @@ class Benchmark {
   std::size_t per_prompt_ = 1;  // requests per prompt: the targets compared
   std::vector<std::string> warmup_bodies_;
   std::vector<std::string> measure_bodies_;
+  std::vector<std::string> measure_whole_bodies_;  // stream false: for --nonstream-sample
   core::RunClock clock_;
   int workers_ = 1;
   std::unique_ptr<client::HttpEngine> engine_;

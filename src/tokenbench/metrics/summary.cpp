@@ -128,6 +128,12 @@ void add_warnings(const Summary& s, std::int64_t chunk_counted, std::vector<std:
         "TTFT undefined for {} non-streamed requests; they are left out of TTFT, TPOT and ITL",
         s.non_streamed));
   }
+  if (s.nonstream_sample > 0) {
+    out.push_back(fmt::format(
+        "{} requests of --nonstream-sample were sent non-streamed: they count in completed and "
+        "throughputs, not in any latency distribution (Checks compares their E2EL)",
+        s.nonstream_sample));
+  }
   // Not from a run of failures alone: a request refused at once says nothing of the client.
   const double p99_queue = s.queue_time_ms.at(99);
   if (s.completed > 0 && is_defined(p99_queue) && p99_queue > kClientLagWarnMs) {
@@ -278,12 +284,18 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
     }
     ++s.completed;
     if (r.attempt > 0) ++s.completed_after_retry;
-    ++(r.streamed ? s.streamed : s.non_streamed);
     s.total_input_tokens += r.prompt_tokens;
     s.total_output_tokens += r.output_tokens;
     ++s.prompt_sources[std::string(core::to_string(r.prompt_source))];
     ++s.output_sources[std::string(core::to_string(r.output_source))];
     if (r.output_source == core::TokenSource::kChunks) ++chunk_counted;
+    if (r.nonstream_sample) {
+      // Served under the same load, so counted in throughput; but a whole reply has no TTFT and
+      // its E2EL is another measurement: the stream check compares them, no distribution mixes.
+      ++s.nonstream_sample;
+      continue;
+    }
+    ++(r.streamed ? s.streamed : s.non_streamed);
     if (!s.slo.empty() && meets_slo(r, s.slo)) ++s.good_completed;
     add_successful(r, samples);
   }

@@ -69,7 +69,10 @@ struct Summary {
   std::int64_t cooldown = 0;               ///< cooldown-phase records (not aggregated)
   std::int64_t dropped = 0;                ///< measure-phase records left out by --drop-first
   std::int64_t streamed = 0;               ///< successful streamed requests
-  std::int64_t non_streamed = 0;           ///< successful non-streamed requests
+  std::int64_t non_streamed = 0;           ///< successful non-streamed requests (sample aside)
+  /// Successful requests of --nonstream-sample: in completed, the token totals and throughputs,
+  /// out of every distribution and of goodput (metrics/stream_check.h compares them).
+  std::int64_t nonstream_sample = 0;
 
   std::map<std::string, std::int64_t> errors;  ///< failed requests per error class name
   std::map<int, std::int64_t> http_status;     ///< failed requests per HTTP status (non-zero)

@@ -89,6 +89,47 @@ void read_field(const json& object, const char* key, T& out) {
   }
 }
 
+// A request or response id: a string of at most core::kMaxResponseIdBytes.
+void read_id(const json& object, const char* key, std::string& out) {
+  read_field(object, key, out);
+  if (out.size() > core::kMaxResponseIdBytes) {
+    throw std::runtime_error(fmt::format("{} has {} bytes, more than the {} a record keeps", key,
+                                         out.size(), core::kMaxResponseIdBytes));
+  }
+}
+
+// A duration the server reported, in ms: a number from 0 to 10^12.
+double checked_ms(const json& value, const std::string& what) {
+  if (!value.is_number() || !(value.get<double>() >= 0 && value.get<double>() <= 1e12)) {
+    throw std::runtime_error(
+        fmt::format("{} is {}, not a number of milliseconds from 0 to 10^12", what, shown(value)));
+  }
+  return value.get<double>();
+}
+
+void read_server_timings(const json& object, core::RequestRecord& r) {
+  const auto it = object.find("server_timings");
+  if (it == object.end() || it->is_null()) return;
+  if (!it->is_object()) throw std::runtime_error("server_timings must be an object");
+  core::ServerTimings t;
+  const auto count = [&](const char* key, std::int64_t& out) {
+    if (const auto v = it->find(key); v != it->end()) {
+      out = checked_integer(*v, fmt::format("server_timings.{}", key), 0, kMaxCount);
+    }
+  };
+  const auto ms = [&](const char* key, double& out) {
+    if (const auto v = it->find(key); v != it->end()) {
+      out = checked_ms(*v, fmt::format("server_timings.{}", key));
+    }
+  };
+  count("cache_n", t.cache_n);
+  count("prompt_n", t.prompt_n);
+  count("predicted_n", t.predicted_n);
+  ms("prompt_ms", t.prompt_ms);
+  ms("predicted_ms", t.predicted_ms);
+  r.server_timings = t;
+}
+
 template <typename E>
 E enum_from_json(const json& object, const char* key, E fallback,
                  std::optional<E> (*parse)(std::string_view)) {
@@ -172,6 +213,17 @@ json record_to_json(const core::RequestRecord& r) {
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
   if (r.attempt != 0) out["attempt"] = r.attempt;
   if (r.retried) out["retried"] = true;
+  if (r.nonstream_sample) out["nonstream_sample"] = true;
+  if (!r.request_id.empty()) out["request_id"] = r.request_id;
+  if (!r.response_id.empty()) out["response_id"] = r.response_id;
+  if (r.server_timings) {
+    const core::ServerTimings& t = *r.server_timings;
+    out["server_timings"] = {{"cache_n", t.cache_n},
+                             {"prompt_n", t.prompt_n},
+                             {"prompt_ms", t.prompt_ms},
+                             {"predicted_n", t.predicted_n},
+                             {"predicted_ms", t.predicted_ms}};
+  }
   for (const auto& [key, value] : derived_figures(r)) {
     out[key] = value ? json(*value) : json(nullptr);
   }
@@ -231,6 +283,16 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
   if (record.attempt != 0) fmt::format_to(it, ",\"attempt\":{}", record.attempt);
   if (record.retried) fmt::format_to(it, ",\"retried\":true");
+  if (record.nonstream_sample) fmt::format_to(it, ",\"nonstream_sample\":true");
+  if (!record.request_id.empty()) text("request_id", record.request_id);
+  if (!record.response_id.empty()) text("response_id", record.response_id);
+  if (record.server_timings) {
+    const core::ServerTimings& t = *record.server_timings;
+    fmt::format_to(it,
+                   ",\"server_timings\":{{\"cache_n\":{},\"predicted_ms\":{},\"predicted_n\":{},"
+                   "\"prompt_ms\":{},\"prompt_n\":{}}}",
+                   t.cache_n, t.predicted_ms, t.predicted_n, t.prompt_ms, t.prompt_n);
+  }
   for (const auto& [key, value] : derived_figures(record)) {
     if (value) {
       fmt::format_to(it, ",\"{}\":{}", key, *value);
@@ -258,6 +320,7 @@ core::RequestRecord record_from_json(const json& o) {
   read_integer(o, "attempt", r.attempt, 0, 1000);
   read_field(o, "retried", r.retried);
   r.intended = stamp_from_json(o, "intended_ns");
+  read_field(o, "nonstream_sample", r.nonstream_sample);
   r.scheduled = stamp_from_json(o, "scheduled_ns");
   r.sent = stamp_from_json(o, "sent_ns");
   r.headers = stamp_from_json(o, "headers_ns");
@@ -303,6 +366,9 @@ core::RequestRecord record_from_json(const json& o) {
   r.error = enum_from_json(o, "error", r.error, &core::error_class_from_string);
   read_field(o, "error_message", r.error_message);
   read_field(o, "finish_reason", r.finish_reason);
+  read_id(o, "request_id", r.request_id);
+  read_id(o, "response_id", r.response_id);
+  read_server_timings(o, r);
   check_stamp_order(r);
   return r;
 }

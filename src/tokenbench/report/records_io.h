@@ -16,7 +16,11 @@ namespace tokenbench::report {
 // happened), chunk_ns and chunk_tokens (parallel integer arrays, one entry per content chunk),
 // prompt_tokens, prompt_source, output_tokens, output_source, output_chars, http_status, error,
 // error_message, finish_reason, endpoint (which target or replica served it; written only when
-// not 0), and the request's derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps
+// not 0), request_id and response_id (strings of at most 128 bytes, written only when not empty),
+// server_timings (llama.cpp's timings: cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms;
+// only when the reply carried them), nonstream_sample (true for --nonstream-sample's requests;
+// written only then),
+// and the request's derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps
 // (metrics/request_metrics.h; null when undefined; ignored when read back, since they are derived
 // from the stamps). Enums are written by name (core::to_string).
 

@@ -13,12 +13,14 @@
 #include <stdexcept>
 
 #include "tokenbench/metrics/checks.h"
+#include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/telemetry/gpu_account.h"
 #include "tokenbench/telemetry/server_account.h"
+#include "tokenbench/telemetry/timings_account.h"
 
 namespace tokenbench::report {
 
@@ -198,6 +200,10 @@ std::vector<core::RequestRecord> rescaled(std::vector<core::RequestRecord> recor
       scale(*t);
     }
     for (auto& c : r.chunks) scale(c.t);
+    if (r.server_timings) {  // the simulator's own times, in real time like the stamps
+      r.server_timings->prompt_ms *= factor;
+      r.server_timings->predicted_ms *= factor;
+    }
   }
   return records;
 }
@@ -252,6 +258,11 @@ RunOutputs write_run_outputs(const std::string& dir,
         metrics::run_checks(records, out.summary, config, notes.client_cpu);
     out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
     out.console += metrics::render_checks(checks);
+    if (const auto stream = metrics::stream_check(records)) {
+      out.summary_json["tokenbench"]["checks"]["stream_vs_nonstream"] =
+          metrics::stream_check_to_json(*stream);
+      out.console += metrics::render_stream_check(*stream);
+    }
   }
   if (!notes.scrapes.empty()) {
     const telemetry::ServerAccount account =
@@ -265,6 +276,13 @@ RunOutputs write_run_outputs(const std::string& dir,
                                    notes.measure_end, out.summary, notes.gpu_shared);
     out.summary_json["tokenbench"]["gpu"] = telemetry::gpu_account_to_json(gpu);
     out.console += telemetry::render_gpu_account(gpu);
+  }
+  const auto timings = model_time
+                           ? telemetry::timings_account(rescaled(records, config.sim_time_scale))
+                           : telemetry::timings_account(records);
+  if (timings) {
+    out.summary_json["tokenbench"]["server_timings"] = telemetry::timings_account_to_json(*timings);
+    out.console += telemetry::render_timings_account(*timings);
   }
   if (config.replica_urls.size() > 1) {
     const auto replicas =

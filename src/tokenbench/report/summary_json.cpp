@@ -136,6 +136,7 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
       json{{"measured", s.measured}, {"completed", s.completed},      {"failed", s.failed},
            {"warmup", s.warmup},     {"cooldown", s.cooldown},        {"dropped", s.dropped},
            {"streamed", s.streamed}, {"non_streamed", s.non_streamed}};
+  if (s.nonstream_sample > 0) tb["requests"]["nonstream_sample"] = s.nonstream_sample;
   tb["errors"] = json{{"by_class", std::move(errors)},
                       {"by_http_status", std::move(statuses)},
                       {"examples", std::move(examples)}};

@@ -277,7 +277,25 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
                       "of the messages or completion.",
                       limit, request.prompt_tokens, request.max_tokens));
     }
+    echo_request_id(req["X-Request-Id"]);
     start_completion(std::move(request));
+  }
+
+  // A client's X-Request-Id is echoed in the reply's headers and names the completion
+  // ("chatcmpl-<id>", as vLLM does), so that a client's records join the server's; an id that is
+  // not a short token of letters, digits and ".:_-" is ignored.
+  void echo_request_id(beast::string_view value) {
+    client_id_.clear();
+    echo_header_.clear();
+    const std::string_view id(value.data(), value.size());
+    if (id.empty() || id.size() > 128) return;
+    for (const char c : id) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == ':' || c == '_' || c == '-';
+      if (!ok) return;
+    }
+    client_id_.assign(id);
+    echo_header_ = "X-Request-Id: " + client_id_ + "\r\n";
   }
 
   void method_not_allowed() {
@@ -371,7 +389,11 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     fault_at_ = plan_.output_tokens / 2;
     fault_done_ = false;
     id_.clear();
-    append_response_id(id_, request_.api, ctx_.config.seed, arrival_);
+    if (client_id_.empty()) {
+      append_response_id(id_, request_.api, ctx_.config.seed, arrival_);
+    } else {
+      id_ = (request_.api == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + client_id_;
+    }
     identity_ = {request_.api, id_, static_cast<std::int64_t>(std::time(nullptr)), ctx_.model_json};
     start_ = received_;
     if (fault_.kind == FaultKind::kSlowFirstByte) start_ += seconds_to_duration(fault_.seconds);
@@ -423,6 +445,11 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   // Tokens from the engine thread, delivered on this session's loop.
   void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished) override {
     if (id != arrival_ || !engine_active_) return;  // a request this session gave up
+    if (!request_.stream) {
+      const auto now = Clock::now();
+      if (available_ == 0) first_out_ = now;
+      last_out_ = now;
+    }
     available_ += tokens;
     if (finished) engine_active_ = false;
     if (!request_.stream) {
@@ -539,6 +566,21 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     ctx_.metrics.add_running(-1);
   }
 
+  // The request's llama.cpp-style timings: receipt to first token, first to last token (the
+  // tokens' due times with fixed delays, their release by the engine otherwise).
+  LlamaTimings llama_timings() const {
+    const auto first = ctx_.engine ? first_out_ : first_due_;
+    const auto last = ctx_.engine ? last_out_ : last_due_;
+    LlamaTimings t;
+    t.prompt_n = request_.prompt_tokens;
+    t.predicted_n = plan_.output_tokens;
+    if (plan_.output_tokens > 0) {
+      t.prompt_ms = std::max(0.0, seconds_between(received_, first) * 1e3);
+      t.predicted_ms = std::max(0.0, seconds_between(first, last) * 1e3);
+    }
+    return t;
+  }
+
   // The fault turns the request into an abort whatever happens (a cut or an error reply).
   bool fault_aborts() const {
     return fault_.kind == FaultKind::kStreamCut || fault_.kind == FaultKind::kErrorEvent;
@@ -575,9 +617,10 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       default:
         break;
     }
+    const LlamaTimings timings = llama_timings();
     append_completion_body(body_, identity_, ctx_.config.seed, arrival_, plan_,
-                           request_.prompt_tokens);
-    append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers);
+                           request_.prompt_tokens, ctx_.config.llama_timings ? &timings : nullptr);
+    append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers, echo_header_);
     if (fault_.kind == FaultKind::kStreamCut) return write_out(out_.size() - body_.size() / 2);
     write_out();
   }
@@ -585,7 +628,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   void begin_stream() {
     head_.clear();
     body_.clear();
-    append_stream_head(head_, keep_alive_, ctx_.response_headers);
+    append_stream_head(head_, keep_alive_, ctx_.response_headers, echo_header_);
     renderer_.reset(identity_);
     if (request_.api == ApiKind::kChat) renderer_.append_role(body_);
     next_token_ = 0;
@@ -610,9 +653,12 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         continue;
       }
       if (next_token_ == plan_.output_tokens) {
-        renderer_.append_finish(body_, plan_.finish);
+        // llama.cpp's timings go in the last JSON event: the usage event, else the finish event.
+        const LlamaTimings timings = llama_timings();
+        const LlamaTimings* with = ctx_.config.llama_timings ? &timings : nullptr;
+        renderer_.append_finish(body_, plan_.finish, request_.include_usage ? nullptr : with);
         if (request_.include_usage) {
-          renderer_.append_usage(body_, request_.prompt_tokens, plan_.output_tokens);
+          renderer_.append_usage(body_, request_.prompt_tokens, plan_.output_tokens, with);
         }
         EventRenderer::append_done(body_);
         ended_ = true;
@@ -620,6 +666,10 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         break;
       }
       if (!token_ready(now)) break;
+      if (ctx_.engine) {
+        if (next_token_ == 0) first_out_ = now;
+        last_out_ = now;
+      }
       renderer_.append_token(body_, token_text(ctx_.config.seed, arrival_, next_token_));
       if (!ctx_.engine) note_fixed_token(next_token_, next_due_);
       if (++next_token_ < plan_.output_tokens && !ctx_.engine) next_due_ = timeline_->next();
@@ -715,6 +765,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   std::string head_;  ///< stream head not yet written
   std::string body_;  ///< SSE bytes not yet written
   std::string id_;
+  std::string client_id_;    ///< the request's X-Request-Id, when usable; else empty
+  std::string echo_header_;  ///< "X-Request-Id: <client_id_>\r\n", or empty
   std::array<char, 24> size_line_{};
   std::size_t size_line_len_ = 0;
   EventRenderer renderer_;
@@ -747,6 +799,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   bool fixed_running_ = false;
   Clock::time_point first_due_;
   Clock::time_point last_due_;
+  // Engine mode: when the request's first and last tokens left (stream) or were generated.
+  Clock::time_point first_out_;
+  Clock::time_point last_out_;
 };
 
 }  // namespace

@@ -127,11 +127,13 @@ void append_response(std::string& out, int status, std::string_view content_type
   out += body;
 }
 
-void append_stream_head(std::string& out, bool keep_alive, std::string_view server) {
+void append_stream_head(std::string& out, bool keep_alive, std::string_view server,
+                        std::string_view extra_headers) {
   out +=
       "HTTP/1.1 200 OK\r\nServer: tokenbench-sim\r\nContent-Type: text/event-stream\r\n"
       "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n";
   out += server;
+  out += extra_headers;
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";
 }
@@ -170,20 +172,47 @@ void EventRenderer::append_token(std::string& out, std::string_view text) const 
   out += api_ == ApiKind::kChat ? kChatTokenSuffix : kTextTokenSuffix;
 }
 
-void EventRenderer::append_finish(std::string& out, FinishReason reason) const {
+void append_timings(std::string& out, const LlamaTimings& t) {
+  const auto per = [](double ms, std::int64_t n) {
+    return n > 0 ? ms / static_cast<double>(n) : 0;
+  };
+  const auto rate = [](double ms, std::int64_t n) {
+    return ms > 0 ? 1e3 * static_cast<double>(n) / ms : 0;
+  };
+  fmt::format_to(std::back_inserter(out),
+                 "\"timings\":{{\"cache_n\":0,\"prompt_n\":{},\"prompt_ms\":{},"
+                 "\"prompt_per_token_ms\":{},\"prompt_per_second\":{},\"predicted_n\":{},"
+                 "\"predicted_ms\":{},\"predicted_per_token_ms\":{},\"predicted_per_second\":{}}}",
+                 t.prompt_n, t.prompt_ms, per(t.prompt_ms, t.prompt_n),
+                 rate(t.prompt_ms, t.prompt_n), t.predicted_n, t.predicted_ms,
+                 per(t.predicted_ms, t.predicted_n), rate(t.predicted_ms, t.predicted_n));
+}
+
+void EventRenderer::append_finish(std::string& out, FinishReason reason,
+                                  const LlamaTimings* timings) const {
   out += head_;
   out += api_ == ApiKind::kChat
              ? "{\"index\":0,\"delta\":{},\"finish_reason\":\""
              : "{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"";
   out += to_string(reason);
-  out += "\"}]}\n\n";
+  out += "\"}]";
+  if (timings != nullptr) {
+    out += ',';
+    append_timings(out, *timings);
+  }
+  out += "}\n\n";
 }
 
 void EventRenderer::append_usage(std::string& out, std::int64_t prompt_tokens,
-                                 std::int64_t completion_tokens) const {
+                                 std::int64_t completion_tokens,
+                                 const LlamaTimings* timings) const {
   out += head_;
   out += "],";
   append_usage_object(out, prompt_tokens, completion_tokens);
+  if (timings != nullptr) {
+    out += ',';
+    append_timings(out, *timings);
+  }
   out += "}\n\n";
 }
 
@@ -201,7 +230,7 @@ void EventRenderer::append_error_event(std::string& out) {
 
 void append_completion_body(std::string& out, const ResponseIdentity& identity, std::uint64_t seed,
                             std::uint64_t arrival, const GenerationPlan& plan,
-                            std::int64_t prompt_tokens) {
+                            std::int64_t prompt_tokens, const LlamaTimings* timings) {
   const bool chat = identity.api == ApiKind::kChat;
   out += "{\"id\":\"";
   out += identity.id;
@@ -217,6 +246,10 @@ void append_completion_body(std::string& out, const ResponseIdentity& identity, 
   out += to_string(plan.finish);
   out += "\"}],";
   append_usage_object(out, prompt_tokens, plan.output_tokens);
+  if (timings != nullptr) {
+    out += ',';
+    append_timings(out, *timings);
+  }
   out += "}";
 }
 

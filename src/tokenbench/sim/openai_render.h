@@ -46,9 +46,23 @@ void append_response(std::string& out, int status, std::string_view content_type
                      std::string_view body, bool keep_alive, std::string_view server,
                      std::string_view extra_headers = {});
 
-/// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding, and
-/// the `server` header lines.
-void append_stream_head(std::string& out, bool keep_alive, std::string_view server);
+/// Appends the head of a streaming reply: 200, text/event-stream, chunked transfer encoding, the
+/// `server` header lines and `extra_headers` (whole lines, each ending in "\r\n").
+void append_stream_head(std::string& out, bool keep_alive, std::string_view server,
+                        std::string_view extra_headers = {});
+
+/// llama.cpp's per-reply `timings`, as the simulator fills them: prompt_ms from the request's
+/// receipt to its first token (queueing included), predicted_ms from its first token to its last.
+struct LlamaTimings {
+  std::int64_t prompt_n = 0;
+  double prompt_ms = 0;
+  std::int64_t predicted_n = 0;
+  double predicted_ms = 0;
+};
+
+/// Appends `"timings":{...}` with llama.cpp's nine fields (cache_n 0, the per-token and
+/// per-second figures derived as llama.cpp derives them).
+void append_timings(std::string& out, const LlamaTimings& timings);
 
 /// The identity fields every chunk of one response repeats.
 struct ResponseIdentity {
@@ -72,11 +86,13 @@ class EventRenderer {
   void append_role(std::string& out) const;
   /// One token: chat delta.content or completions text. `text` must need no JSON escaping.
   void append_token(std::string& out, std::string_view text) const;
-  /// The finish chunk: empty delta (chat) or empty text (completions) and the finish_reason.
-  void append_finish(std::string& out, FinishReason reason) const;
-  /// The usage chunk: "choices":[] and the usage object.
-  void append_usage(std::string& out, std::int64_t prompt_tokens,
-                    std::int64_t completion_tokens) const;
+  /// The finish chunk: empty delta (chat) or empty text (completions) and the finish_reason;
+  /// `timings` (when not null) after the choices.
+  void append_finish(std::string& out, FinishReason reason,
+                     const LlamaTimings* timings = nullptr) const;
+  /// The usage chunk: "choices":[] and the usage object, then `timings` when not null.
+  void append_usage(std::string& out, std::int64_t prompt_tokens, std::int64_t completion_tokens,
+                    const LlamaTimings* timings = nullptr) const;
 
   static void append_done(std::string& out);
   /// An event whose data is not JSON (the malformed fault).
@@ -91,9 +107,9 @@ class EventRenderer {
 };
 
 /// Appends the body of a non-streaming reply: chat message content or completions text (the
-/// request's tokens joined), finish_reason and usage.
+/// request's tokens joined), finish_reason and usage, and `timings` when not null.
 void append_completion_body(std::string& out, const ResponseIdentity& identity, std::uint64_t seed,
                             std::uint64_t arrival, const GenerationPlan& plan,
-                            std::int64_t prompt_tokens);
+                            std::int64_t prompt_tokens, const LlamaTimings* timings = nullptr);
 
 }  // namespace tokenbench::sim

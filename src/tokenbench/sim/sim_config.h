@@ -45,6 +45,9 @@ struct SimConfig {
   /// The preset's name as GET /v1/models reports it. Empty: "fixed" in kFixed mode, else the name
   /// of the engine preset whose parameters equal `engine`, else "custom".
   std::string preset;
+  /// Add llama.cpp's `timings` object to the final event of a stream (the usage event, else the
+  /// finish event) and to a whole reply, from the simulator's own times (--llama-timings).
+  bool llama_timings = false;
   EosConfig eos;                  ///< how EOS lengths are drawn
   std::vector<FaultRule> faults;  ///< checked in order; the first that fires wins
 };

@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "tokenbench/telemetry/timings_account.h"
+
 namespace tokenbench::telemetry {
 namespace {
 
@@ -175,12 +177,9 @@ ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string&
     const double share = *a.ttft_overhead_ms / client_ttft;
     a.findings.push_back(fmt::format(
         "TTFT {:.2f} ms = server queue {:.2f} + prefill {:.2f} + network, framework and client "
-        "{:.2f} ms ({:.0f}%): {}",
+        "{:.2f} ms ({:.0f}%, source: /metrics): {}",
         client_ttft, a.queue->mean_ms, a.prefill->mean_ms, *a.ttft_overhead_ms, share * 100,
-        share < 0.1   ? "TTFT is the engine's own"
-        : share < 0.3 ? "a visible share of TTFT is outside the engine"
-                      : "most of TTFT is spent outside the engine (HTTP server, tokenization, "
-                        "network or client)"));
+        ttft_share_reading(share)));
   }
   const double tpot_s = summary.tpot_ms.mean / 1000;
   if (std::isfinite(tpot_s) && std::isfinite(summary.output_throughput)) {
