@@ -28,5 +28,10 @@ TEST(FileNamePart, OneSafePathComponent) {
   EXPECT_EQ(file_name_part("abcdef", "x", 3), "abc");
 }
 
+TEST(Text, TerminalSafeKeepsLinesAndNeutralisesEscapes) {
+  EXPECT_EQ(terminal_safe("table\n\trow\x1b[31mred\r\n"), "table\n\trow\\x1b[31mred\\x0d\n");
+  EXPECT_EQ(terminal_safe("\xc2\x9b" "2J caf\xc3\xa9"), "\\u009b2J caf\xc3\xa9");
+}
+
 }  // namespace
 }  // namespace tokenbench::core

@@ -586,6 +586,13 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "Stop the run when more than this share of the last 50 requests failed (e.g. "
                   "0.5); 0: never")
       ->capture_default_str();
+  cmd->add_option("--config", flags.config_file,
+                  "YAML settings: a results directory's config.yaml (repeats that run) or "
+                  "flag: value lines; flags given beside it win");
+  cmd->footer(
+      "Flags of vLLM's bench serve, EvalScope perf and GenAI-Perf (--random-input-len, "
+      "--host/--port, --parallel, --number, --url, --concurrency, ...) are accepted as aliases "
+      "where they mean the same: docs/CLI.md, \"Coming from another tool\".");
   cmd->add_option("--output-dir", c.output_dir,
                   "Results directory (default results/<timestamp>-<model>)");
   cmd->add_flag("--quiet", flags.quiet, "No progress line");

@@ -38,6 +38,7 @@ struct RunFlags {
   bool quiet = false;
   bool overwrite = false;
   bool no_preflight = false;
+  std::string config_file;  // --config: expanded into flags before parsing (config_file.h)
   std::string max_event_bytes = "4MiB";
   std::string max_reply_bytes = "0";
 

@@ -48,13 +48,18 @@ inline std::string format_seconds(double seconds) {
   return buf;
 }
 
-inline std::string one_line(std::string_view s) {
+/// `s` with control characters (C0 but newline, DEL, C1) written as \xNN or \u00NN, so that text
+/// from a server cannot move the cursor, recolour or retitle a terminal; newlines kept or made
+/// spaces (with tabs and carriage returns) as `keep_newlines` says.
+inline std::string neutralised(std::string_view s, bool keep_newlines) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '\n' || c == '\r' || c == '\t') {
+    if (keep_newlines && (c == '\n' || c == '\t')) {
+      out += static_cast<char>(c);
+    } else if (!keep_newlines && (c == '\n' || c == '\r' || c == '\t')) {
       out += ' ';
     } else if (c < 0x20 || c == 0x7f) {
       out += "\\x";
@@ -72,5 +77,12 @@ inline std::string one_line(std::string_view s) {
   }
   return out;
 }
+
+/// Server text for one line of a terminal: controls neutralised, line breaks made spaces.
+inline std::string one_line(std::string_view s) { return neutralised(s, false); }
+
+/// A block of text for a terminal (tables that may quote a server): controls neutralised,
+/// newlines and tabs kept.
+inline std::string terminal_safe(std::string_view s) { return neutralised(s, true); }
 
 }  // namespace tokenbench::core

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tokenbench/core/text.h"
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
@@ -294,6 +295,8 @@ RunOutputs write_run_outputs(const std::string& dir,
     out.summary_json["tokenbench"]["environment"] = notes.environment;
     out.console += telemetry::render_environment(notes.environment);
   }
+  // Last line of defence: whatever part quoted a server, no escape sequence reaches a terminal.
+  out.console = core::terminal_safe(out.console);
   write_text_file(dir + "/" + kReportFile, out.console);
   write_text_file(
       dir + "/" + kSummaryFile,

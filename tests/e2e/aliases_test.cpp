@@ -1,0 +1,187 @@
+// End to end: other tools' flag names as aliases, refused where they mean something else, and
+// --config FILE (a run's own config.yaml repeats the run exactly).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+std::string config_of(const std::string& dir) {
+  // config.yaml but the lines that differ between two runs of one configuration.
+  std::string out;
+  std::istringstream in(slurp(dir + "/config.yaml"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("output_dir:") == std::string::npos &&
+        line.find("started_at:") == std::string::npos) {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+// Per measured request id: its intended arrival relative to the first, and its prompt tokens.
+std::vector<std::pair<std::int64_t, std::int64_t>> schedule_of(const std::string& dir) {
+  std::vector<nlohmann::json> records;
+  for (auto& r : read_jsonl(dir + "/requests.jsonl")) {
+    if (r["phase"] == "measure") records.push_back(std::move(r));
+  }
+  std::sort(records.begin(), records.end(),
+            [](const auto& a, const auto& b) { return a["id"] < b["id"]; });
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (const auto& r : records) {
+    out.emplace_back(
+        r["intended_ns"].get<std::int64_t>() - records.front()["intended_ns"].get<std::int64_t>(),
+        r["prompt_tokens"].get<std::int64_t>());
+  }
+  return out;
+}
+
+TEST(EndToEndAliases, VllmFlagsMeanTheirTokenbenchTwins) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string port = sim.url().substr(sim.url().rfind(':') + 1);
+  const std::string dir = make_temp_dir("aliases_vllm");
+  const auto r = run_process({TOKENBENCH_BINARY,
+                              "run",
+                              "--host",
+                              "127.0.0.1",
+                              "--port",
+                              port,
+                              "--backend",
+                              "vllm",
+                              "--dataset-name",
+                              "random",
+                              "--random-input-len",
+                              "48",
+                              "--random-output-len",
+                              "6",
+                              "--random-range-ratio",
+                              "0",
+                              "--num-prompts",
+                              "5",
+                              "--result-dir",
+                              dir,
+                              "--save-result",
+                              "--disable-tqdm",
+                              "--metric-percentiles",
+                              "50,99",
+                              "--server-metrics",
+                              "off",
+                              "--gpu-metrics",
+                              "off"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --random-input-len (vLLM) is --input-len"), std::string::npos)
+      << r.err;
+  const std::string config = slurp(dir + "/config.yaml");
+  EXPECT_NE(config.find("base_url: " + sim.url()), std::string::npos) << config;
+  EXPECT_NE(config.find("endpoint: /v1/completions"), std::string::npos) << config;
+  EXPECT_NE(config.find("input_len: 48"), std::string::npos) << config;
+  EXPECT_NE(config.find("output_len: 6"), std::string::npos) << config;
+  EXPECT_NE(config.find("percentiles: [50, 99]"), std::string::npos) << config;
+  EXPECT_EQ(read_json(dir + "/summary.json")["completed"], 5);
+}
+
+TEST(EndToEndAliases, EvalScopeFlagsMeanTheirTokenbenchTwins) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("aliases_evalscope");
+  const auto r = run_process({TOKENBENCH_BINARY,
+                              "run",
+                              "--url",
+                              sim.url() + "/v1/chat/completions",
+                              "--parallel",
+                              "2",
+                              "--number",
+                              "6",
+                              "--min-prompt-length",
+                              "40",
+                              "--max-prompt-length",
+                              "40",
+                              "--max-tokens",
+                              "5",
+                              "--output-dir",
+                              dir,
+                              "--quiet",
+                              "--server-metrics",
+                              "off",
+                              "--gpu-metrics",
+                              "off"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string config = slurp(dir + "/config.yaml");
+  EXPECT_NE(config.find("max_concurrency: 2"), std::string::npos) << config;
+  EXPECT_NE(config.find("num_prompts: 6"), std::string::npos) << config;
+  EXPECT_NE(config.find("input_len: 40"), std::string::npos) << config;
+  EXPECT_NE(config.find("output_len: 5"), std::string::npos) << config;
+  // EvalScope's --max-tokens alone lets the model stop early: no ignore_eos.
+  EXPECT_NE(config.find("ignore_eos: false"), std::string::npos) << config;
+}
+
+TEST(EndToEndAliases, AliasesThatMeanSomethingElseAreRefused) {
+  for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--backend", "tgi"}, "--backend tgi (vLLM) is not an OpenAI-compatible API"},
+           {{"--number", "10", "20"}, "pairs one count with each --parallel"},
+           {{"--min-prompt-length", "10", "--max-prompt-length", "100"}, "must be equal here"},
+           {{"--synthetic-input-tokens-stddev", "30"}, "use --range-ratio r instead"},
+           {{"--result-filename", "x.json"}, "summary.json inside --output-dir"},
+           {{"--host", "h", "--base-url", "http://h:1"}, "either --base-url or --host/--port"}}) {
+    std::vector<std::string> cmd{TOKENBENCH_BINARY, "run"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    const auto r = run_process(cmd);
+    EXPECT_EQ(r.exit_code, 1) << args.front();
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+  }
+}
+
+TEST(EndToEndConfig, ARunsOwnConfigRepeatsItAndFlagsBesideItWin) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string first = make_temp_dir("config_first");
+  auto r = run_process(
+      run_args(sim.url(), first,
+               {"--num-prompts", "12", "--request-rate", "200", "--seed", "7", "--input-len", "32",
+                "--range-ratio", "0.5", "--output-len", "4", "--label", "weights=rev-a",
+                "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string again = make_temp_dir("config_again");
+  r = run_process({TOKENBENCH_BINARY, "run", "--config", first + "/config.yaml", "--output-dir",
+                   again, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(config_of(again), config_of(first));
+  // The same prompts' lengths on the same schedule.
+  EXPECT_EQ(schedule_of(again), schedule_of(first));
+
+  // A flag beside the file replaces the file's value.
+  const std::string changed = make_temp_dir("config_changed");
+  r = run_process({TOKENBENCH_BINARY, "run", "--config", first + "/config.yaml", "--output-dir",
+                   changed, "--quiet", "--num-prompts", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(changed + "/summary.json")["completed"], 3);
+
+  // A flat file of flag names works too; an unknown key is one line naming it.
+  const std::string flat = make_temp_dir("config_flat");
+  {
+    std::ofstream f(flat + "/settings.yaml");
+    f << "base-url: " << sim.url() << "\nnum_prompts: 4\noutput-len: 3\nno-stream: true\n"
+      << "server-metrics: \"off\"\ngpu-metrics: \"off\"\nquiet: true\nlabel: [a=1, b=2]\n";
+  }
+  r = run_process({TOKENBENCH_BINARY, "run", "--config", flat + "/settings.yaml", "--output-dir",
+                   flat + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string config = slurp(flat + "/out/config.yaml");
+  EXPECT_NE(config.find("stream: false"), std::string::npos) << config;
+  EXPECT_NE(config.find("labels: [a=1, b=2]"), std::string::npos) << config;
+  EXPECT_EQ(read_json(flat + "/out/summary.json")["completed"], 4);
+  {
+    std::ofstream f(flat + "/bad.yaml");
+    f << "num-prompts: 4\nnum-promts: 5\n";
+  }
+  r = run_process({TOKENBENCH_BINARY, "run", "--config", flat + "/bad.yaml"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown setting 'num-promts'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
