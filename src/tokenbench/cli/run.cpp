@@ -3,7 +3,9 @@
 // experiment::Runner, the one code path of a measurement.
 
 #include <fmt/core.h>
+#include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -16,6 +18,7 @@
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/experiment/targets.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/report/live_view.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -95,6 +98,21 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
   const auto levels = experiment::sweep_levels(f.concurrencies, f.rates);
   const auto result = experiment::run_sweep(runner, c, levels, options);
   std::fputs(experiment::render_sweep(result, options).c_str(), stdout);
+  if (isatty(STDOUT_FILENO) && result.points.size() > 1) {
+    // At a terminal: the throughput-latency curve at a glance, one digit per level.
+    const auto at = [](const experiment::Figures& f, const char* name) {
+      const auto it = f.find(name);
+      return it == f.end() ? std::nan("") : it->second;
+    };
+    std::vector<std::pair<double, double>> points;
+    for (const auto& p : result.points) {
+      points.emplace_back(at(p.figures, "request_throughput"), at(p.figures, "p95_ttft_ms"));
+    }
+    std::fputs(("\n" + report::text_plot(points, "request throughput (req/s); 1 = first level",
+                                         "TTFT p95 (ms)"))
+                   .c_str(),
+               stdout);
+  }
   std::printf("Results: %s (%s, %s)\n", c.output_dir.c_str(), experiment::kSweepJson,
               experiment::kSweepCsv);
   if (result.canceled) {

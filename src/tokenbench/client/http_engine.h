@@ -112,6 +112,7 @@ struct PhaseWork {
 struct RouteState {
   explicit RouteState(std::size_t endpoints) : inflight(endpoints) {}
   std::atomic<std::uint64_t> next{0};               ///< round-robin counter
+  std::atomic<std::int64_t> started{0};             ///< requests started (the live view)
   std::vector<std::atomic<std::int64_t>> inflight;  ///< requests in flight per endpoint
 };
 
@@ -142,6 +143,8 @@ class HttpEngine {
   /// Stops issuing requests and ends the ones in flight, recording them as canceled.
   void cancel() { canceled_.store(true, std::memory_order_relaxed); }
   bool canceled() const { return canceled_.load(std::memory_order_relaxed); }
+  /// Requests started so far, every phase (first attempts only). Any thread.
+  std::int64_t started() const { return route_.started.load(std::memory_order_relaxed); }
 
   /// Per worker, its thread's CPU clock readings over the measure phases run so far (see
   /// Worker::cpu_samples). Call between phases only.

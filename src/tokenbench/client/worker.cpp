@@ -306,6 +306,7 @@ void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::
     t->rec.request_id = request_id_text(t->trace);
   }
   t->attempt = 0;
+  route_.started.fetch_add(1, std::memory_order_relaxed);
   t->limits = reply_limits(config_, spec.max_tokens);
   t->active = true;
   ++active_;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/metrics/token_counts.h"
+#include "tokenbench/report/live_view.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/child_process.h"
@@ -326,22 +328,50 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   std::atomic<bool> finished{false};
   std::thread progress;
   if (!options_.quiet && isatty(STDERR_FILENO)) {
-    progress = std::thread([&] {
+    // The live view: a few lines redrawn about 4 times a second from counters (the engine's
+    // started count, the recorders' tallies); it never touches the engine's threads.
+    const std::int64_t per_prompt = std::max<std::int64_t>(1, config.targets.size());
+    const std::int64_t total =
+        config.num_prompts > 0 ? (config.num_prompts + config.warmup) * per_prompt : 0;
+    const load::Benchmark* watched = bench.get();
+    progress = std::thread([&recorders, &finished, &config, total, watched,
+                            label = progress_label_] {
       const auto t0 = std::chrono::steady_clock::now();
-      while (!finished.load()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::int64_t done = 0;
-        std::int64_t failed = 0;
+      std::deque<std::pair<double, std::int64_t>> tokens;  // (seconds, output tokens so far)
+      std::size_t drawn = 0;
+      bool last = false;
+      while (!last) {
+        last = finished.load();
+        if (!last) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        report::LiveFrame f;
+        f.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::int64_t output = 0;
         for (const auto& r : recorders) {
-          done += r->finished();
-          failed += r->failed();
+          f.done += r->finished();
+          f.failed += r->failed();
+          output += r->output_tokens();
         }
-        std::fprintf(stderr, "\r  %lld done, %lld failed, %.1f s   ", static_cast<long long>(done),
-                     static_cast<long long>(failed), s);
+        const auto [p50, p95] = recorders.front()->recent_ttft();
+        f.ttft_p50_ms = p50;
+        f.ttft_p95_ms = p95;
+        f.total = total;
+        f.in_flight = std::max<std::int64_t>(0, watched->started() - f.done);
+        tokens.emplace_back(f.elapsed_s, output);
+        while (tokens.size() > 2 && f.elapsed_s - tokens[1].first >= 2.0) tokens.pop_front();
+        const double span = f.elapsed_s - tokens.front().first;
+        f.output_tps = span > 0 ? static_cast<double>(output - tokens.front().second) / span : 0;
+        if (total > 0) {
+          f.eta_s = f.done > 0 ? f.elapsed_s * static_cast<double>(total - f.done) /
+                                     static_cast<double>(f.done)
+                               : std::nan("");
+        } else {
+          f.eta_s = std::max(0.0, config.duration_s - f.elapsed_s);
+        }
+        f.level = label;
+        const auto lines = report::render_live(f);
+        std::fputs(report::redraw(lines, drawn).c_str(), stderr);
+        drawn = lines.size();
       }
-      std::fprintf(stderr, "\n");
     });
   }
 

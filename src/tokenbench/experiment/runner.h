@@ -126,6 +126,9 @@ class Runner {
   /// directory cannot be written or the workload cannot be built.
   RunOutcome run(const core::RunConfig& config);
 
+  /// A line the live view shows above its counters during the next runs (a sweep's level).
+  void set_progress_label(std::string label) { progress_label_ = std::move(label); }
+
   void cancel();
   bool canceled() const { return canceled_.load(); }
 
@@ -149,6 +152,7 @@ class Runner {
                          const report::RunNotes& notes) const;
 
   Options options_;
+  std::string progress_label_;
   std::vector<load::Target> targets_;  // with credentials; never written
   std::vector<std::string> secrets_;   // longest first
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;

@@ -247,6 +247,8 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     report::write_text_file(base.output_dir + "/" + kSweepCsv, sweep_to_csv(result));
   };
   for (const SweepLevel& level : levels) {
+    const std::size_t index = static_cast<std::size_t>(&level - levels.data());
+    runner.set_progress_label(fmt::format("level {}/{} ({})", index + 1, levels.size(), level.dir));
     SweepPoint point;
     point.level = level;
     core::RunConfig c = base;

@@ -50,6 +50,8 @@ class Benchmark {
   /// Stops issuing requests and ends those in flight as canceled.
   void cancel() { engine_->cancel(); }
   bool canceled() const { return engine_->canceled(); }
+  /// Requests started so far, every phase (the live view).
+  std::int64_t started() const { return engine_->started(); }
   /// Per worker thread, its CPU clock readings over the measure phase (client::HttpEngine).
   std::vector<std::vector<core::CpuSample>> cpu_samples() const { return engine_->cpu_samples(); }
 

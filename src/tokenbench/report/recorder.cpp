@@ -1,7 +1,9 @@
 #include "tokenbench/report/recorder.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -22,9 +24,34 @@ void Recorder::add(core::RequestRecord&& record) {
   if (!record.retried) {  // a request counts once, by its last attempt
     finished_.fetch_add(1, std::memory_order_relaxed);
     if (!record.ok()) failed_.fetch_add(1, std::memory_order_relaxed);
+    if (record.ok()) output_tokens_.fetch_add(record.output_tokens, std::memory_order_relaxed);
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (record.ok() && record.streamed && record.first_token != core::kNever &&
+      record.sent != core::kNever) {
+    const double ttft = core::to_ms(record.first_token - record.sent);
+    if (recent_ttft_.size() < kRecentTtfts) {
+      recent_ttft_.push_back(ttft);
+    } else {
+      recent_ttft_[recent_next_ % kRecentTtfts] = ttft;
+    }
+    ++recent_next_;
+  }
   queue_.push_back(std::move(record));
+}
+
+std::pair<double, double> Recorder::recent_ttft() const {
+  std::vector<double> v;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    v = recent_ttft_;
+  }
+  if (v.empty()) return {std::nan(""), std::nan("")};
+  std::sort(v.begin(), v.end());
+  const auto at = [&v](double p) {
+    return v[static_cast<std::size_t>(std::lround(p * static_cast<double>(v.size() - 1)))];
+  };
+  return {at(0.5), at(0.95)};
 }
 
 void Recorder::close() {

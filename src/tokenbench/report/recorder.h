@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tokenbench/core/request.h"
@@ -48,6 +49,13 @@ class Recorder {
   /// Requests that ended so far, and how many of those failed. Any thread.
   std::int64_t finished() const { return finished_.load(std::memory_order_relaxed); }
   std::int64_t failed() const { return failed_.load(std::memory_order_relaxed); }
+  /// Output tokens of the successful requests so far (as the engine counted them). Any thread.
+  std::int64_t output_tokens() const { return output_tokens_.load(std::memory_order_relaxed); }
+  /// TTFT p50 and p95 (ms) of the last kRecentTtfts successful streamed requests; NaN when none.
+  /// Any thread (the live view).
+  std::pair<double, double> recent_ttft() const;
+
+  static constexpr std::size_t kRecentTtfts = 256;
 
  private:
   void loop();
@@ -56,7 +64,7 @@ class Recorder {
   std::string path_;
   Finalizer finalize_;
   std::FILE* file_ = nullptr;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<core::RequestRecord> queue_;  // guarded by mutex_
   bool closing_ = false;                    // guarded by mutex_
@@ -67,6 +75,9 @@ class Recorder {
   bool write_failed_ = false;                 // writer thread only
   std::atomic<std::int64_t> finished_{0};
   std::atomic<std::int64_t> failed_{0};
+  std::atomic<std::int64_t> output_tokens_{0};
+  std::vector<double> recent_ttft_;  // guarded by mutex_; a ring of kRecentTtfts
+  std::size_t recent_next_ = 0;      // guarded by mutex_
   std::thread thread_;
 };
 
