@@ -19,6 +19,7 @@
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/slo_expr.h"
+#include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/telemetry/environment.h"
@@ -409,6 +410,7 @@ void finalize_run_flags(RunFlags& f) {
   }
   check_headers(c.headers);
   try {
+    for (const auto& b : c.buckets) metrics::parse_bucket_spec(b);
     telemetry::parse_labels(c.labels);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
@@ -558,6 +560,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--slo", c.slo,
                   "Run-level objective on any summary figure, e.g. 'p95_ttft_ms<=500' or "
                   "'error_rate<0.01' (repeatable)");
+  cmd->add_option("--buckets", c.buckets,
+                  "Summary figures per length bucket: input:0,256,1024,4096 or output:0,128,512 "
+                  "(repeatable)");
   cmd->add_option("--console-style", c.console_style,
                   "ms | compact | evalscope-s (latencies in seconds, as older evalscope)")
       ->capture_default_str();

@@ -143,6 +143,7 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "console_style" << YAML::Value << c.console_style;
   out << YAML::Key << "sim_time_scale" << YAML::Value << c.sim_time_scale;
   out << YAML::Key << "sim_time" << YAML::Value << c.sim_time;
+  out << YAML::Key << "buckets" << YAML::Value << YAML::Flow << c.buckets;
   out << YAML::EndMap;
 
   out << YAML::Key << "labels" << YAML::Value << YAML::Flow << c.labels;
@@ -245,6 +246,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (m["console_style"]) c.console_style = m["console_style"].as<std::string>();
       if (m["sim_time_scale"]) c.sim_time_scale = m["sim_time_scale"].as<double>();
       if (m["sim_time"]) c.sim_time = m["sim_time"].as<bool>();
+      if (m["buckets"]) c.buckets = m["buckets"].as<std::vector<std::string>>();
     }
     if (root["labels"]) c.labels = root["labels"].as<std::vector<std::string>>();
     if (root["output_dir"]) c.output_dir = root["output_dir"].as<std::string>();

@@ -109,6 +109,8 @@ struct RunConfig {
   std::string gpu_metrics = "auto";
   /// --label KEY=VALUE items, what the environment record cannot discover (CUDA version, ...).
   std::vector<std::string> labels;
+  /// --buckets items ("input:0,256,1024"): summary figures per prompt or output length bucket.
+  std::vector<std::string> buckets;
 
   // Safety
   int fail_fast = 5;  ///< stop when the first N requests all fail with one client error; 0: never

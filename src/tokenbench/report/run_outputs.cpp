@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "tokenbench/core/text.h"
+#include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
@@ -284,6 +285,17 @@ RunOutputs write_run_outputs(const std::string& dir,
   if (timings) {
     out.summary_json["tokenbench"]["server_timings"] = telemetry::timings_account_to_json(*timings);
     out.console += telemetry::render_timings_account(*timings);
+  }
+  if (!config.buckets.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& item : config.buckets) {
+      const metrics::BucketSpec spec = metrics::parse_bucket_spec(item);
+      const auto buckets = metrics::bucketed(
+          model_time ? rescaled(records, config.sim_time_scale) : records, spec, options);
+      list.push_back(metrics::buckets_to_json(spec, buckets));
+      out.console += metrics::render_buckets(spec, buckets);
+    }
+    out.summary_json["tokenbench"]["buckets"] = std::move(list);
   }
   if (config.replica_urls.size() > 1) {
     const auto replicas =
