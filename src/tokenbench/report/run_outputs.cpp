@@ -15,6 +15,7 @@
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
+#include "tokenbench/report/html_report.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
 #include "tokenbench/telemetry/environment.h"
@@ -298,6 +299,9 @@ RunOutputs write_run_outputs(const std::string& dir,
   write_text_file(
       dir + "/" + kSummaryFile,
       out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_text_file(dir + "/" + kHtmlReportFile,
+                  render_html_report(html_report_data(records, out.summary_json, out.console,
+                                                      core::to_yaml(config), notes)));
   return out;
 }
 
