@@ -305,6 +305,8 @@ json html_report_data(const std::vector<core::RequestRecord>& records, const jso
   data["errors"] = errors_table(records);
   const json* tb = summary_json.contains("tokenbench") ? &summary_json["tokenbench"] : nullptr;
   data["checks"] = tb && tb->contains("checks") ? (*tb)["checks"] : json();
+  data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();
+  data["warnings"] = tb && tb->contains("warnings") ? (*tb)["warnings"] : json::array();
   data["telemetry"] = telemetry_series(notes, t0);
   return data;
 }

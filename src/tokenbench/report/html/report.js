@@ -2,6 +2,7 @@
 // Every text that came from the data is set with textContent, never parsed as HTML.
 (function () {
   "use strict";
+  var started = performance.now();
   var errors = [];
   var selfcheck = document.getElementById("selfcheck");
   window.addEventListener("error", function (e) {
@@ -40,7 +41,7 @@
   }
   function fmt(v) {
     if (v === null || v === undefined) return "";
-    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toPrecision(6);
+    if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
     return String(v);
   }
   function table(parent, head, rows) {
@@ -86,6 +87,24 @@
 
   var s = section("summary", "Summary");
   table(s, ["figure", "value"], (data.key || []).map(function (kv) { return [kv[0], kv[1]]; }));
+  (data.warnings || []).forEach(function (w) { s.appendChild(el("p", "warning: " + w, "finding")); });
+  var pct = data.percentiles || {};
+  var pnames = [];
+  Object.keys(pct).forEach(function (n) {
+    Object.keys(pct[n].percentiles || {}).forEach(function (p) {
+      if (pnames.indexOf(p) < 0) pnames.push(p);
+    });
+  });
+  var prow = Object.keys(pct).filter(function (n) { return pct[n].count; }).map(function (n) {
+    var dd = pct[n];
+    return [n, dd.count, dd.mean, dd.median].concat(pnames.map(function (p) {
+      return (dd.percentiles || {})[p];
+    }), [dd.min, dd.max]);
+  });
+  if (prow.length) {
+    s.appendChild(el("h3", "Percentiles (summary.json tokenbench.distributions)"));
+    table(s, ["figure", "count", "mean", "median"].concat(pnames, ["min", "max"]), prow);
+  }
   var d = el("details");
   d.appendChild(el("summary", "Console report (report.txt): summary and percentile tables"));
   d.appendChild(el("pre", data.console || ""));
@@ -231,6 +250,7 @@
     for (var i = 3; i < px.length; i += 4) if (px[i] !== 0) return true;
     return false;
   }
+  selfcheck.setAttribute("data-build-ms", String(Math.round(performance.now() - started)));
   setTimeout(function () {
     var drawn = 0;
     charts.forEach(function (u) { if (canvasDrawn(u)) drawn++; });
