@@ -154,11 +154,15 @@ json series_over_time(const std::vector<core::RequestRecord>& records, core::Nan
     const std::size_t b = bin_of(r.done);
     if (r.ok()) {
       done[b] += 1;
-      // Output tokens spread over the chunks' arrival when known, else at the end.
-      if (!r.chunks.empty() && r.output_tokens > 0) {
-        const double per = static_cast<double>(r.output_tokens) / r.chunks.size();
-        for (const auto& c : r.chunks)
-          if (c.t != core::kNever) tokens[bin_of(c.t)] += per;
+      // Output tokens spread over the chunks' arrival (each chunk by its share of the chunks'
+      // tokens) when known, else at the end.
+      double chunk_tokens = 0;
+      for (const auto& c : r.chunks) chunk_tokens += std::max(0, c.tokens);
+      if (chunk_tokens > 0 && r.output_tokens > 0) {
+        const double scale = static_cast<double>(r.output_tokens) / chunk_tokens;
+        for (const auto& c : r.chunks) {
+          if (c.t != core::kNever) tokens[bin_of(c.t)] += std::max(0, c.tokens) * scale;
+        }
       } else {
         tokens[b] += static_cast<double>(r.output_tokens);
       }

@@ -299,9 +299,14 @@ RunOutputs write_run_outputs(const std::string& dir,
   write_text_file(
       dir + "/" + kSummaryFile,
       out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  // The page shows config.yaml as stored (secrets redacted), so that `report` rebuilds the same.
+  const std::string config_path = dir + "/" + kConfigFile;
+  const std::string config_yaml = std::filesystem::is_regular_file(config_path)
+                                      ? read_text_file(config_path)
+                                      : core::to_yaml(config);
   write_text_file(dir + "/" + kHtmlReportFile,
                   render_html_report(html_report_data(records, out.summary_json, out.console,
-                                                      core::to_yaml(config), notes)));
+                                                      config_yaml, notes)));
   return out;
 }
 
