@@ -86,7 +86,10 @@
     [key.model_id || key.model || "", key.backend || "", key.date || ""].filter(Boolean).join(" · ");
 
   var s = section("summary", "Summary");
-  table(s, ["figure", "value"], (data.key || []).map(function (kv) { return [kv[0], kv[1]]; }));
+  var keyBox = el("details");
+  keyBox.appendChild(el("summary", "Key figures (summary.json)"));
+  table(keyBox, ["figure", "value"], (data.key || []).map(function (kv) { return [kv[0], kv[1]]; }));
+  s.appendChild(keyBox);
   (data.warnings || []).forEach(function (w) { s.appendChild(el("p", "warning: " + w, "finding")); });
   var pct = data.percentiles || {};
   var pnames = [];
@@ -108,19 +111,21 @@
   var d = el("details");
   d.appendChild(el("summary", "Console report (report.txt): summary and percentile tables"));
   d.appendChild(el("pre", data.console || ""));
-  d.open = true;
   s.appendChild(d);
 
   s = section("config", "Configuration");
-  s.appendChild(el("p", "config.yaml, as the run used it (secret headers redacted)", "note"));
-  s.appendChild(el("pre", data.config_yaml || ""));
+  var cfg = el("details");
+  cfg.appendChild(el("summary", "config.yaml, as the run used it (secret headers redacted)"));
+  cfg.appendChild(el("pre", data.config_yaml || ""));
+  s.appendChild(cfg);
 
   // Distributions: histogram and CDF of each, log x axis.
   s = section("distributions", "Distributions");
   var grid = el("div", null, "charts");
   s.appendChild(grid);
-  Object.keys(data.distributions || {}).forEach(function (name) {
-    var dist = data.distributions[name];
+  ["TTFT", "TPOT", "ITL", "E2EL"].forEach(function (name) {
+    var dist = (data.distributions || {})[name];
+    if (!dist) return;
     if (!dist.n) {
       grid.appendChild(el("p", name + ": no values", "note"));
       return;
@@ -146,7 +151,7 @@
       { scales: { x: xs, y: { range: [0, 1] } },
         axes: [{ label: name + " (" + dist.unit + ")" }, { label: "fraction ≤ x" }],
         series: [{}, lineSeries("fraction", COLORS.line2)] },
-      [cx, cy], dist.cdf_sampled ? "CDF drawn at " + cx.length + " of " + dist.n + " values (evenly sampled)" : null);
+      [cx, cy], dist.cdf_sampled ? "CDF sampled at " + dist.cdf_x.length + " of " + dist.n + " values, evenly by rank" : null);
   });
 
   // Per-request timeline: one column per request in schedule order; its stamps as points.
