@@ -116,9 +116,10 @@ TEST(EndToEndHtmlReport, ServerTextIsNeverRunAsScript) {
         "Content-Type: application/json\r\nContent-Length: " +
         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body}});
   const std::string dir = make_temp_dir("html-report-xss");
-  const auto r = run_process(run_args(server.url(), dir,
-                                      {"--num-prompts", "3", "--input-len", "8", "--output-len",
-                                       "4", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  const auto r =
+      run_process(run_args(server.url(), dir,
+                           {"--num-prompts", "3", "--output-len", "4", "--no-preflight", "--model",
+                            "m", "--server-metrics", "off", "--gpu-metrics", "off"}));
   const std::string html = slurp(dir + "/report.html");
   ASSERT_FALSE(html.empty()) << r.err;
   EXPECT_EQ(html.find("<script>window.__pwned"), std::string::npos);
