@@ -104,7 +104,7 @@ constexpr std::size_t kHistogramBins = 60;
 
 double sec(core::Nanos t) { return static_cast<double>(t) / 1e9; }
 json stamp(core::Nanos t, core::Nanos t0) {
-  return t == core::kNever ? json() : json(std::round(sec(t - t0) * 1e4) / 1e4);
+  return t == core::kNever ? json() : json(std::round(sec(t - t0) * 1e6) / 1e6);
 }
 
 // The request's credentials in a URL (scheme://user:pass@host) are never shown.
