@@ -4,6 +4,10 @@
 #
 #   install-deps.sh         what `make test` needs
 #   install-deps.sh fuzz    that, plus clang and its runtimes (libFuzzer, sanitizers) for `make fuzz`
+#
+# Then the chart library that report.html embeds (uPlot, docs/REPORTS.md) from the npm registry,
+# into third_party/npm/node_modules: `npm ci` installs the version pinned in
+# third_party/npm/package-lock.json and checks its sha512 integrity; skipped when installed.
 set -euo pipefail
 
 PACKAGES=(
@@ -18,6 +22,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   python3
+  chromium
   libpcre2-dev libutf8proc-dev libsentencepiece-dev
 )
 
@@ -45,16 +50,30 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+  fi
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -y
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO="sudo"
+# report.html's chart library, pinned with its integrity hash in the committed lock file.
+NPM_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/third_party/npm"
+installed_ok() {
+  node -e '
+    const fs = require("fs"), dir = process.argv[1];
+    const want = JSON.parse(fs.readFileSync(dir + "/package-lock.json")).packages;
+    for (const [path, p] of Object.entries(want)) {
+      if (!path) continue;
+      const have = JSON.parse(fs.readFileSync(dir + "/" + path + "/package.json"));
+      if (have.version !== p.version) process.exit(1);
+    }' "$NPM_DIR" 2>/dev/null
+}
+if ! installed_ok; then
+  echo "install-deps: installing the report's chart library (npm ci in third_party/npm)"
+  npm ci --prefix "$NPM_DIR" --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
-
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -y
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

@@ -17,6 +17,7 @@
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
+#include "tokenbench/report/html_report.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
 #include "tokenbench/telemetry/environment.h"
@@ -313,6 +314,14 @@ RunOutputs write_run_outputs(const std::string& dir,
   write_text_file(
       dir + "/" + kSummaryFile,
       out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  // The page shows config.yaml as stored (secrets redacted), so that `report` rebuilds the same.
+  const std::string config_path = dir + "/" + kConfigFile;
+  const std::string config_yaml = std::filesystem::is_regular_file(config_path)
+                                      ? read_text_file(config_path)
+                                      : core::to_yaml(config);
+  write_text_file(dir + "/" + kHtmlReportFile,
+                  render_html_report(html_report_data(records, out.summary_json, out.console,
+                                                      config_yaml, notes)));
   return out;
 }
 

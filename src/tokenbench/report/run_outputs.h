@@ -69,14 +69,15 @@ struct RunOutputs {
 };
 
 /// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json and
-/// DIR/report.txt (the console tables) and returns the summary with its console tables. A run over
-/// several replicas (config.replica_urls) adds per-replica figures (report/replicas.h) to both. The
-/// same function serves `run` and `report`, so a report rebuilt from requests.jsonl is identical to
-/// the run's own. Throws std::runtime_error naming the file when it cannot be written,
-/// std::invalid_argument on a bad SLO item. `notes.stopped` becomes a warning and
-/// tokenbench.stopped; `notes.scrapes` the server's account (tokenbench.server, and the console's
-/// "Server" table); `notes.gpu_sampler` the GPU account (tokenbench.gpu, the "GPU" block);
-/// `notes.environment` tokenbench.environment and the "Environment" block.
+/// DIR/report.txt (the console tables) and DIR/report.html (report/html_report.h), and returns the
+/// summary with its console tables. A run over several replicas (config.replica_urls) adds
+/// per-replica figures (report/replicas.h) to both. The same function serves `run` and `report`, so
+/// a report rebuilt from requests.jsonl is identical to the run's own. Throws std::runtime_error
+/// naming the file when it cannot be written, std::invalid_argument on a bad SLO item.
+/// `notes.stopped` becomes a warning and tokenbench.stopped; `notes.scrapes` the server's account
+/// (tokenbench.server, and the console's "Server" table); `notes.gpu_sampler` the GPU account
+/// (tokenbench.gpu, the "GPU" block); `notes.environment` tokenbench.environment and the
+/// "Environment" block.
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config, const RunNotes& notes = {});

@@ -1,0 +1,109 @@
+// report.html's building blocks: the data blob's escaping, the downsampling, the page itself.
+
+#include "tokenbench/report/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace tokenbench::report {
+namespace {
+
+TEST(HtmlReport, EscapesWhatCouldEndTheScriptElement) {
+  const nlohmann::json value = {{"m", "</script><script>alert(1)</script> & <!-- \u2028\u2029 é"}};
+  const std::string escaped = escape_json_for_html(value.dump());
+  EXPECT_EQ(escaped.find('<'), std::string::npos);
+  EXPECT_EQ(escaped.find('>'), std::string::npos);
+  EXPECT_EQ(escaped.find('&'), std::string::npos);
+  EXPECT_EQ(escaped.find("\u2028"), std::string::npos);
+  EXPECT_EQ(escaped.find("\u2029"), std::string::npos);
+  EXPECT_NE(escaped.find("\\u003c/script\\u003e"), std::string::npos);
+  EXPECT_NE(escaped.find("\\u0026"), std::string::npos);
+  EXPECT_NE(escaped.find("\\u2028\\u2029"), std::string::npos);
+  EXPECT_NE(escaped.find("é"), std::string::npos);   // other UTF-8 is left alone
+  EXPECT_EQ(nlohmann::json::parse(escaped), value);  // still the same JSON
+}
+
+TEST(HtmlReport, EvenSampleKeepsEndsAndOrder) {
+  EXPECT_TRUE(even_sample(0, 10).empty());
+  EXPECT_EQ(even_sample(3, 10), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(even_sample(5, 1), (std::vector<std::size_t>{0}));
+  const auto s = even_sample(100000, kMaxTimelineRequests);
+  ASSERT_EQ(s.size(), kMaxTimelineRequests);
+  EXPECT_EQ(s.front(), 0u);
+  EXPECT_EQ(s.back(), 99999u);
+  for (std::size_t i = 1; i < s.size(); ++i) ASSERT_LT(s[i - 1], s[i]);
+}
+
+TEST(HtmlReport, HistogramCountsEveryValue) {
+  std::vector<double> v;
+  for (int i = 1; i <= 1000; ++i) v.push_back(i);
+  v.push_back(0);  // a log histogram puts it in the first bin
+  for (bool log : {false, true}) {
+    const Histogram h = make_histogram(v, 20, log);
+    ASSERT_EQ(h.edges.size(), 21u);
+    double sum = 0;
+    for (double c : h.counts) sum += c;
+    EXPECT_EQ(sum, 1001);
+    EXPECT_DOUBLE_EQ(h.edges.back(), 1000);
+    for (std::size_t i = 1; i < h.edges.size(); ++i) EXPECT_LT(h.edges[i - 1], h.edges[i]);
+  }
+  EXPECT_TRUE(make_histogram({}, 20, true).edges.empty());
+  EXPECT_EQ(make_histogram({5, 5, 5}, 4, true).counts.size(), 4u);  // one value: still bins
+}
+
+TEST(HtmlReport, CdfIsDownsampledToItsBound) {
+  std::vector<double> v;
+  for (int i = 100000; i > 0; --i) v.push_back(i);
+  const Cdf c = make_cdf(v, kMaxSeriesPoints);
+  ASSERT_EQ(c.x.size(), kMaxSeriesPoints);
+  EXPECT_EQ(c.x.front(), 1);
+  EXPECT_EQ(c.x.back(), 100000);
+  EXPECT_DOUBLE_EQ(c.y.back(), 1.0);
+  for (std::size_t i = 1; i < c.x.size(); ++i) ASSERT_LE(c.x[i - 1], c.x[i]);
+}
+
+TEST(HtmlReport, PageEmbedsLibraryAndEscapedData) {
+  nlohmann::json data = {{"console", "</script><script>window.__pwned=1</script>"},
+                         {"config_yaml", "/*@REPORT_JS@*/"}};
+  const std::string page = render_html_report(data);
+  EXPECT_EQ(page.find("<script>window.__pwned"), std::string::npos);
+  EXPECT_NE(page.find("\\u003cscript\\u003ewindow.__pwned=1"), std::string::npos);
+  EXPECT_NE(page.find("uPlot"), std::string::npos);
+  EXPECT_NE(page.find("id=\"selfcheck\""), std::string::npos);
+  EXPECT_EQ(page.find("/*@"), page.find("/*@REPORT_JS@*/"));  // only the data's own text
+  EXPECT_FALSE(std::regex_search(page, std::regex(R"((src|href)\s*=\s*["']?(https?:)?//)")));
+}
+
+TEST(HtmlReport, DataOfManyRequestsIsBounded) {
+  std::vector<core::RequestRecord> records(100000);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    auto& r = records[i];
+    r.id = i;
+    r.scheduled = static_cast<core::Nanos>(i) * 36'000'000;  // one hour
+    r.sent = r.scheduled + 1'000'000;
+    r.first_token = r.sent + 50'000'000;
+    r.last_token = r.first_token + 200'000'000;
+    r.done = r.last_token + 1'000'000;
+    r.output_tokens = 10;
+    if (i % 1000 == 0) {
+      r.error = core::ErrorClass::kHttp5xx;
+      r.http_status = 503;
+      r.error_message = "overloaded <b>";
+    }
+  }
+  const auto data = html_report_data(records, nlohmann::json::object(), "", "", RunNotes{});
+  EXPECT_EQ(data["timeline"]["index"].size(), kMaxTimelineRequests);
+  EXPECT_EQ(data["timeline"]["total"], 100000);
+  EXPECT_LE(data["series"]["t"].size(), kMaxSeriesPoints + 1);
+  EXPECT_EQ(data["series"]["bin_s"], 2.0);  // 3600 s in 2 s bins
+  EXPECT_EQ(data["distributions"]["TTFT"]["n"], 99900);
+  EXPECT_LE(data["distributions"]["TTFT"]["cdf_x"].size(), kMaxSeriesPoints);
+  ASSERT_EQ(data["errors"].size(), 1u);
+  EXPECT_EQ(data["errors"][0]["count"], 100);
+  EXPECT_EQ(data["errors"][0]["example"], "overloaded <b>");
+  EXPECT_LT(render_html_report(data).size(), 8u << 20);
+}
+
+}  // namespace
+}  // namespace tokenbench::report
