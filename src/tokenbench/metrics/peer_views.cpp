@@ -21,7 +21,7 @@ constexpr const char* kVllmSource =
     "vllm-project/vllm vllm/benchmarks/lib/endpoint_request_func.py @ 02cfb534 "
     "(async_request_openai_chat_completions); vllm/benchmarks/serve.py (calculate_metrics)";
 constexpr const char* kSglangSource =
-    "sgl-project/sglang python/sglang/bench_serving.py @ 50a61368 "
+    "sgl-project/sglang python/sglang/bench_serving.py @ 0033168f "
     "(async_request_openai_chat_completions, calculate_metrics)";
 constexpr const char* kGuidellmSource =
     "vllm-project/guidellm src/guidellm/schemas/request_stats.py @ 06cef291 "
@@ -140,8 +140,8 @@ std::vector<PeerFigure> figures_for(Peer peer, const std::vector<RequestRecord>&
       f.push_back({"ITL", pooled_chunk_gaps(records), true,
                    "gaps between consecutive content chunks, pooled over requests"});
       f.push_back({"E2EL", per_request(records, e2e_done), true,
-                   "time after the stream loop ends minus request start: includes [DONE] "
-                   "(tokenbench's `done` stamp)"});
+                   "the arrival of the stream's last line ([DONE]) minus request start; "
+                   "tokenbench's `done` stamp (transfer end, just after [DONE]) is used"});
       break;
     case Peer::kGuidellm:
       method = Method::kLinear;
