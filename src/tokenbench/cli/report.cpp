@@ -87,7 +87,8 @@ int report_command(const ReportFlags& f) {
     report::RunNotes notes = report::read_telemetry(f.dir);
     notes.environment = report::read_environment(f.dir);
     const auto out = report::write_run_outputs(f.dir, records, config, notes);
-    if (csv) {
+    // A run made with --export csv keeps its export in step with the rebuilt summary.
+    if (csv || report::wants_csv_export(config.exports)) {
       report::write_text_file(f.dir + "/" + report::kRequestsCsvFile,
                               report::requests_to_csv(records));
     }
