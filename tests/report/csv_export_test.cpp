@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../metrics/test_records.h"
+#include "tokenbench/core/run_config.h"
 
 namespace tokenbench::report {
 namespace {
@@ -90,6 +91,15 @@ TEST(CsvExport, ExportFormats) {
   EXPECT_FALSE(wants_csv_export({}));
   EXPECT_TRUE(wants_csv_export({"csv"}));
   EXPECT_THROW(wants_csv_export({"xlsx"}), std::invalid_argument);
+}
+
+TEST(CsvExport, ConfigKeepsTheExports) {
+  core::RunConfig c;
+  c.exports = {"csv"};
+  const std::string yaml = core::to_yaml(c);
+  EXPECT_NE(yaml.find("exports: [csv]"), std::string::npos) << yaml;
+  EXPECT_EQ(core::run_config_from_yaml(yaml).exports, std::vector<std::string>{"csv"});
+  EXPECT_TRUE(core::run_config_from_yaml(core::to_yaml(core::RunConfig{})).exports.empty());
 }
 
 }  // namespace
