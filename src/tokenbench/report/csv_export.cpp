@@ -54,9 +54,9 @@ std::string stamp_ms(core::Nanos ns) {
   return fmt::format("{}{}.{:06}", negative ? "-" : "", abs / 1'000'000, abs % 1'000'000);
 }
 
-std::string number(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? fmt::format("{:.3f}", *v) : std::string();
-}
+std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : std::string(); }
+
+std::string number(const std::optional<double>& v) { return v ? number(*v) : std::string(); }
 
 std::string json_field(const nlohmann::json& level, const char* key) {
   const auto it = level.find(key);
@@ -103,8 +103,8 @@ std::string requests_to_csv(const std::vector<core::RequestRecord>& records) {
   std::string out = requests_csv_header();
   for (const core::RequestRecord& r : records) {
     const metrics::RequestMetrics m = metrics::derive_request_metrics(r);
-    const std::optional<double> itl_mean =
-        m.itl_ms.empty() ? std::nullopt : std::optional<double>(metrics::mean(m.itl_ms));
+    // A plain double (NaN when undefined): g++ 12 misreads an optional built by a ternary.
+    const double itl_mean = m.itl_ms.empty() ? metrics::kUndefined : metrics::mean(m.itl_ms);
     out += join({
         fmt::format("{}", r.id),
         std::string(core::to_string(r.phase)),
