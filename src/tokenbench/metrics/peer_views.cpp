@@ -311,7 +311,9 @@ std::string render_peer_view(const PeerView& view) {
                      "diff");
   for (const PeerRow& r : view.rows) {
     const bool both = is_defined(r.tokenbench) && is_defined(r.peer);
-    const std::string diff = both ? fmt::format("{:+.3f}", r.peer - r.tokenbench) : "-";
+    // Below the printed precision, a difference is shown as none (never "-0.000").
+    const double d = both && std::fabs(r.peer - r.tokenbench) >= 5e-4 ? r.peer - r.tokenbench : 0;
+    const std::string diff = both ? fmt::format("{:+.3f}", d) : "-";
     out += fmt::format("{:<28} {:>12} {:>12} {:>10}\n", r.figure, cell(r.tokenbench), cell(r.peer),
                        diff);
   }
