@@ -122,5 +122,31 @@ TEST(PeerViews, RenderShowsBothColumnsAndDefinitions) {
   EXPECT_NE(text.find("Source: vllm-project/guidellm"), std::string::npos);
 }
 
+TEST(PeerViews, TableGolden) {
+  const std::string text =
+      render_peer_view(peer_view(Peer::kGuidellm, test_records::hand_built_run()));
+  const std::string table =
+      "Peer view: guidellm definitions (2 requests)\n"
+      "figure                         tokenbench     guidellm       diff\n"
+      "TTFT mean (ms)                    150.000      150.000     +0.000\n"
+      "TTFT p50 (ms)                     150.000      150.000     +0.000\n"
+      "TTFT p90 (ms)                     190.000      190.000     +0.000\n"
+      "TTFT p99 (ms)                     199.000      199.000     +0.000\n"
+      "TPOT mean (ms)                     15.000       52.500    +37.500\n"
+      "TPOT p50 (ms)                      15.000       52.500    +37.500\n"
+      "TPOT p90 (ms)                      19.000       62.500    +43.500\n"
+      "TPOT p99 (ms)                      19.900       64.750    +44.850\n"
+      "ITL mean (ms)                      16.000       15.000     -1.000\n"
+      "ITL p50 (ms)                       20.000       15.000     -5.000\n"
+      "ITL p90 (ms)                       20.000       19.000     -1.000\n"
+      "ITL p99 (ms)                       20.000       19.900     -0.100\n"
+      "E2EL mean (ms)                    190.000      197.500     +7.500\n"
+      "E2EL p50 (ms)                     190.000      197.500     +7.500\n"
+      "E2EL p90 (ms)                     246.000      255.500     +9.500\n"
+      "E2EL p99 (ms)                     258.600      268.550     +9.950\n"
+      "output throughput (tok/s)          17.500       17.500     +0.000\n";
+  EXPECT_EQ(text.substr(0, table.size()), table);
+}
+
 }  // namespace
 }  // namespace tokenbench::metrics
