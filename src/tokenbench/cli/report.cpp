@@ -1,12 +1,21 @@
-// `tokenbench report DIR`: rebuilds summary.json and the console tables from requests.jsonl.
+// `tokenbench report DIR`: rebuilds summary.json and the console tables from requests.jsonl;
+// --export csv rebuilds the CSV exports, --as PEER prints the figures under a peer tool's
+// definitions beside tokenbench's.
 
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/experiment/sweep.h"
+#include "tokenbench/metrics/peer_views.h"
+#include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
 
@@ -15,13 +24,47 @@ namespace {
 
 struct ReportFlags {
   std::string dir;
+  std::vector<std::string> exports;
+  std::string as;
 };
+
+// A sweep's root with --export csv: levels.csv from sweep.json, and requests.csv in every level
+// that holds records. False when DIR is not a sweep's root.
+bool export_sweep_root(const std::string& dir) {
+  const std::string sweep_path = dir + "/" + experiment::kSweepJson;
+  if (!std::filesystem::is_regular_file(sweep_path)) return false;
+  const auto sweep = nlohmann::json::parse(report::read_text_file(sweep_path));
+  report::write_text_file(dir + "/" + report::kLevelsCsvFile, report::levels_to_csv(sweep));
+  for (const auto& level : sweep.value("levels", nlohmann::json::array())) {
+    const std::string sub = dir + "/" + level.value("dir", std::string());
+    const std::string requests = sub + "/" + report::kRequestsFile;
+    if (!level.contains("dir") || !std::filesystem::is_regular_file(requests)) continue;
+    report::write_text_file(sub + "/" + report::kRequestsCsvFile,
+                            report::requests_to_csv(report::read_records_jsonl(requests)));
+  }
+  std::printf("Wrote %s/%s and each level's %s\n", dir.c_str(), report::kLevelsCsvFile,
+              report::kRequestsCsvFile);
+  return true;
+}
 
 int report_command(const ReportFlags& f) {
   try {
     const std::string config_path = f.dir + "/" + report::kConfigFile;
     const std::string requests_path = f.dir + "/" + report::kRequestsFile;
+    const bool csv = report::wants_csv_export(f.exports);
+    std::optional<metrics::Peer> peer;
+    if (!f.as.empty()) {
+      peer = metrics::peer_from_string(f.as);
+      if (!peer) {
+        std::fprintf(stderr,
+                     "tokenbench: error: --as %s: unknown peer; one of vllm, sglang, guidellm, "
+                     "evalscope, aiperf, llmperf\n",
+                     f.as.c_str());
+        return kExitUsage;
+      }
+    }
     if (!std::filesystem::is_regular_file(requests_path)) {
+      if (csv && !peer && export_sweep_root(f.dir)) return kExitOk;
       if (const std::string hint = experiment::experiment_root_hint(f.dir); !hint.empty()) {
         std::fprintf(stderr, "tokenbench: error: %s\n", hint.c_str());
         return kExitUsage;
@@ -44,7 +87,16 @@ int report_command(const ReportFlags& f) {
     report::RunNotes notes = report::read_telemetry(f.dir);
     notes.environment = report::read_environment(f.dir);
     const auto out = report::write_run_outputs(f.dir, records, config, notes);
+    // A run made with --export csv keeps its export in step with the rebuilt summary.
+    if (csv || report::wants_csv_export(config.exports)) {
+      report::write_text_file(f.dir + "/" + report::kRequestsCsvFile,
+                              report::requests_to_csv(records));
+    }
     std::fputs(out.console.c_str(), stdout);
+    if (peer) {
+      std::fputs("\n", stdout);
+      std::fputs(metrics::render_peer_view(metrics::peer_view(*peer, records)).c_str(), stdout);
+    }
     return out.summary.completed > 0 ? kExitOk : kExitNoMeasure;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
@@ -59,6 +111,13 @@ void add_report_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "report", "Recompute summary.json and the tables from a results directory's requests.jsonl");
   cmd->add_option("dir", flags->dir, "Results directory")->required();
+  cmd->add_option("--export", flags->exports,
+                  "Also rebuild exports: csv (requests.csv; at a sweep's root, levels.csv and "
+                  "each level's requests.csv)")
+      ->check(CLI::IsMember({"csv"}));
+  cmd->add_option("--as", flags->as,
+                  "Also print the figures under a peer tool's definitions beside tokenbench's: "
+                  "vllm, sglang, guidellm, evalscope, aiperf or llmperf (docs/METRICS.md)");
   cmd->callback([flags, &exit_code] { exit_code = report_command(*flags); });
 }
 

@@ -600,6 +600,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       "where they mean the same: docs/CLI.md, \"Coming from another tool\".");
   cmd->add_option("--output-dir", c.output_dir,
                   "Results directory (default results/<timestamp>-<model>)");
+  cmd->add_option("--export", c.exports,
+                  "Also write exports of the results: csv (requests.csv per run, levels.csv at "
+                  "a sweep's root; docs/REPORTS.md)")
+      ->check(CLI::IsMember({"csv"}));
   cmd->add_flag("--quiet", flags.quiet, "No progress line");
   cmd->add_flag("--overwrite", flags.overwrite,
                 "Replace the results a directory already holds (refused otherwise)");

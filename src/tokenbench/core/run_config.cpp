@@ -148,6 +148,7 @@ std::string to_yaml(const RunConfig& c) {
 
   out << YAML::Key << "labels" << YAML::Value << YAML::Flow << c.labels;
   out << YAML::Key << "output_dir" << YAML::Value << c.output_dir;
+  out << YAML::Key << "exports" << YAML::Value << YAML::Flow << c.exports;
   out << YAML::Key << "started_at" << YAML::Value << c.started_at;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
@@ -250,6 +251,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
     }
     if (root["labels"]) c.labels = root["labels"].as<std::vector<std::string>>();
     if (root["output_dir"]) c.output_dir = root["output_dir"].as<std::string>();
+    if (root["exports"]) c.exports = root["exports"].as<std::vector<std::string>>();
     if (root["started_at"]) c.started_at = root["started_at"].as<std::string>();
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(std::string("config.yaml is not valid: ") + e.what());

@@ -119,6 +119,9 @@ struct RunConfig {
 
   // Output
   std::string output_dir;
+  /// --export formats written beside the results ("csv": requests.csv, and levels.csv at a
+  /// sweep's root; report/csv_export.h).
+  std::vector<std::string> exports;
   std::string started_at;  ///< ISO 8601 wall-clock label of the run's start
 };
 

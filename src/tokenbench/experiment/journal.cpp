@@ -48,6 +48,7 @@ void check_same_configuration(const core::RunConfig& expected) {
   kept.console_style = now.console_style;
   kept.sim_time = now.sim_time;
   kept.fail_fast = now.fail_fast;
+  kept.exports = now.exports;
   const std::string a = core::to_yaml(kept);
   const std::string b = core::to_yaml(now);
   if (a == b) return;

@@ -20,6 +20,7 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/metrics/token_counts.h"
+#include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/live_view.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
@@ -545,6 +546,10 @@ LevelResult Runner::write_part(const std::string& name, const core::RunConfig& c
     if (!notes.environment.is_null())
       report::write_environment(config.output_dir, notes.environment);
     report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config, notes);
+    if (report::wants_csv_export(config.exports)) {
+      report::write_text_file(config.output_dir + "/" + report::kRequestsCsvFile,
+                              report::requests_to_csv(records));
+    }
     result.summary = std::move(out.summary);
     result.summary_json = std::move(out.summary_json);
     result.console = std::move(out.console);

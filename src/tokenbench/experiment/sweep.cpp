@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::experiment {
@@ -245,6 +246,10 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     }
     write_journal(base.output_dir, kSweepJson, sweep_to_json(result, options));
     report::write_text_file(base.output_dir + "/" + kSweepCsv, sweep_to_csv(result));
+    if (report::wants_csv_export(base.exports)) {
+      report::write_text_file(base.output_dir + "/" + report::kLevelsCsvFile,
+                              report::levels_to_csv(sweep_to_json(result, options)));
+    }
   };
   for (const SweepLevel& level : levels) {
     const std::size_t index = static_cast<std::size_t>(&level - levels.data());

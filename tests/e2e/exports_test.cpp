@@ -1,0 +1,78 @@
+// End to end: --export csv on run and report, and report --as PEER, against serve-sim.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+std::size_t lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(Exports, RunWritesRequestsCsvAndReportRebuildsIt) {
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("export");
+  const auto r =
+      run_process(run_args(sim.url(), dir,
+                           {"--num-prompts", "6", "--max-concurrency", "2", "--input-len", "16",
+                            "--output-len", "4", "--warmup", "1", "--export", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = slurp(dir + "/requests.csv");
+  EXPECT_EQ(csv.rfind("id,phase,streamed,", 0), 0u);
+  EXPECT_EQ(lines(csv), 1u + 6u + 1u);  // header, 6 measured, 1 warmup
+  EXPECT_NE(csv.find(",warmup,"), std::string::npos);
+  EXPECT_NE(csv.find("\r\n"), std::string::npos);
+
+  std::filesystem::remove(dir + "/requests.csv");
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir, "--export", "csv"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(slurp(dir + "/requests.csv"), csv);
+}
+
+TEST(Exports, ReportAsPeerPrintsBothColumns) {
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("peer");
+  const auto r = run_process(
+      run_args(sim.url(), dir, {"--num-prompts", "4", "--input-len", "16", "--output-len", "4"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir, "--as", "guidellm"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("Peer view: guidellm definitions (4 requests)"), std::string::npos)
+      << rep.out;
+  EXPECT_NE(rep.out.find("INCLUDING the first token"), std::string::npos);
+  EXPECT_NE(rep.out.find("Benchmarking summary"), std::string::npos);
+
+  const auto bad = run_process({TOKENBENCH_BINARY, "report", dir, "--as", "genai-perf"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("unknown peer"), std::string::npos) << bad.err;
+}
+
+TEST(Exports, SweepWritesLevelsCsv) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("levels");
+  const auto r = run_process(run_args(sim.url(), dir,
+                                      {"--num-prompts", "4", "--input-len", "8", "--output-len",
+                                       "2", "--max-concurrency", "1,2", "--export", "csv"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string levels = slurp(dir + "/levels.csv");
+  EXPECT_EQ(levels.rfind("dir,max_concurrency,request_rate,", 0), 0u);
+  EXPECT_EQ(lines(levels), 3u);
+  EXPECT_NE(levels.find("\r\nc1,1,"), std::string::npos) << levels;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/c2/requests.csv"));
+
+  std::filesystem::remove(dir + "/levels.csv");
+  std::filesystem::remove(dir + "/c1/requests.csv");
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir, "--export", "csv"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(slurp(dir + "/levels.csv"), levels);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/c1/requests.csv"));
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
