@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "process.h"
@@ -139,11 +140,17 @@ TEST(EndToEndAliases, AliasesThatMeanSomethingElseAreRefused) {
 TEST(EndToEndConfig, ARunsOwnConfigRepeatsItAndFlagsBesideItWin) {
   SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
   const std::string first = make_temp_dir("config_first");
-  auto r = run_process(
-      run_args(sim.url(), first,
-               {"--num-prompts", "12", "--request-rate", "200", "--seed", "7", "--input-len", "32",
-                "--range-ratio", "0.5", "--output-len", "4", "--label", "weights=rev-a",
-                "--server-metrics", "off", "--gpu-metrics", "off"}));
+  auto r = run_process(run_args(sim.url(), first, {"--num-prompts",    "12",
+                                                   "--request-rate",   "200",
+                                                   "--seed",           "7",
+                                                   "--input-len",      "32",
+                                                   "--range-ratio",    "0.5",
+                                                   "--output-len",     "4",
+                                                   "--label",          "weights=rev-a",
+                                                   "--export",         "csv",
+                                                   "--buckets",        "input:0,32",
+                                                   "--server-metrics", "off",
+                                                   "--gpu-metrics",    "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string again = make_temp_dir("config_again");
   r = run_process({TOKENBENCH_BINARY, "run", "--config", first + "/config.yaml", "--output-dir",
@@ -152,6 +159,9 @@ TEST(EndToEndConfig, ARunsOwnConfigRepeatsItAndFlagsBesideItWin) {
   EXPECT_EQ(config_of(again), config_of(first));
   // The same prompts' lengths on the same schedule.
   EXPECT_EQ(schedule_of(again), schedule_of(first));
+  // Exports and length buckets come back with it.
+  EXPECT_TRUE(std::filesystem::exists(again + "/requests.csv"));
+  EXPECT_EQ(read_json(again + "/summary.json")["tokenbench"]["buckets"][0]["buckets"].size(), 2u);
 
   // A flag beside the file replaces the file's value.
   const std::string changed = make_temp_dir("config_changed");

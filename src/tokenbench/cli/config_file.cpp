@@ -53,6 +53,7 @@ constexpr Rule kRules[] = {
     {"slo", "--slo", Kind::kRepeat},
     {"labels", "--label", Kind::kRepeat},
     {"label", "--label", Kind::kRepeat},
+    {"exports", "--export", Kind::kRepeat},
     {"duration_s", "--duration", Kind::kNonZero},
     {"duration", "--duration", Kind::kNonZero},
     {"ramp_up_duration_s", "--ramp-up-duration", Kind::kNonZero},
