@@ -135,10 +135,14 @@ TEST(Experiment, ResumeSkipsCompleteLevels) {
                              "seed: 5' now)"),
             std::string::npos)
       << refused.err;
-  // The root of a sweep is not one run: `report` says so and names the way.
+  // At the root of a sweep, `report` rebuilds the sweep's page; --as needs one run.
   const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
-  EXPECT_EQ(rep.exit_code, 1);
-  EXPECT_NE(rep.err.find("holds an experiment (sweep.json)"), std::string::npos) << rep.err;
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("/report.html"), std::string::npos) << rep.out;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/report.html"));
+  const auto as = run_process({TOKENBENCH_BINARY, "report", dir, "--as", "vllm"});
+  EXPECT_EQ(as.exit_code, 1);
+  EXPECT_NE(as.err.find("holds an experiment (sweep.json)"), std::string::npos) << as.err;
 }
 
 TEST(Experiment, TargetsInterleavedRankedAndEliminated) {

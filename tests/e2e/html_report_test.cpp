@@ -136,5 +136,59 @@ TEST(EndToEndHtmlReport, ServerTextIsNeverRunAsScript) {
   EXPECT_NE(page.dom.find("&lt;script&gt;window.__pwned=1&lt;/script&gt;"), std::string::npos);
 }
 
+// The page of each kind of experiment root renders, every chart drawn; `report ROOT` rebuilds it.
+TEST(EndToEndHtmlReport, SweepSearchAndComparisonRootsHaveTheirOwnPage) {
+  SimProcess sim({"--time-scale", "10", "--seed", "1"});
+  const std::vector<std::string> small = {"--num-prompts", "24", "--input-len", "64",
+                                          "--output-len",  "16", "--seed",      "3"};
+
+  const std::string sweep = make_temp_dir("html-sweep");
+  auto r = run_process(run_args(
+      sim.url(), sweep, with(small, {"--max-concurrency", "1,4,8", "--slo", "p95_ttft_ms<=1000"})));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string sweep_html = slurp(sweep + "/report.html");
+  ASSERT_FALSE(sweep_html.empty());
+  EXPECT_NE(sweep_html.find("\"kind\":\"sweep\""), std::string::npos);
+  EXPECT_NE(sweep_html.find("\"href\":\"c4/report.html\""), std::string::npos);
+  fs::remove(sweep + "/report.html");
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", sweep});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(slurp(sweep + "/report.html"), sweep_html);
+  Rendered page = render(sweep + "/report.html", build_path("report-sweep-screenshot.png"));
+  EXPECT_EQ(page.done, "1") << page.dom.substr(0, 2000);
+  EXPECT_EQ(page.errors, "");
+  // 2 curves + throughput by level, 4 percentiles against load, 4 overlays.
+  EXPECT_EQ(page.charts, "11");
+  EXPECT_EQ(page.drawn, page.charts);
+  EXPECT_NE(page.dom.find("Best under the SLOs (p95_ttft_ms&lt;=1000)"), std::string::npos);
+
+  const std::string search = make_temp_dir("html-search");
+  r = run_process(
+      with({TOKENBENCH_BINARY, "search", "--base-url", sim.url(), "--output-dir", search, "--quiet",
+            "--slo", "p95_ttft_ms<=1000", "--vary", "max-concurrency", "--min", "1", "--max", "2"},
+           small),
+      std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  page = render(search + "/report.html", "");
+  EXPECT_EQ(page.done, "1") << page.dom.substr(0, 2000);
+  EXPECT_EQ(page.errors, "");
+  EXPECT_EQ(page.charts, "2");  // throughput and the SLO's figure against the value varied
+  EXPECT_EQ(page.drawn, page.charts);
+
+  const std::string compare = make_temp_dir("html-compare");
+  r = run_process(
+      with({TOKENBENCH_BINARY, "run", "--output-dir", compare, "--quiet", "--target",
+            "model=sim-model,url=" + sim.url() + ",name=first", "--target",
+            "model=sim-model,url=" + sim.url() + ",name=second", "--max-concurrency", "4"},
+           small));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  page = render(compare + "/report.html", build_path("report-compare-screenshot.png"));
+  EXPECT_EQ(page.done, "1") << page.dom.substr(0, 2000);
+  EXPECT_EQ(page.errors, "");
+  EXPECT_EQ(page.charts, "4");  // TTFT, TPOT, ITL and E2EL overlaid
+  EXPECT_EQ(page.drawn, page.charts);
+  EXPECT_NE(page.dom.find("href=\"second/report.html\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokenbench::e2e

@@ -1,4 +1,6 @@
-// `tokenbench report DIR`: rebuilds summary.json and the console tables from requests.jsonl;
+// `tokenbench report DIR`: rebuilds summary.json, the console tables and report.html from
+// requests.jsonl (at an experiment's root: its report.html from sweep.json, search.json or
+// compare.json);
 // --export csv rebuilds the CSV exports, --as PEER prints the figures under a peer tool's
 // definitions beside tokenbench's.
 
@@ -12,10 +14,12 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/metrics/peer_views.h"
 #include "tokenbench/report/csv_export.h"
+#include "tokenbench/report/html_report.h"
 #include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
 
@@ -64,9 +68,17 @@ int report_command(const ReportFlags& f) {
       }
     }
     if (!std::filesystem::is_regular_file(requests_path)) {
-      if (csv && !peer && export_sweep_root(f.dir)) return kExitOk;
-      if (const std::string hint = experiment::experiment_root_hint(f.dir); !hint.empty()) {
-        std::fprintf(stderr, "tokenbench: error: %s\n", hint.c_str());
+      const std::string hint = experiment::experiment_root_hint(f.dir);
+      if (!hint.empty() && !peer) {
+        // An experiment's root: its page (and with --export csv, levels.csv) from what it stored.
+        if (csv) export_sweep_root(f.dir);
+        experiment::write_experiment_report(f.dir);
+        std::printf("Wrote %s/%s (each run's own: tokenbench report %s/SUBDIRECTORY)\n",
+                    f.dir.c_str(), report::kHtmlReportFile, f.dir.c_str());
+        return kExitOk;
+      }
+      if (!hint.empty()) {
+        std::fprintf(stderr, "tokenbench: error: --as: %s\n", hint.c_str());
         return kExitUsage;
       }
       std::fprintf(stderr,

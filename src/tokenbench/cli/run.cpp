@@ -12,6 +12,7 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/text.h"
+#include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/runner.h"
 #include "tokenbench/experiment/slo_expr.h"
@@ -155,6 +156,7 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
   rows = experiment::rank_targets(std::move(rows), required, weights);
   experiment::write_journal(c.output_dir, experiment::kCompareJson,
                             experiment::ranking_to_json(rows, required, weights));
+  experiment::write_experiment_report_or_warn(c.output_dir);
   std::fputs(experiment::render_ranking(rows, weights).c_str(), stdout);
   std::printf("Results: %s (%s, a subdirectory per target)\n", c.output_dir.c_str(),
               experiment::kCompareJson);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 
 namespace tokenbench::experiment {
@@ -168,6 +169,7 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
   SearchResult result = search(o, probe, [&runner] { return runner.canceled(); });
   result.no_success = no_success;
   write_journal(base.output_dir, kSearchJson, search_to_json(result, o));
+  write_experiment_report_or_warn(base.output_dir);
   return result;
 }
 

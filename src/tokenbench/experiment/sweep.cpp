@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/run_outputs.h"
@@ -299,6 +300,7 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     result.stopped.clear();
   }
   save();
+  write_experiment_report_or_warn(base.output_dir);
   return result;
 }
 

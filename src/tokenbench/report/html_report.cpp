@@ -96,6 +96,11 @@ Cdf make_cdf(std::vector<double> values, std::size_t max_points) {
   return c;
 }
 
+std::string redact_urls(const std::string& text) {
+  static const std::regex userinfo(R"(([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@)");
+  return std::regex_replace(text, userinfo, "$1<redacted>@");
+}
+
 namespace {
 
 using nlohmann::json;
@@ -105,12 +110,6 @@ constexpr std::size_t kHistogramBins = 60;
 double sec(core::Nanos t) { return static_cast<double>(t) / 1e9; }
 json stamp(core::Nanos t, core::Nanos t0) {
   return t == core::kNever ? json() : json(std::round(sec(t - t0) * 1e6) / 1e6);
-}
-
-// The request's credentials in a URL (scheme://user:pass@host) are never shown.
-std::string redact_urls(const std::string& text) {
-  static const std::regex userinfo(R"(([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@)");
-  return std::regex_replace(text, userinfo, "$1<redacted>@");
 }
 
 json distribution(std::vector<double> values, bool log, const char* unit) {
@@ -271,6 +270,34 @@ json telemetry_series(const RunNotes& notes, core::Nanos t0) {
 
 }  // namespace
 
+FigureValues figure_values(const std::vector<core::RequestRecord>& records) {
+  FigureValues v;
+  for (const auto& r : records) {
+    if (!counted(r) || !r.ok() || r.nonstream_sample) continue;
+    const auto m = metrics::derive_request_metrics(r);
+    if (m.ttft_ms) v.ttft.push_back(*m.ttft_ms);
+    if (m.tpot_ms) v.tpot.push_back(*m.tpot_ms);
+    if (m.e2el_ms) v.e2el.push_back(*m.e2el_ms);
+    v.itl.insert(v.itl.end(), m.itl_ms.begin(), m.itl_ms.end());
+  }
+  return v;
+}
+
+json figure_cdfs(const std::vector<core::RequestRecord>& records, std::size_t max_points) {
+  FigureValues v = figure_values(records);
+  json out = json::object();
+  const auto put = [&out, max_points](const char* name, std::vector<double> values) {
+    const std::size_t n = values.size();
+    const Cdf c = make_cdf(std::move(values), max_points);
+    out[name] = {{"n", n}, {"x", c.x}, {"y", c.y}};
+  };
+  put("TTFT", std::move(v.ttft));
+  put("TPOT", std::move(v.tpot));
+  put("ITL", std::move(v.itl));
+  put("E2EL", std::move(v.e2el));
+  return out;
+}
+
 json html_report_data(const std::vector<core::RequestRecord>& records, const json& summary_json,
                       const std::string& console, const std::string& config_yaml,
                       const RunNotes& notes) {
@@ -283,7 +310,6 @@ json html_report_data(const std::vector<core::RequestRecord>& records, const jso
   }
   data["key"] = std::move(key);
 
-  std::vector<double> ttft, tpot, itl, e2el;
   core::Nanos t0 = std::numeric_limits<core::Nanos>::max();
   core::Nanos t1 = std::numeric_limits<core::Nanos>::min();
   for (const auto& r : records) {
@@ -292,18 +318,14 @@ json html_report_data(const std::vector<core::RequestRecord>& records, const jso
       t0 = std::min(t0, t);
       t1 = std::max(t1, t);
     }
-    if (!counted(r) || !r.ok() || r.nonstream_sample) continue;
-    const auto m = metrics::derive_request_metrics(r);
-    if (m.ttft_ms) ttft.push_back(*m.ttft_ms);
-    if (m.tpot_ms) tpot.push_back(*m.tpot_ms);
-    if (m.e2el_ms) e2el.push_back(*m.e2el_ms);
-    itl.insert(itl.end(), m.itl_ms.begin(), m.itl_ms.end());
   }
   if (t0 > t1) t0 = t1 = 0;
-  data["distributions"] = {{"TTFT", distribution(std::move(ttft), true, "ms")},
-                           {"TPOT", distribution(std::move(tpot), true, "ms")},
-                           {"ITL", distribution(std::move(itl), true, "ms")},
-                           {"E2EL", distribution(std::move(e2el), true, "ms")}};
+  FigureValues v = figure_values(records);
+  data["kind"] = "run";
+  data["distributions"] = {{"TTFT", distribution(std::move(v.ttft), true, "ms")},
+                           {"TPOT", distribution(std::move(v.tpot), true, "ms")},
+                           {"ITL", distribution(std::move(v.itl), true, "ms")},
+                           {"E2EL", distribution(std::move(v.e2el), true, "ms")}};
   data["timeline"] = timeline(records, t0);
   data["series"] = series_over_time(records, t0, t1);
   data["errors"] = errors_table(records);
@@ -311,6 +333,7 @@ json html_report_data(const std::vector<core::RequestRecord>& records, const jso
   data["checks"] = tb && tb->contains("checks") ? (*tb)["checks"] : json();
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();
   data["warnings"] = tb && tb->contains("warnings") ? (*tb)["warnings"] : json::array();
+  data["buckets"] = tb && tb->contains("buckets") ? (*tb)["buckets"] : json::array();
   data["telemetry"] = telemetry_series(notes, t0);
   return data;
 }
@@ -333,6 +356,7 @@ std::string render_html_report(const json& data) {
       escape_json_for_html(data.dump(-1, ' ', false, json::error_handler_t::replace)));
   put("/*@UPLOT_JS@*/", html_assets::kUplotJs);
   put("/*@REPORT_JS@*/", html_assets::kReportJs);
+  put("/*@EXPERIMENT_JS@*/", html_assets::kExperimentJs);
   return page;
 }
 

@@ -24,6 +24,10 @@ inline constexpr std::size_t kMaxSeriesPoints = 2000;
 /// strings, where those characters alone can appear (nlohmann's dump leaves them raw).
 std::string escape_json_for_html(std::string_view json);
 
+/// `text` with the credentials of every URL in it (scheme://user:password@host) replaced by
+/// `<redacted>`: the page never shows them.
+std::string redact_urls(const std::string& text);
+
 /// Indices of at most `max` of `n` items, spread evenly, first and last kept, in order.
 std::vector<std::size_t> even_sample(std::size_t n, std::size_t max);
 
@@ -41,6 +45,17 @@ struct Cdf {
   std::vector<double> y;
 };
 Cdf make_cdf(std::vector<double> values, std::size_t max_points);
+
+/// TTFT, TPOT, ITL (every gap) and E2EL in ms of the measured, completed requests that count
+/// (not replaced by a retry, not --nonstream-sample): the values the report's charts draw.
+struct FigureValues {
+  std::vector<double> ttft, tpot, itl, e2el;
+};
+FigureValues figure_values(const std::vector<core::RequestRecord>& records);
+
+/// The CDFs of figure_values, each at most `max_points` points, to overlay several runs:
+/// {"TTFT": {"n": N, "x": [...], "y": [...]}, "TPOT": ..., "ITL": ..., "E2EL": ...}.
+nlohmann::json figure_cdfs(const std::vector<core::RequestRecord>& records, std::size_t max_points);
 
 /// What the report shows, as one JSON object (the data blob the page's script reads): the
 /// configuration text, the console tables, key figures, distributions, the timeline, the series

@@ -1,0 +1,165 @@
+#include "tokenbench/experiment/html_pages.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "tokenbench/experiment/search.h"
+#include "tokenbench/experiment/sweep.h"
+#include "tokenbench/experiment/targets.h"
+#include "tokenbench/report/html_report.h"
+#include "tokenbench/report/records_io.h"
+#include "tokenbench/report/run_outputs.h"
+
+namespace tokenbench::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Points per overlaid CDF: a sweep of 20 levels stays small and every curve keeps its shape.
+constexpr std::size_t kOverlayPoints = 400;
+
+// The figures a level's row, its curves and its percentiles against load are drawn from.
+constexpr const char* kLevelFigures[] = {"completed",
+                                         "failed",
+                                         "error_rate",
+                                         "request_throughput",
+                                         "output_throughput",
+                                         "request_goodput",
+                                         "mean_ttft_ms",
+                                         "p50_ttft_ms",
+                                         "p90_ttft_ms",
+                                         "p95_ttft_ms",
+                                         "p99_ttft_ms",
+                                         "mean_tpot_ms",
+                                         "p50_tpot_ms",
+                                         "p90_tpot_ms",
+                                         "p95_tpot_ms",
+                                         "p99_tpot_ms",
+                                         "mean_itl_ms",
+                                         "p50_itl_ms",
+                                         "p90_itl_ms",
+                                         "p95_itl_ms",
+                                         "p99_itl_ms",
+                                         "mean_e2el_ms",
+                                         "p50_e2el_ms",
+                                         "p90_e2el_ms",
+                                         "p95_e2el_ms",
+                                         "p99_e2el_ms",
+                                         "total_token_throughput"};
+
+// A subdirectory an experiment named: as stored under ROOT (its last path part), else as given.
+fs::path subdir(const std::string& root, const std::string& dir) {
+  const fs::path under = fs::path(root) / fs::path(dir).filename();
+  return fs::is_directory(under) ? under : fs::path(dir);
+}
+
+std::string href_of(const std::string& dir) {
+  return (fs::path(dir).filename() / report::kHtmlReportFile).generic_string();
+}
+
+// The CDFs of a subdirectory's measured requests; an empty object when it has no records.
+json cdfs_of(const std::string& root, const std::string& dir) {
+  const fs::path requests = subdir(root, dir) / report::kRequestsFile;
+  if (!fs::is_regular_file(requests)) return json::object();
+  return report::figure_cdfs(report::read_records_jsonl(requests.string()), kOverlayPoints);
+}
+
+std::string load_label(const json& level) {
+  std::string out;
+  if (level.contains("max_concurrency") && level["max_concurrency"].is_number()) {
+    out = "concurrency " + level["max_concurrency"].dump();
+  }
+  if (level.contains("request_rate") && !(level["request_rate"].is_string())) {
+    out += (out.empty() ? "" : ", ") + std::string("rate ") + level["request_rate"].dump();
+  }
+  return out.empty() ? level.value("dir", std::string()) : out;
+}
+
+json sweep_data(const std::string& root, const json& sweep) {
+  json levels = json::array();
+  for (const auto& level : sweep.value("levels", json::array())) {
+    json row = {{"dir", level.value("dir", std::string())},
+                {"label", load_label(level)},
+                {"max_concurrency", level.value("max_concurrency", json())},
+                {"request_rate", level.value("request_rate", json())},
+                {"complete", level.value("complete", false)},
+                {"meets_slo", level.value("meets_slo", json())},
+                {"slo", level.value("slo", json::array())}};
+    for (const char* k : kLevelFigures) row[k] = level.value(k, json());
+    row["href"] = href_of(row["dir"].get<std::string>());
+    row["cdfs"] = cdfs_of(root, row["dir"].get<std::string>());
+    levels.push_back(std::move(row));
+  }
+  return {{"kind", "sweep"},
+          {"levels", std::move(levels)},
+          {"knee", sweep.value("knee", json())},
+          {"knee_rule", sweep.value("knee_rule", json())},
+          {"best", sweep.value("best", json())},
+          {"best_by", sweep.value("best_by", json())},
+          {"slo", sweep.value("slo", json::array())},
+          {"stopped", sweep.value("stopped", json())},
+          {"canceled", sweep.value("canceled", false)}};
+}
+
+json search_data(const json& search) {
+  json probes = search.value("probes", json::array());
+  for (auto& p : probes) p["href"] = href_of(p.value("dir", std::string()));
+  json out = search;
+  out["probes"] = std::move(probes);
+  out["kind"] = "search";
+  return out;
+}
+
+json compare_data(const std::string& root, const json& compare) {
+  json targets = compare.value("targets", json::array());
+  for (auto& t : targets) {
+    const std::string dir = t.value("dir", std::string());
+    t["href"] = href_of(dir);
+    t["cdfs"] = cdfs_of(root, dir);
+  }
+  json out = compare;
+  out["targets"] = std::move(targets);
+  out["kind"] = "compare";
+  return out;
+}
+
+}  // namespace
+
+json experiment_report_data(const std::string& root) {
+  const auto read = [&root](const char* file) {
+    return json::parse(report::read_text_file(root + "/" + file));
+  };
+  json data;
+  if (fs::is_regular_file(root + "/" + kSweepJson)) {
+    data = sweep_data(root, read(kSweepJson));
+  } else if (fs::is_regular_file(root + "/" + kSearchJson)) {
+    data = search_data(read(kSearchJson));
+  } else if (fs::is_regular_file(root + "/" + kCompareJson)) {
+    data = compare_data(root, read(kCompareJson));
+  } else {
+    return nullptr;
+  }
+  const std::string config = root + "/" + report::kConfigFile;
+  data["config_yaml"] =
+      fs::is_regular_file(config) ? report::redact_urls(report::read_text_file(config)) : "";
+  return data;
+}
+
+bool write_experiment_report(const std::string& root) {
+  const json data = experiment_report_data(root);
+  if (data.is_null()) return false;
+  report::write_text_file(root + "/" + report::kHtmlReportFile, report::render_html_report(data));
+  return true;
+}
+
+void write_experiment_report_or_warn(const std::string& root) noexcept {
+  try {
+    write_experiment_report(root);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokenbench: warning: %s/%s not written: %s\n", root.c_str(),
+                 report::kHtmlReportFile, e.what());
+  }
+}
+
+}  // namespace tokenbench::experiment
