@@ -67,6 +67,8 @@ TEST(EndToEndAliases, VllmFlagsMeanTheirTokenbenchTwins) {
                               "--result-dir",
                               dir,
                               "--save-result",
+                              "--result-filename",
+                              "vllm-5.json",
                               "--disable-tqdm",
                               "--metric-percentiles",
                               "50,99",
@@ -77,6 +79,9 @@ TEST(EndToEndAliases, VllmFlagsMeanTheirTokenbenchTwins) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("note: --random-input-len (vLLM) is --input-len"), std::string::npos)
       << r.err;
+  // vLLM's result file, under the name its scripts look for: summary.json's content.
+  EXPECT_EQ(slurp(dir + "/vllm-5.json"), slurp(dir + "/summary.json"));
+  EXPECT_EQ(read_json(dir + "/vllm-5.json")["completed"], 5);
   const std::string config = slurp(dir + "/config.yaml");
   EXPECT_NE(config.find("base_url: " + sim.url()), std::string::npos) << config;
   EXPECT_NE(config.find("endpoint: /v1/completions"), std::string::npos) << config;
@@ -126,7 +131,8 @@ TEST(EndToEndAliases, AliasesThatMeanSomethingElseAreRefused) {
            {{"--number", "10", "20"}, "pairs one count with each --parallel"},
            {{"--min-prompt-length", "10", "--max-prompt-length", "100"}, "must be equal here"},
            {{"--synthetic-input-tokens-stddev", "30"}, "use --range-ratio r instead"},
-           {{"--result-filename", "x.json"}, "summary.json inside --output-dir"},
+           {{"--result-filename", "a/x.json"}, "give a file name; the directory is --output-dir"},
+           {{"--result-filename", "summary.json"}, "tokenbench writes that file itself"},
            {{"--host", "h", "--base-url", "http://h:1"}, "either --base-url or --host/--port"}}) {
     std::vector<std::string> cmd{TOKENBENCH_BINARY, "run"};
     cmd.insert(cmd.end(), args.begin(), args.end());

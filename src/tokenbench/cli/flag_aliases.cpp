@@ -50,7 +50,6 @@ constexpr const char* kSpecial[] = {
     "--port",
     "--backend",
     "--dataset-name",
-    "--result-filename",
     "--url",
     "--parallel",
     "--number",
@@ -211,11 +210,6 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
                          "--dataset-path FILE with one {\"prompt\": ...} per line");
       }
       note("--dataset-name " + d, "vLLM", "--dataset " + out.back());
-    } else if (n == "--result-filename") {
-      throw UsageError(
-          "--result-filename (vLLM) has no equivalent: tokenbench writes vLLM's result keys to "
-          "summary.json inside --output-dir (--result-dir), beside requests.jsonl; name the "
-          "directory instead");
     } else if (n == "--url") {
       std::string url = only_value(a);
       if (url.find("://") == std::string::npos) url = "http://" + url;  // GenAI-Perf: host:port

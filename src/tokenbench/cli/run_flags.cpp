@@ -22,6 +22,9 @@
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/console.h"
+#include "tokenbench/report/csv_export.h"
+#include "tokenbench/report/html_report.h"
+#include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 
 namespace tokenbench::cli {
@@ -299,6 +302,28 @@ std::string default_output_dir(const core::RunConfig& c) {
          core::file_name_part(std::move(model), "model");
 }
 
+namespace {
+
+// vLLM's --result-filename: a file name inside the results directory, none of tokenbench's own.
+void check_result_filename(const std::string& name) {
+  if (name.empty()) return;
+  const auto fail = [&name](const std::string& why) {
+    throw UsageError("--result-filename '" + name + "': " + why +
+                     " (e.g. --result-filename vllm-result.json)");
+  };
+  if (name.find('/') != std::string::npos || name == "." || name == "..") {
+    fail("give a file name; the directory is --output-dir");
+  }
+  for (const char* own :
+       {report::kSummaryFile, report::kRequestsFile, report::kConfigFile, report::kReportFile,
+        report::kTelemetryFile, report::kEnvironmentFile, report::kHtmlReportFile,
+        report::kRequestsCsvFile, report::kLevelsCsvFile}) {
+    if (name == own) fail("tokenbench writes that file itself; choose another name");
+  }
+}
+
+}  // namespace
+
 void finalize_run_flags(RunFlags& f) {
   core::RunConfig& c = f.config;
   if (f.base_urls.empty()) throw UsageError("--base-url needs a URL");
@@ -409,6 +434,7 @@ void finalize_run_flags(RunFlags& f) {
     throw UsageError(e.what());
   }
   check_headers(c.headers);
+  check_result_filename(c.result_filename);
   try {
     for (const auto& b : c.buckets) metrics::parse_bucket_spec(b);
     telemetry::parse_labels(c.labels);
@@ -600,6 +626,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       "where they mean the same: docs/CLI.md, \"Coming from another tool\".");
   cmd->add_option("--output-dir", c.output_dir,
                   "Results directory (default results/<timestamp>-<model>)");
+  cmd->add_option("--result-filename", c.result_filename,
+                  "Also write summary.json under this name in the results directory (vLLM's "
+                  "--result-filename; its keys are vLLM's)");
   cmd->add_option("--export", c.exports,
                   "Also write exports of the results: csv (requests.csv per run, levels.csv at "
                   "a sweep's root; docs/REPORTS.md)")

@@ -148,6 +148,9 @@ std::string to_yaml(const RunConfig& c) {
 
   out << YAML::Key << "labels" << YAML::Value << YAML::Flow << c.labels;
   out << YAML::Key << "output_dir" << YAML::Value << c.output_dir;
+  if (!c.result_filename.empty()) {
+    out << YAML::Key << "result_filename" << YAML::Value << c.result_filename;
+  }
   out << YAML::Key << "exports" << YAML::Value << YAML::Flow << c.exports;
   out << YAML::Key << "started_at" << YAML::Value << c.started_at;
   out << YAML::EndMap;
@@ -251,6 +254,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
     }
     if (root["labels"]) c.labels = root["labels"].as<std::vector<std::string>>();
     if (root["output_dir"]) c.output_dir = root["output_dir"].as<std::string>();
+    if (root["result_filename"]) c.result_filename = root["result_filename"].as<std::string>();
     if (root["exports"]) c.exports = root["exports"].as<std::vector<std::string>>();
     if (root["started_at"]) c.started_at = root["started_at"].as<std::string>();
   } catch (const YAML::Exception& e) {

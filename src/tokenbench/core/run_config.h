@@ -119,6 +119,8 @@ struct RunConfig {
 
   // Output
   std::string output_dir;
+  /// --result-filename NAME (vLLM's flag): summary.json also written as NAME in output_dir.
+  std::string result_filename;
   /// --export formats written beside the results ("csv": requests.csv, and levels.csv at a
   /// sweep's root; report/csv_export.h).
   std::vector<std::string> exports;

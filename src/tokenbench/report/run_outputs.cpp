@@ -311,9 +311,13 @@ RunOutputs write_run_outputs(const std::string& dir,
   // Last line of defence: whatever part quoted a server, no escape sequence reaches a terminal.
   out.console = core::terminal_safe(out.console);
   write_text_file(dir + "/" + kReportFile, out.console);
-  write_text_file(
-      dir + "/" + kSummaryFile,
-      out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  const std::string summary_text =
+      out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  write_text_file(dir + "/" + kSummaryFile, summary_text);
+  // vLLM's --result-filename: the same result under the name a vLLM script looks for.
+  if (!config.result_filename.empty()) {
+    write_text_file(dir + "/" + config.result_filename, summary_text);
+  }
   // The page shows config.yaml as stored (secrets redacted), so that `report` rebuilds the same.
   const std::string config_path = dir + "/" + kConfigFile;
   const std::string config_yaml = std::filesystem::is_regular_file(config_path)
