@@ -121,8 +121,10 @@ int report_command(const ReportFlags& f) {
 void add_report_command(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<ReportFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "report", "Recompute summary.json and the tables from a results directory's requests.jsonl");
-  cmd->add_option("dir", flags->dir, "Results directory")->required();
+      "report",
+      "Recompute summary.json, the tables and report.html from a results directory's "
+      "requests.jsonl (at a sweep's, search's or comparison's root: its report.html)");
+  cmd->add_option("dir", flags->dir, "Results directory, or an experiment's root")->required();
   cmd->add_option("--export", flags->exports,
                   "Also rebuild exports: csv (requests.csv; at a sweep's root, levels.csv and "
                   "each level's requests.csv)")

@@ -357,6 +357,8 @@ var tb = (function () {
       charts.forEach(function (u) { if (canvasDrawn(u)) drawn++; });
       selfcheck.setAttribute("data-charts", String(charts.length));
       selfcheck.setAttribute("data-charts-drawn", String(drawn));
+      // What the page's Content-Security-Policy blocked (the template's first script keeps it).
+      (window.tbBlocked || []).forEach(function (b) { errors.push("blocked by the page's policy: " + b); });
       selfcheck.setAttribute("data-errors", errors.join(" | "));
       selfcheck.setAttribute("data-pwned", window.__pwned === undefined ? "" : String(window.__pwned));
       selfcheck.setAttribute("data-done", "1");
