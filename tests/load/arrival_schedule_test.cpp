@@ -396,5 +396,21 @@ TEST(WorkQueue, DueTimesAndDeadline) {
   EXPECT_FALSE(unbounded.peek(0, i, due));
 }
 
+TEST(ArrivalSchedule, ReplayFollowsTheTraceFromItsFirstRequest) {
+  const std::vector<double> trace = {100.0, 100.25, 101.0, 101.5, 103.0};
+  const auto s = ArrivalSchedule::replay(trace, ArrivalSchedule::kUnbounded, 0, 1);
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(s.offset(0), 0);
+  EXPECT_EQ(s.offset(1), 250'000'000);
+  EXPECT_EQ(s.offset(4), 3'000'000'000);
+  // Twice as fast; the first 3 (--num-prompts); cut at a duration.
+  const auto fast = ArrivalSchedule::replay(trace, 3, 0, 2);
+  ASSERT_EQ(fast.size(), 3u);
+  EXPECT_EQ(fast.offset(2), 500'000'000);
+  EXPECT_EQ(ArrivalSchedule::replay(trace, ArrivalSchedule::kUnbounded, 1.5, 1).size(), 3u);
+  EXPECT_THROW(ArrivalSchedule::replay(trace, 5, 0, 0), std::invalid_argument);
+  EXPECT_THROW(ArrivalSchedule::replay({1.0, 0.5}, 2, 0, 1), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace tokenbench::load

@@ -62,6 +62,7 @@ constexpr Rule kRules[] = {
     {"metrics_interval_s", "--metrics-interval", Kind::kValue},
     {"sim_time", "--sim-time", Kind::kIfTrue},
     {"sim_time_scale", "", Kind::kSkip},
+    {"output_len_from_dataset", "", Kind::kSkip},
     {"started_at", "", Kind::kSkip},
 };
 
@@ -88,6 +89,12 @@ class Expander {
     if (!root.IsMap()) fail("the file must be a map of settings (flag: value)");
     // Replicas name every base URL, the first included: base_url is then redundant.
     const bool replicas = root["target"] && root["target"].IsMap() && root["target"]["replicas"];
+    // A run that took its output lengths from its dataset did not give --output-len: its
+    // output_len is the default, and repeating it as a flag would replace the dataset's lengths.
+    const YAML::Node workload = root["workload"];
+    const bool lengths_from_dataset =
+        workload && workload.IsMap() && workload["output_len_from_dataset"] &&
+        truth("output_len_from_dataset", workload["output_len_from_dataset"]);
     for (const auto& item : root) {
       const std::string key = item.first.as<std::string>();
       const bool section = std::any_of(std::begin(kSections), std::end(kSections),
@@ -96,6 +103,7 @@ class Expander {
         for (const auto& inner : item.second) {
           const std::string k = inner.first.as<std::string>();
           if (replicas && k == "base_url") continue;
+          if (lengths_from_dataset && k == "output_len") continue;
           add(k, inner.second);
         }
       } else {

@@ -200,14 +200,14 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
       note("--backend " + b, "vLLM", "--endpoint " + endpoint);
     } else if (n == "--dataset-name") {
       const std::string d = only_value(a);
-      if (d == "random") {
-        emit("--dataset", "random");
+      if (d == "random" || d == "sharegpt" || d == "burstgpt") {
+        emit("--dataset", d);
       } else if (d == "custom") {
         emit("--dataset", "jsonl");
       } else {
         throw UsageError("--dataset-name " + d +
-                         " (vLLM) is not built in: use --dataset random, or --dataset jsonl "
-                         "--dataset-path FILE with one {\"prompt\": ...} per line");
+                         " (vLLM) is not built in: use --dataset random, sharegpt or burstgpt "
+                         "(with --dataset-path), or another of docs/WORKLOADS.md");
       }
       note("--dataset-name " + d, "vLLM", "--dataset " + out.back());
     } else if (n == "--url") {

@@ -26,6 +26,7 @@
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
+#include "tokenbench/workload/workload.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -322,6 +323,68 @@ void check_result_filename(const std::string& name) {
   }
 }
 
+// --dataset: a known name, with the file or the prompt it needs.
+void check_dataset(const core::RunConfig& c) {
+  const std::string names = workload::kDatasetNames;
+  if (("," + names + ",").find(", " + c.dataset + ",") == std::string::npos &&
+      names.rfind(c.dataset + ",", 0) != 0) {
+    throw UsageError("--dataset '" + c.dataset + "' is not one of " + names +
+                     " (docs/WORKLOADS.md)");
+  }
+  if (c.replay) {
+    const bool timed = c.dataset == "burstgpt" || c.dataset == "azure" || c.dataset == "mooncake" ||
+                       (c.dataset == "csv" && !c.timestamp_field.empty());
+    if (!timed) {
+      throw UsageError(
+          "--replay needs a dataset with arrival times: burstgpt, azure, mooncake, "
+          "or csv with --timestamp-field");
+    }
+    if (!std::isinf(c.request_rate)) {
+      throw UsageError("--replay sends at the trace's times: leave out --request-rate");
+    }
+    if (!std::isfinite(c.replay_speed) || c.replay_speed <= 0) {
+      throw UsageError("--replay-speed must be a number > 0 (2 replays twice as fast)");
+    }
+  } else if (c.replay_speed != 1.0) {
+    throw UsageError("--replay-speed applies to --replay: add --replay");
+  }
+  if (c.dataset == "fixed") {
+    if (c.prompt.empty()) throw UsageError("--dataset fixed needs --prompt TEXT");
+    return;
+  }
+  if (!c.prompt.empty()) {
+    throw UsageError("--prompt is the prompt of --dataset fixed: add --dataset fixed");
+  }
+  if (c.dataset == "shared-prefix") {
+    if (c.prefix_groups < 1 || c.prefix_groups > 100000 || c.prompts_per_group < 1 ||
+        c.prompts_per_group > 100000 || c.prefix_len < 0 || c.prefix_len > 10000000) {
+      throw UsageError(
+          "--dataset shared-prefix: --prefix-groups and --prompts-per-group must be "
+          "1 to 100000, --prefix-len 0 to 10^7");
+    }
+    return;
+  }
+  if (c.dataset == "random") return;
+  if (c.dataset_path.empty()) {
+    throw UsageError("--dataset " + c.dataset + " needs --dataset-path FILE");
+  }
+  if (std::filesystem::is_directory(c.dataset_path)) {
+    throw UsageError("--dataset-path '" + c.dataset_path +
+                     "' is a directory: give the dataset's file itself");
+  }
+  if (!std::filesystem::is_regular_file(c.dataset_path)) {
+    throw UsageError("dataset file '" + c.dataset_path + "' does not exist: check --dataset-path");
+  }
+  const bool fields =
+      c.prompt_field != "prompt" || !c.output_len_field.empty() || !c.timestamp_field.empty();
+  if (fields && c.dataset != "csv") {
+    throw UsageError(
+        "--prompt-field, --output-len-field and --timestamp-field name columns of "
+        "--dataset csv; --dataset " +
+        c.dataset + " has its own layout");
+  }
+}
+
 }  // namespace
 
 void finalize_run_flags(RunFlags& f) {
@@ -451,14 +514,7 @@ void finalize_run_flags(RunFlags& f) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--slo: ") + e.what());
   }
-  if (c.dataset == "jsonl" && std::filesystem::is_directory(c.dataset_path)) {
-    throw UsageError("--dataset-path '" + c.dataset_path +
-                     "' is a directory: give the JSON Lines file itself");
-  }
-  if (c.dataset == "jsonl" && !std::filesystem::is_regular_file(c.dataset_path)) {
-    throw UsageError("dataset file '" + c.dataset_path +
-                     "' does not exist: check --dataset-path (a JSON Lines file)");
-  }
+  check_dataset(c);
 }
 
 void add_run_flags(CLI::App* cmd, RunFlags& flags) {
@@ -535,6 +591,12 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--burstiness", c.burstiness, "Gamma shape of inter-arrival gaps; 1 is Poisson")
       ->capture_default_str();
   cmd->add_option("--arrival", flags.arrival, "gamma | poisson | constant")->capture_default_str();
+  cmd->add_flag("--replay", c.replay,
+                "Send each request at its time in the trace (burstgpt, azure, mooncake, csv "
+                "--timestamp-field) instead of --request-rate's arrivals");
+  cmd->add_option("--replay-speed", c.replay_speed,
+                  "With --replay: compress the trace's time by this factor (2: twice as fast)")
+      ->capture_default_str();
   cmd->add_option("--ramp-up", flags.ramp,
                   "none | linear | exponential: climb from --ramp-up-start-rps to --request-rate")
       ->capture_default_str();
@@ -558,17 +620,46 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "Worker threads; 0: one per core (at most the concurrency)")
       ->capture_default_str();
   // Workload
-  cmd->add_option("--dataset", c.dataset, "random | jsonl")->capture_default_str();
-  cmd->add_option("--dataset-path", c.dataset_path, "JSON Lines file for --dataset jsonl");
+  cmd->add_option("--dataset", c.dataset,
+                  "random | fixed | jsonl | lines | csv | sharegpt | burstgpt | azure | mooncake "
+                  "(docs/WORKLOADS.md)")
+      ->capture_default_str();
+  cmd->add_option("--dataset-path", c.dataset_path,
+                  "The dataset's file (every --dataset but random and fixed)");
+  cmd->add_option("--prompt", c.prompt, "The prompt of --dataset fixed, sent by every request");
+  cmd->add_option("--prompt-field", c.prompt_field, "--dataset csv: the prompt's column")
+      ->capture_default_str();
+  cmd->add_option("--output-len-field", c.output_len_field,
+                  "--dataset csv: a column of output lengths (--output-len replaces them)");
+  cmd->add_option("--timestamp-field", c.timestamp_field,
+                  "--dataset csv: a column of arrival times in seconds");
   cmd->add_option("--input-len", c.input_len, "Random prompt length in tokens")
       ->capture_default_str();
-  cmd->add_option("--output-len", c.output_len, "Output length in tokens (sent as max_tokens)")
+  cmd->add_option("--output-len", c.output_len,
+                  "Output length in tokens (sent as max_tokens); replaces the lengths a dataset "
+                  "gives")
+      ->each([&c](const std::string&) { c.output_len_from_dataset = false; })
       ->capture_default_str();
   cmd->add_option("--range-ratio", c.range_ratio,
                   "Random lengths drawn from [len*(1-r), len*(1+r)]")
       ->capture_default_str();
   cmd->add_option("--random-prefix-len", c.random_prefix_len,
                   "Random prefix of this many tokens shared by every prompt")
+      ->capture_default_str();
+  cmd->add_option("--prefix-groups", c.prefix_groups,
+                  "--dataset shared-prefix: groups of prompts, each sharing a prefix")
+      ->capture_default_str();
+  cmd->add_option("--prompts-per-group", c.prompts_per_group,
+                  "--dataset shared-prefix: prompts in each group")
+      ->capture_default_str();
+  cmd->add_option("--prefix-len", c.prefix_len,
+                  "--dataset shared-prefix: tokens of a group's shared prefix (each prompt adds "
+                  "--input-len of its own)")
+      ->capture_default_str();
+  cmd->add_option("--group-order", c.group_order,
+                  "--dataset shared-prefix: interleaved (a prompt of each group in turn) or "
+                  "grouped")
+      ->check(CLI::IsMember({"interleaved", "grouped"}))
       ->capture_default_str();
   cmd->add_option("--tokenizer", c.tokenizer,
                   "tokenizer.json, tokenizer.model, *.tiktoken, a model folder, or a Hugging Face "

@@ -73,6 +73,9 @@ struct RequestSpec {
   std::int64_t max_tokens = 0;
   /// Which target (client::EngineConfig::endpoints) serves it when a run compares targets.
   std::uint32_t target = 0;
+  /// Its arrival in a trace (BurstGPT, Azure, Mooncake, a CSV's --timestamp-field), seconds since
+  /// the trace's first request; negative when the dataset has no times.
+  double trace_s = -1;
 };
 
 /// Arrival of one content-bearing chunk: when, and how many output tokens it carried.

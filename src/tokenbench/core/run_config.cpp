@@ -107,6 +107,10 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "request_rate" << YAML::Value;
   emit_double(out, c.request_rate);
   out << YAML::Key << "burstiness" << YAML::Value << c.burstiness;
+  if (c.replay) {
+    out << YAML::Key << "replay" << YAML::Value << true;
+    out << YAML::Key << "replay_speed" << YAML::Value << c.replay_speed;
+  }
   out << YAML::Key << "arrival" << YAML::Value << to_string(c.arrival);
   out << YAML::Key << "num_prompts" << YAML::Value << c.num_prompts;
   out << YAML::Key << "duration_s" << YAML::Value << c.duration_s;
@@ -129,6 +133,23 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "dataset_path" << YAML::Value << c.dataset_path;
   out << YAML::Key << "input_len" << YAML::Value << c.input_len;
   out << YAML::Key << "output_len" << YAML::Value << c.output_len;
+  out << YAML::Key << "output_len_from_dataset" << YAML::Value << c.output_len_from_dataset;
+  if (!c.prompt.empty()) out << YAML::Key << "prompt" << YAML::Value << c.prompt;
+  if (c.prompt_field != "prompt") {
+    out << YAML::Key << "prompt_field" << YAML::Value << c.prompt_field;
+  }
+  if (!c.output_len_field.empty()) {
+    out << YAML::Key << "output_len_field" << YAML::Value << c.output_len_field;
+  }
+  if (!c.timestamp_field.empty()) {
+    out << YAML::Key << "timestamp_field" << YAML::Value << c.timestamp_field;
+  }
+  if (c.dataset == "shared-prefix") {
+    out << YAML::Key << "prefix_groups" << YAML::Value << c.prefix_groups;
+    out << YAML::Key << "prompts_per_group" << YAML::Value << c.prompts_per_group;
+    out << YAML::Key << "prefix_len" << YAML::Value << c.prefix_len;
+    out << YAML::Key << "group_order" << YAML::Value << c.group_order;
+  }
   out << YAML::Key << "range_ratio" << YAML::Value << c.range_ratio;
   out << YAML::Key << "random_prefix_len" << YAML::Value << c.random_prefix_len;
   out << YAML::Key << "ignore_eos" << YAML::Value << c.ignore_eos;
@@ -208,6 +229,8 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["max_concurrency"]) c.max_concurrency = l["max_concurrency"].as<int>();
       if (l["request_rate"]) c.request_rate = read_double(l["request_rate"]);
       if (l["burstiness"]) c.burstiness = l["burstiness"].as<double>();
+      if (l["replay"]) c.replay = l["replay"].as<bool>();
+      if (l["replay_speed"]) c.replay_speed = l["replay_speed"].as<double>();
       if (l["arrival"]) {
         c.arrival = l["arrival"].as<std::string>() == "constant" ? ArrivalKind::kConstant
                                                                  : ArrivalKind::kGamma;
@@ -237,6 +260,17 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (w["dataset_path"]) c.dataset_path = w["dataset_path"].as<std::string>();
       if (w["input_len"]) c.input_len = w["input_len"].as<std::int64_t>();
       if (w["output_len"]) c.output_len = w["output_len"].as<std::int64_t>();
+      if (w["output_len_from_dataset"]) {
+        c.output_len_from_dataset = w["output_len_from_dataset"].as<bool>();
+      }
+      if (w["prompt"]) c.prompt = w["prompt"].as<std::string>();
+      if (w["prompt_field"]) c.prompt_field = w["prompt_field"].as<std::string>();
+      if (w["output_len_field"]) c.output_len_field = w["output_len_field"].as<std::string>();
+      if (w["timestamp_field"]) c.timestamp_field = w["timestamp_field"].as<std::string>();
+      if (w["prefix_groups"]) c.prefix_groups = w["prefix_groups"].as<std::int64_t>();
+      if (w["prompts_per_group"]) c.prompts_per_group = w["prompts_per_group"].as<std::int64_t>();
+      if (w["prefix_len"]) c.prefix_len = w["prefix_len"].as<std::int64_t>();
+      if (w["group_order"]) c.group_order = w["group_order"].as<std::string>();
       if (w["range_ratio"]) c.range_ratio = w["range_ratio"].as<double>();
       if (w["random_prefix_len"]) c.random_prefix_len = w["random_prefix_len"].as<std::int64_t>();
       if (w["ignore_eos"]) c.ignore_eos = w["ignore_eos"].as<bool>();

@@ -56,6 +56,10 @@ struct RunConfig {
   int max_concurrency = 0;  ///< 0: unlimited
   double request_rate = std::numeric_limits<double>::infinity();
   double burstiness = 1.0;  ///< gamma shape; 1 is Poisson
+  /// --replay: send each request at its trace time (RequestSpec::trace_s) divided by
+  /// replay_speed, instead of --request-rate's arrivals.
+  bool replay = false;
+  double replay_speed = 1.0;
   ArrivalKind arrival = ArrivalKind::kGamma;
   std::int64_t num_prompts = 0;  ///< 0 with duration_s > 0: run for the duration
   double duration_s = 0.0;
@@ -78,10 +82,22 @@ struct RunConfig {
   std::vector<TargetSpec> targets;
 
   // Workload
-  std::string dataset = "random";  ///< random | jsonl
+  std::string dataset = "random";  ///< workload::kDatasetNames
   std::string dataset_path;
+  std::string prompt;                   ///< --prompt, the fixed dataset's prompt
+  std::string prompt_field = "prompt";  ///< csv: the prompt's column
+  std::string output_len_field;         ///< csv: a column of output lengths
+  std::string timestamp_field;          ///< csv: a column of arrival times (seconds)
+  // shared-prefix: groups of prompts, each group sharing a prefix.
+  std::int64_t prefix_groups = 8;           ///< G
+  std::int64_t prompts_per_group = 16;      ///< P
+  std::int64_t prefix_len = 512;            ///< L, the shared prefix's tokens
+  std::string group_order = "interleaved";  ///< interleaved | grouped
   std::int64_t input_len = 1024;
   std::int64_t output_len = 128;
+  /// True unless --output-len was given: a dataset that carries output lengths (ShareGPT's
+  /// replies, a trace's, a csv column) uses them; --output-len replaces them.
+  bool output_len_from_dataset = true;
   double range_ratio = 0.0;
   std::int64_t random_prefix_len =
       0;                   ///< a random prefix of this many tokens shared by all prompts

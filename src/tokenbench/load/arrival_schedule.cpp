@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 namespace tokenbench::load {
 namespace {
@@ -80,6 +81,25 @@ std::vector<core::Nanos> generate(std::size_t count, double duration_s, Next nex
 ArrivalSchedule ArrivalSchedule::immediate(std::size_t count) {
   ArrivalSchedule s;
   s.size_ = count;
+  return s;
+}
+
+ArrivalSchedule ArrivalSchedule::replay(const std::vector<double>& times_s, std::size_t count,
+                                        double duration_s, double speed) {
+  if (!std::isfinite(speed) || speed <= 0) {
+    throw std::invalid_argument("--replay-speed must be a number > 0");
+  }
+  ArrivalSchedule s;
+  const std::size_t n = std::min(count, times_s.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0 && times_s[i] < times_s[i - 1]) {
+      throw std::invalid_argument("the trace's times go back at request " + std::to_string(i));
+    }
+    const double t = (times_s[i] - times_s.front()) / speed;
+    if (duration_s > 0 && t >= duration_s) break;
+    s.offsets_.push_back(core::saturated_nanos(t));
+  }
+  s.size_ = s.offsets_.size();
   return s;
 }
 

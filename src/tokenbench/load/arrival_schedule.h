@@ -58,6 +58,13 @@ class ArrivalSchedule {
                                    core::ArrivalKind kind, double burstiness, std::uint64_t seed,
                                    const Ramp& ramp = {});
 
+  /// A trace replayed on its own clock (--replay): request i is due at (times_s[i] - times_s[0])
+  /// / speed seconds, for the first `count` requests of the trace (all of it when count is
+  /// kUnbounded), cut where that reaches `duration_s` (> 0; 0 for no cut). Throws
+  /// std::invalid_argument on a speed not finite and > 0, or times that go back.
+  static ArrivalSchedule replay(const std::vector<double>& times_s, std::size_t count,
+                                double duration_s, double speed);
+
   std::size_t size() const { return size_; }
   /// The offset of request `i` (i < size()) in nanoseconds from the phase start.
   core::Nanos offset(std::size_t i) const { return offsets_.empty() ? 0 : offsets_[i]; }

@@ -125,13 +125,25 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
                           const std::vector<std::string>& bodies, std::size_t count,
                           const client::RecordSink& sink) {
   // Warmup warms connections and caches; it runs closed-loop and is never rate-limited.
-  const bool open_loop = phase == core::Phase::kMeasure && !std::isinf(config_.request_rate);
-  const ArrivalSchedule schedule =
-      open_loop ? ArrivalSchedule::open_loop(
-                      count, config_.duration_s, config_.request_rate, config_.arrival,
-                      config_.burstiness, config_.seed,
-                      Ramp{config_.ramp_up, config_.ramp_up_start_rps, config_.ramp_up_duration_s})
-                : ArrivalSchedule::immediate(count);
+  const bool replay = phase == core::Phase::kMeasure && config_.replay;
+  const bool open_loop =
+      phase == core::Phase::kMeasure && (replay || !std::isinf(config_.request_rate));
+  const ArrivalSchedule schedule = [&] {
+    if (replay) {
+      // The trace's own clock, from its first measured request; the trace is not cycled.
+      std::vector<double> times;
+      times.reserve(specs.size());
+      for (const auto& s : specs) times.push_back(s.trace_s);
+      return ArrivalSchedule::replay(times, count, config_.duration_s, config_.replay_speed);
+    }
+    if (open_loop) {
+      return ArrivalSchedule::open_loop(
+          count, config_.duration_s, config_.request_rate, config_.arrival, config_.burstiness,
+          config_.seed,
+          Ramp{config_.ramp_up, config_.ramp_up_start_rps, config_.ramp_up_duration_s});
+    }
+    return ArrivalSchedule::immediate(count);
+  }();
   const core::Nanos start = clock_.now();
   const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
                                    ? start + core::saturated_nanos(config_.duration_s)

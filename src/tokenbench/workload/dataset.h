@@ -43,6 +43,82 @@ std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
                                                   std::int64_t default_output_len,
                                                   const tokenizer::Tokenizer* tokenizer = nullptr);
 
+/// What the file datasets beyond jsonl read, and how (docs/WORKLOADS.md describes each format).
+struct DatasetOptions {
+  std::string path;
+  /// The output length where the file gives none; 0 leaves it to the server.
+  std::int64_t output_len = 0;
+  /// --output-len was given: it replaces the lengths a file gives (ShareGPT's replies, traces).
+  bool output_len_override = false;
+  std::string prompt_field = "prompt";  ///< csv: the prompt's column
+  std::string output_len_field;         ///< csv: a column of output lengths ("" for none)
+  std::string timestamp_field;          ///< csv: a column of arrival times in seconds ("" for none)
+  std::uint64_t seed = 0;
+  const tokenizer::Tokenizer* tokenizer = nullptr;
+};
+
+/// `lines`: one prompt per line (blank lines skipped), each with options.output_len.
+std::vector<core::RequestSpec> load_lines_dataset(const DatasetOptions& options);
+
+/// `csv`: a CSV file with a header; options.prompt_field names the prompt's column, and
+/// output_len_field and timestamp_field optional columns of output lengths and arrival times.
+std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& options);
+
+/// `sharegpt`: the ShareGPT JSON layout, a list of {"conversations": [{"from", "value"}, ...]}.
+/// Each conversation gives one request: its first human turn is the prompt and the reply after it
+/// sets the output length (its token count; --output-len replaces it). vLLM's filters apply: a
+/// conversation without a reply is skipped, and so is one whose prompt has fewer than 4 tokens,
+/// whose reply has fewer than 4 (unless --output-len), whose prompt has more than 1024 or whose
+/// prompt and reply together more than 2048. File order is kept.
+std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& options);
+
+/// `burstgpt`: the BurstGPT CSV (Timestamp, Model, Request tokens, Response tokens, Total tokens,
+/// Log Type). As vLLM reads it, only rows of Model GPT-4 with Response tokens above 0 are used;
+/// each gives a synthetic prompt of its request tokens, its response tokens as output length and
+/// its timestamp as arrival.
+std::vector<core::RequestSpec> load_burstgpt_dataset(const DatasetOptions& options);
+
+/// `azure`: the Azure LLM inference trace CSV (TIMESTAMP, ContextTokens, GeneratedTokens), the
+/// timestamp as "YYYY-MM-DD HH:MM:SS[.fraction]"; synthetic prompts of ContextTokens.
+std::vector<core::RequestSpec> load_azure_dataset(const DatasetOptions& options);
+
+/// Tokens per hash id in a Mooncake trace.
+inline constexpr std::int64_t kMooncakeBlockTokens = 512;
+
+/// `mooncake`: Mooncake trace JSON Lines ({"timestamp" (ms), "input_length", "output_length",
+/// "hash_ids": [...]}). A prompt is its hash ids' blocks of 512 tokens in order, the last cut to
+/// input_length; a block's tokens depend only on the seed and its hash id, so requests sharing a
+/// hash id share that block, as they share the cache in the trace.
+std::vector<core::RequestSpec> load_mooncake_dataset(const DatasetOptions& options);
+
+/// Options of `shared-prefix` (SGLang's generated-shared-prefix workload).
+struct SharedPrefixOptions {
+  std::int64_t groups = 8;              ///< G groups
+  std::int64_t prompts_per_group = 16;  ///< P prompts in each
+  std::int64_t prefix_len = 512;        ///< tokens of the prefix the prompts of a group share
+  std::int64_t question_len = 128;      ///< tokens of each prompt's own part, after the prefix
+  std::int64_t output_len = 128;
+  bool grouped = false;  ///< order: a group's prompts together; else interleaved (one per group)
+  std::uint64_t seed = 0;
+};
+
+/// `shared-prefix`: G x P requests; group g's prompts are its prefix of prefix_len random tokens
+/// followed by question_len of their own. Interleaved order sends prompt 0 of every group, then
+/// prompt 1 of every group, ...; grouped sends group 0's P prompts, then group 1's, ...
+std::vector<core::RequestSpec> make_shared_prefix_dataset(const SharedPrefixOptions& options,
+                                                          const tokenizer::Tokenizer* tokenizer);
+
+/// `fixed`: `count` requests with the same prompt (--prompt), for the "same prompt for every
+/// model" comparison.
+std::vector<core::RequestSpec> make_fixed_dataset(const std::string& prompt, std::size_t count,
+                                                  std::int64_t output_len,
+                                                  const tokenizer::Tokenizer* tokenizer);
+
+/// Sets spec.input_tokens and input_source from `text`: counted with the tokenizer when there is
+/// one (kTokenizer), else approximated as words (kApproximate).
+void count_input(core::RequestSpec& spec, const std::string& text,
+                 const tokenizer::Tokenizer* tokenizer);
+
 /// The single-token words random prompts are made of (exposed for tests and the simulator).
 const std::vector<std::string>& random_prompt_vocabulary();
 

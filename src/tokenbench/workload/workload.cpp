@@ -7,6 +7,54 @@
 
 namespace tokenbench::workload {
 
+namespace {
+
+// The datasets read from --dataset-path, by name.
+std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
+                                                 const tokenizer::Tokenizer* tokenizer) {
+  if (config.dataset_path.empty()) {
+    throw std::runtime_error("--dataset " + config.dataset + " needs --dataset-path FILE");
+  }
+  // A jsonl line without its own length gets --output-len.
+  if (config.dataset == "jsonl") {
+    return load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer);
+  }
+  DatasetOptions o;
+  o.path = config.dataset_path;
+  o.output_len = config.output_len;
+  o.output_len_override = !config.output_len_from_dataset;
+  o.prompt_field = config.prompt_field;
+  o.output_len_field = config.output_len_field;
+  o.timestamp_field = config.timestamp_field;
+  o.seed = config.seed;
+  o.tokenizer = tokenizer;
+  if (config.dataset == "lines") return load_lines_dataset(o);
+  if (config.dataset == "csv") return load_csv_dataset(o);
+  if (config.dataset == "sharegpt") return load_sharegpt_dataset(o);
+  if (config.dataset == "burstgpt") return load_burstgpt_dataset(o);
+  if (config.dataset == "azure") return load_azure_dataset(o);
+  if (config.dataset == "mooncake") return load_mooncake_dataset(o);
+  throw std::runtime_error("unknown --dataset '" + config.dataset + "': use one of " +
+                           std::string(kDatasetNames));
+}
+
+// Warmup takes the first requests and the measure phase the others (cycled when it needs more),
+// so that no measured prompt was sent before and cached.
+void split_file_dataset(Workload& w, std::vector<core::RequestSpec> all, std::size_t warmup,
+                        const std::string& path) {
+  if (warmup >= all.size()) {
+    throw std::runtime_error("--warmup " + std::to_string(warmup) +
+                             " needs fewer requests than the " + std::to_string(all.size()) +
+                             " of dataset " + path + ": lower --warmup or add requests");
+  }
+  w.warmup.assign(std::make_move_iterator(all.begin()),
+                  std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
+  w.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
+                   std::make_move_iterator(all.end()));
+}
+
+}  // namespace
+
 Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer) {
   const auto warmup = static_cast<std::size_t>(std::max<std::int64_t>(0, config.warmup));
   const std::size_t measure =
@@ -24,26 +72,22 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
                     std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
     w.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
                      std::make_move_iterator(all.end()));
-  } else if (config.dataset == "jsonl") {
-    if (config.dataset_path.empty()) {
-      throw std::runtime_error("--dataset jsonl needs --dataset-path FILE");
-    }
-    // A jsonl line without its own length gets --output-len.
-    auto all = load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer);
-    // Warmup takes the first lines and the measure phase the others (cycled when it needs more),
-    // so that no measured prompt was sent before and cached.
-    if (warmup >= all.size()) {
-      throw std::runtime_error("--warmup " + std::to_string(warmup) +
-                               " needs fewer requests than "
-                               "the dataset's " +
-                               std::to_string(all.size()) + " lines: lower --warmup or add lines");
-    }
-    w.warmup.assign(std::make_move_iterator(all.begin()),
-                    std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
-    w.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
-                     std::make_move_iterator(all.end()));
+  } else if (config.dataset == "shared-prefix") {
+    SharedPrefixOptions o;
+    o.groups = config.prefix_groups;
+    o.prompts_per_group = config.prompts_per_group;
+    o.prefix_len = config.prefix_len;
+    o.question_len = config.input_len;
+    o.output_len = config.output_len;
+    o.grouped = config.group_order == "grouped";
+    o.seed = config.seed;
+    split_file_dataset(w, make_shared_prefix_dataset(o, tokenizer), warmup, "shared-prefix");
+  } else if (config.dataset == "fixed") {
+    auto all = make_fixed_dataset(config.prompt, warmup + measure, config.output_len, tokenizer);
+    w.warmup.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(warmup));
+    w.measure.assign(all.begin() + static_cast<std::ptrdiff_t>(warmup), all.end());
   } else {
-    throw std::runtime_error("unknown --dataset '" + config.dataset + "': use random or jsonl");
+    split_file_dataset(w, load_file_dataset(config, tokenizer), warmup, config.dataset_path);
   }
   return w;
 }

@@ -15,10 +15,14 @@ struct Workload {
   std::vector<core::RequestSpec> measure;  ///< served cyclically when the run needs more
 };
 
+/// The names --dataset takes.
+inline constexpr const char* kDatasetNames =
+    "random, fixed, shared-prefix, jsonl, lines, csv, sharegpt, burstgpt, azure, mooncake";
+
 /// How many distinct prompts a duration-limited run cycles through.
 inline constexpr std::size_t kDurationPoolSize = 4096;
 
-/// Builds the workload that `config` describes (dataset random or jsonl); prompts are token-exact
+/// Builds the workload that `config` describes (any of kDatasetNames); prompts are token-exact
 /// and input counts come from `tokenizer` when one is given. Throws std::runtime_error with a
 /// one-line message on a bad dataset.
 Workload build_workload(const core::RunConfig& config,

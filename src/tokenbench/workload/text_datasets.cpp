@@ -1,0 +1,200 @@
+// The datasets whose prompts are text in a file: lines, csv and ShareGPT, and the fixed prompt.
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/workload/csv_reader.h"
+#include "tokenbench/workload/dataset.h"
+
+namespace tokenbench::workload {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& what) {
+  throw std::runtime_error("dataset " + path + " line " + std::to_string(line) + ": " + what);
+}
+
+std::int64_t count_text(const std::string& text, const tokenizer::Tokenizer* tokenizer) {
+  return tokenizer != nullptr ? static_cast<std::int64_t>(tokenizer->count(text))
+                              : core::approx_token_count(text);
+}
+
+// A whole number >= min in a CSV field, or a one-line error naming the line and the column.
+std::int64_t whole(const std::string& path, const CsvRecord& r, const std::string& column,
+                   const std::string& v, std::int64_t min) {
+  std::size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (v.empty() || used != v.size() || n < min) {
+    fail(path, r.line, column + " '" + v + "' is not a whole number >= " + std::to_string(min));
+  }
+  return n;
+}
+
+}  // namespace
+
+void count_input(core::RequestSpec& spec, const std::string& text,
+                 const tokenizer::Tokenizer* tokenizer) {
+  spec.input_tokens = count_text(text, tokenizer);
+  spec.input_source =
+      tokenizer != nullptr ? core::TokenSource::kTokenizer : core::TokenSource::kApproximate;
+}
+
+std::vector<core::RequestSpec> load_lines_dataset(const DatasetOptions& o) {
+  std::ifstream in(o.path);
+  if (!in)
+    throw std::runtime_error("cannot open dataset file " + o.path + ": check --dataset-path");
+  std::vector<core::RequestSpec> specs;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    core::RequestSpec spec;
+    spec.id = specs.size();
+    spec.prompt = line;
+    spec.max_tokens = o.output_len;
+    count_input(spec, line, o.tokenizer);
+    specs.push_back(std::move(spec));
+  }
+  if (specs.empty()) throw std::runtime_error("dataset " + o.path + " has no prompts");
+  return specs;
+}
+
+std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& o) {
+  const CsvFile csv = read_csv(o.path);
+  const std::size_t prompt = csv.column(o.path, o.prompt_field, "--prompt-field");
+  const auto optional_column = [&](const std::string& name, const char* flag) {
+    return name.empty() ? csv.header.size() : csv.column(o.path, name, flag);
+  };
+  const std::size_t out_len = optional_column(o.output_len_field, "--output-len-field");
+  const std::size_t stamp = optional_column(o.timestamp_field, "--timestamp-field");
+  std::vector<core::RequestSpec> specs;
+  double first = NAN;
+  for (const auto& r : csv.records) {
+    core::RequestSpec spec;
+    spec.id = specs.size();
+    spec.prompt = r.fields[prompt];
+    if (spec.prompt.empty()) fail(o.path, r.line, "the prompt ('" + o.prompt_field + "') is empty");
+    spec.max_tokens = o.output_len;
+    if (out_len < csv.header.size() && !o.output_len_override) {
+      spec.max_tokens = whole(o.path, r, o.output_len_field, r.fields[out_len], 1);
+    }
+    if (stamp < csv.header.size()) {
+      const std::string& v = r.fields[stamp];
+      std::size_t used = 0;
+      double t = NAN;
+      try {
+        t = std::stod(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (v.empty() || used != v.size() || !std::isfinite(t)) {
+        fail(o.path, r.line, o.timestamp_field + " '" + v + "' is not a time in seconds");
+      }
+      if (std::isnan(first)) first = t;
+      if (t < first) {
+        fail(o.path, r.line, o.timestamp_field + " goes back in time: rows must be in time order");
+      }
+      spec.trace_s = t - first;
+    }
+    count_input(spec, spec.prompt, o.tokenizer);
+    specs.push_back(std::move(spec));
+  }
+  if (specs.empty())
+    throw std::runtime_error("dataset " + o.path + " has no rows under its header");
+  return specs;
+}
+
+std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
+  std::ifstream in(o.path);
+  if (!in)
+    throw std::runtime_error("cannot open dataset file " + o.path + ": check --dataset-path");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann reports a byte offset: turn it into the line a person can open.
+    const std::string s = text.str();
+    // e.byte counts from 1 and points at the character that broke the parse.
+    const std::size_t at = std::min(e.byte > 0 ? e.byte - 1 : 0, s.size());
+    const auto line = static_cast<std::size_t>(std::count(s.begin(), s.begin() + at, '\n')) + 1;
+    fail(o.path, line, "not valid JSON (a ShareGPT file is one JSON list)");
+  }
+  if (!doc.is_array()) {
+    throw std::runtime_error("dataset " + o.path +
+                             ": a ShareGPT file is a JSON list of {\"conversations\": [...]}");
+  }
+  std::vector<core::RequestSpec> specs;
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    const auto& item = doc[i];
+    const auto bad = [&](const std::string& what) {
+      throw std::runtime_error("dataset " + o.path + " conversation " + std::to_string(i) + ": " +
+                               what);
+    };
+    if (!item.is_object() || !item.contains("conversations") || !item["conversations"].is_array()) {
+      bad("needs \"conversations\": a list of {\"from\", \"value\"}");
+    }
+    const auto& turns = item["conversations"];
+    std::size_t h = turns.size();
+    for (std::size_t t = 0; t < turns.size(); ++t) {
+      if (!turns[t].is_object() || !turns[t].contains("from") || !turns[t].contains("value") ||
+          !turns[t]["value"].is_string()) {
+        bad("turn " + std::to_string(t) + " needs \"from\" and \"value\" (text)");
+      }
+      const std::string from =
+          turns[t]["from"].is_string() ? turns[t]["from"].get<std::string>() : "";
+      if (from == "human" || from == "user") {
+        h = t;
+        break;
+      }
+    }
+    if (h + 1 >= turns.size()) continue;  // no human turn with a reply after it
+    const std::string prompt = turns[h]["value"].get<std::string>();
+    const std::string reply = turns[h + 1]["value"].get<std::string>();
+    const std::int64_t prompt_len = count_text(prompt, o.tokenizer);
+    const std::int64_t reply_len = count_text(reply, o.tokenizer);
+    const std::int64_t out = o.output_len_override ? o.output_len : reply_len;
+    // vLLM's is_valid_sequence: min 4 tokens, prompt <= 1024, prompt + output <= 2048.
+    if (prompt_len < 4 || (!o.output_len_override && reply_len < 4)) continue;
+    if (prompt_len > 1024 || prompt_len + out > 2048) continue;
+    core::RequestSpec spec;
+    spec.id = specs.size();
+    spec.prompt = prompt;
+    spec.max_tokens = out;
+    spec.input_tokens = prompt_len;
+    spec.input_source =
+        o.tokenizer != nullptr ? core::TokenSource::kTokenizer : core::TokenSource::kApproximate;
+    specs.push_back(std::move(spec));
+  }
+  if (specs.empty()) {
+    throw std::runtime_error("dataset " + o.path +
+                             " has no conversation that passes ShareGPT's filters (a human turn "
+                             "of 4 to 1024 tokens with a reply of at least 4, 2048 in all)");
+  }
+  return specs;
+}
+
+std::vector<core::RequestSpec> make_fixed_dataset(const std::string& prompt, std::size_t count,
+                                                  std::int64_t output_len,
+                                                  const tokenizer::Tokenizer* tokenizer) {
+  if (prompt.empty()) throw std::runtime_error("--dataset fixed needs --prompt TEXT");
+  core::RequestSpec spec;
+  spec.prompt = prompt;
+  spec.max_tokens = output_len;
+  count_input(spec, prompt, tokenizer);
+  std::vector<core::RequestSpec> specs(count, spec);
+  for (std::size_t i = 0; i < count; ++i) specs[i].id = i;
+  return specs;
+}
+
+}  // namespace tokenbench::workload
