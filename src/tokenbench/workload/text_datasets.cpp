@@ -10,33 +10,14 @@
 #include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/workload/csv_reader.h"
 #include "tokenbench/workload/dataset.h"
+#include "tokenbench/workload/fields.h"
 
 namespace tokenbench::workload {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& what) {
-  throw std::runtime_error("dataset " + path + " line " + std::to_string(line) + ": " + what);
-}
-
 std::int64_t count_text(const std::string& text, const tokenizer::Tokenizer* tokenizer) {
   return tokenizer != nullptr ? static_cast<std::int64_t>(tokenizer->count(text))
                               : core::approx_token_count(text);
-}
-
-// A whole number >= min in a CSV field, or a one-line error naming the line and the column.
-std::int64_t whole(const std::string& path, const CsvRecord& r, const std::string& column,
-                   const std::string& v, std::int64_t min) {
-  std::size_t used = 0;
-  long long n = 0;
-  try {
-    n = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (v.empty() || used != v.size() || n < min) {
-    fail(path, r.line, column + " '" + v + "' is not a whole number >= " + std::to_string(min));
-  }
-  return n;
 }
 
 }  // namespace
@@ -82,26 +63,18 @@ std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& o) {
     core::RequestSpec spec;
     spec.id = specs.size();
     spec.prompt = r.fields[prompt];
-    if (spec.prompt.empty()) fail(o.path, r.line, "the prompt ('" + o.prompt_field + "') is empty");
+    if (spec.prompt.empty())
+      fail_at(o.path, r.line, "the prompt ('" + o.prompt_field + "') is empty");
     spec.max_tokens = o.output_len;
     if (out_len < csv.header.size() && !o.output_len_override) {
-      spec.max_tokens = whole(o.path, r, o.output_len_field, r.fields[out_len], 1);
+      spec.max_tokens = whole_field(o.path, r.line, o.output_len_field, r.fields[out_len], 1);
     }
     if (stamp < csv.header.size()) {
-      const std::string& v = r.fields[stamp];
-      std::size_t used = 0;
-      double t = NAN;
-      try {
-        t = std::stod(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (v.empty() || used != v.size() || !std::isfinite(t)) {
-        fail(o.path, r.line, o.timestamp_field + " '" + v + "' is not a time in seconds");
-      }
+      const double t = number_field(o.path, r.line, o.timestamp_field, r.fields[stamp]);
       if (std::isnan(first)) first = t;
       if (t < first) {
-        fail(o.path, r.line, o.timestamp_field + " goes back in time: rows must be in time order");
+        fail_at(o.path, r.line,
+                o.timestamp_field + " goes back in time: rows must be in time order");
       }
       spec.trace_s = t - first;
     }
@@ -128,7 +101,7 @@ std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
     // e.byte counts from 1 and points at the character that broke the parse.
     const std::size_t at = std::min(e.byte > 0 ? e.byte - 1 : 0, s.size());
     const auto line = static_cast<std::size_t>(std::count(s.begin(), s.begin() + at, '\n')) + 1;
-    fail(o.path, line, "not valid JSON (a ShareGPT file is one JSON list)");
+    fail_at(o.path, line, "not valid JSON (a ShareGPT file is one JSON list)");
   }
   if (!doc.is_array()) {
     throw std::runtime_error("dataset " + o.path +

@@ -8,56 +8,11 @@
 
 #include "tokenbench/workload/csv_reader.h"
 #include "tokenbench/workload/dataset.h"
+#include "tokenbench/workload/fields.h"
 #include "tokenbench/workload/prompt_synth.h"
 
 namespace tokenbench::workload {
 namespace {
-
-[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& what) {
-  throw std::runtime_error("dataset " + path + " line " + std::to_string(line) + ": " + what);
-}
-
-std::int64_t whole(const std::string& path, std::size_t line, const std::string& column,
-                   const std::string& v, std::int64_t min) {
-  std::size_t used = 0;
-  long long n = 0;
-  try {
-    n = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  // A trace may write counts as floats ("52.0").
-  if (v.empty() || used != v.size()) {
-    try {
-      const double d = std::stod(v, &used);
-      if (used == v.size() && std::isfinite(d) && d == std::floor(d))
-        n = static_cast<long long>(d);
-      else
-        used = 0;
-    } catch (const std::exception&) {
-      used = 0;
-    }
-  }
-  if (v.empty() || used != v.size() || n < min) {
-    fail(path, line, column + " '" + v + "' is not a whole number >= " + std::to_string(min));
-  }
-  return n;
-}
-
-double seconds(const std::string& path, std::size_t line, const std::string& column,
-               const std::string& v) {
-  std::size_t used = 0;
-  double t = NAN;
-  try {
-    t = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (v.empty() || used != v.size() || !std::isfinite(t)) {
-    fail(path, line, column + " '" + v + "' is not a number");
-  }
-  return t;
-}
 
 // Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
@@ -75,7 +30,7 @@ double civil_seconds(const std::string& path, std::size_t line, const std::strin
   double s = 0;
   if (std::sscanf(v.c_str(), "%d-%d-%d %d:%d:%lf%n", &y, &mo, &d, &h, &mi, &s, &consumed) != 6 ||
       static_cast<std::size_t>(consumed) != v.size() || mo < 1 || mo > 12 || d < 1 || d > 31) {
-    fail(path, line, "TIMESTAMP '" + v + "' is not YYYY-MM-DD HH:MM:SS[.fraction]");
+    fail_at(path, line, "TIMESTAMP '" + v + "' is not YYYY-MM-DD HH:MM:SS[.fraction]");
   }
   return static_cast<double>(
              days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) *
@@ -99,7 +54,7 @@ std::vector<core::RequestSpec> synthesize(const DatasetOptions& o, const std::ve
   specs.reserve(rows.size());
   for (const Row& r : rows) {
     if (r.t < rows.front().t) {
-      fail(o.path, r.line, "its time is before the first row's: rows must be in time order");
+      fail_at(o.path, r.line, "its time is before the first row's: rows must be in time order");
     }
     core::RequestSpec spec;
     spec.id = specs.size();
@@ -124,10 +79,10 @@ std::vector<core::RequestSpec> load_burstgpt_dataset(const DatasetOptions& o) {
   const std::size_t resp = csv.column(o.path, "Response tokens", "");
   std::vector<Row> rows;
   for (const auto& r : csv.records) {
-    const std::int64_t out = whole(o.path, r.line, "Response tokens", r.fields[resp], 0);
+    const std::int64_t out = whole_field(o.path, r.line, "Response tokens", r.fields[resp], 0);
     if (r.fields[model] != "GPT-4" || out <= 0) continue;  // vLLM's filter
-    rows.push_back({r.line, seconds(o.path, r.line, "Timestamp", r.fields[t]),
-                    whole(o.path, r.line, "Request tokens", r.fields[req], 1), out});
+    rows.push_back({r.line, number_field(o.path, r.line, "Timestamp", r.fields[t]),
+                    whole_field(o.path, r.line, "Request tokens", r.fields[req], 1), out});
   }
   return synthesize(o, rows, "GPT-4 row with Response tokens above 0 (vLLM's filter)");
 }
@@ -140,8 +95,8 @@ std::vector<core::RequestSpec> load_azure_dataset(const DatasetOptions& o) {
   std::vector<Row> rows;
   for (const auto& r : csv.records) {
     rows.push_back({r.line, civil_seconds(o.path, r.line, r.fields[t]),
-                    whole(o.path, r.line, "ContextTokens", r.fields[in], 1),
-                    whole(o.path, r.line, "GeneratedTokens", r.fields[out], 1)});
+                    whole_field(o.path, r.line, "ContextTokens", r.fields[in], 1),
+                    whole_field(o.path, r.line, "GeneratedTokens", r.fields[out], 1)});
   }
   return synthesize(o, rows, "rows under its header");
 }
@@ -159,20 +114,21 @@ std::vector<core::RequestSpec> load_mooncake_dataset(const DatasetOptions& o) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) fail(o.path, line_no, "not a JSON object");
+    if (j.is_discarded() || !j.is_object()) fail_at(o.path, line_no, "not a JSON object");
     for (const char* key : {"timestamp", "input_length", "output_length", "hash_ids"}) {
-      if (!j.contains(key)) fail(o.path, line_no, std::string("needs \"") + key + "\"");
+      if (!j.contains(key)) fail_at(o.path, line_no, std::string("needs \"") + key + "\"");
     }
-    if (!j["timestamp"].is_number()) fail(o.path, line_no, "\"timestamp\" must be a number (ms)");
+    if (!j["timestamp"].is_number())
+      fail_at(o.path, line_no, "\"timestamp\" must be a number (ms)");
     for (const char* key : {"input_length", "output_length"}) {
       if (!j[key].is_number_integer() || j[key].get<std::int64_t>() < 1) {
-        fail(o.path, line_no, std::string("\"") + key + "\" must be a whole number >= 1");
+        fail_at(o.path, line_no, std::string("\"") + key + "\" must be a whole number >= 1");
       }
     }
-    if (!j["hash_ids"].is_array()) fail(o.path, line_no, "\"hash_ids\" must be a list");
+    if (!j["hash_ids"].is_array()) fail_at(o.path, line_no, "\"hash_ids\" must be a list");
     const double t = j["timestamp"].get<double>() / 1000.0;
     if (std::isnan(first)) first = t;
-    if (t < first) fail(o.path, line_no, "its timestamp is before the first line's");
+    if (t < first) fail_at(o.path, line_no, "its timestamp is before the first line's");
     const auto input = j["input_length"].get<std::int64_t>();
 
     // The blocks of its hash ids in order, the last cut to input_length; any tokens beyond the
@@ -182,7 +138,7 @@ std::vector<core::RequestSpec> load_mooncake_dataset(const DatasetOptions& o) {
     std::int64_t have = 0;
     for (const auto& h : j["hash_ids"]) {
       if (!h.is_number_integer() || h.get<std::int64_t>() < 0) {
-        fail(o.path, line_no, "\"hash_ids\" must hold whole numbers >= 0");
+        fail_at(o.path, line_no, "\"hash_ids\" must hold whole numbers >= 0");
       }
       if (have >= input) break;
       const std::int64_t n = std::min(kMooncakeBlockTokens, input - have);

@@ -40,8 +40,8 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
 
 // Warmup takes the first requests and the measure phase the others (cycled when it needs more),
 // so that no measured prompt was sent before and cached.
-void split_file_dataset(Workload& w, std::vector<core::RequestSpec> all, std::size_t warmup,
-                        const std::string& path) {
+void split_phases(Workload& w, std::vector<core::RequestSpec> all, std::size_t warmup,
+                  const std::string& path) {
   if (warmup >= all.size()) {
     throw std::runtime_error("--warmup " + std::to_string(warmup) +
                              " needs fewer requests than the " + std::to_string(all.size()) +
@@ -67,11 +67,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     options.range_ratio = config.range_ratio;
     options.prefix_len = config.random_prefix_len;
     options.seed = config.seed;
-    auto all = make_random_dataset(options, warmup + measure, 0, tokenizer);
-    w.warmup.assign(std::make_move_iterator(all.begin()),
-                    std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
-    w.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
-                     std::make_move_iterator(all.end()));
+    split_phases(w, make_random_dataset(options, warmup + measure, 0, tokenizer), warmup, "random");
   } else if (config.dataset == "shared-prefix") {
     SharedPrefixOptions o;
     o.groups = config.prefix_groups;
@@ -81,13 +77,13 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     o.output_len = config.output_len;
     o.grouped = config.group_order == "grouped";
     o.seed = config.seed;
-    split_file_dataset(w, make_shared_prefix_dataset(o, tokenizer), warmup, "shared-prefix");
+    split_phases(w, make_shared_prefix_dataset(o, tokenizer), warmup, "shared-prefix");
   } else if (config.dataset == "fixed") {
-    auto all = make_fixed_dataset(config.prompt, warmup + measure, config.output_len, tokenizer);
-    w.warmup.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(warmup));
-    w.measure.assign(all.begin() + static_cast<std::ptrdiff_t>(warmup), all.end());
+    split_phases(w,
+                 make_fixed_dataset(config.prompt, warmup + measure, config.output_len, tokenizer),
+                 warmup, "fixed");
   } else {
-    split_file_dataset(w, load_file_dataset(config, tokenizer), warmup, config.dataset_path);
+    split_phases(w, load_file_dataset(config, tokenizer), warmup, config.dataset_path);
   }
   return w;
 }
