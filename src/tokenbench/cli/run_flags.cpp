@@ -621,8 +621,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   // Workload
   cmd->add_option("--dataset", c.dataset,
-                  "random | fixed | jsonl | lines | csv | sharegpt | burstgpt | azure | mooncake "
-                  "(docs/WORKLOADS.md)")
+                  "random | fixed | shared-prefix | jsonl | lines | csv | sharegpt | burstgpt | "
+                  "azure | mooncake (docs/WORKLOADS.md)")
       ->capture_default_str();
   cmd->add_option("--dataset-path", c.dataset_path,
                   "The dataset's file (every --dataset but random and fixed)");
