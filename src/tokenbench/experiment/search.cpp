@@ -148,6 +148,8 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
       std::fprintf(stderr, "tokenbench: probe %s: complete in an earlier run, kept\n",
                    p.dir.c_str());
     } else {
+      runner.set_progress_label(fmt::format("probe {} ({} {})", partial.probes.size() + 1,
+                                            vary_name(o), value_text(o, value)));
       RunOutcome outcome = runner.run(c);
       p.summary = std::move(outcome.parts.front().summary_json);
       p.complete = !outcome.canceled;  // a --fail-fast stop is complete: it failed
