@@ -2,7 +2,6 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/workload/dataset.h"
 
 namespace tokenbench::workload {
@@ -68,13 +67,7 @@ std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
         spec.max_tokens = j[key].get<std::int64_t>();
       }
     }
-    if (tokenizer != nullptr) {
-      spec.input_tokens = static_cast<std::int64_t>(tokenizer->count(text_for_count));
-      spec.input_source = core::TokenSource::kTokenizer;
-    } else {
-      spec.input_tokens = core::approx_token_count(text_for_count);
-      spec.input_source = core::TokenSource::kApproximate;
-    }
+    count_input(spec, text_for_count, tokenizer);
     specs.push_back(std::move(spec));
   }
   if (specs.empty()) throw std::runtime_error("dataset " + path + " has no requests");

@@ -153,17 +153,12 @@ std::vector<core::RequestSpec> load_mooncake_dataset(const DatasetOptions& o) {
     }
     core::RequestSpec spec;
     spec.id = specs.size();
-    if (synth.exact()) {
-      SynthPrompt p = synth.make_after(ids, "", input - have);
-      spec.prompt = std::move(p.text);
-      spec.input_tokens = p.tokens;
-      spec.input_source = p.source;
-    } else {
-      SynthPrompt p = synth.make_after({}, words, input - have);
-      spec.prompt = std::move(p.text);
-      spec.input_tokens = p.tokens;
-      spec.input_source = p.source;
-    }
+    // Blocks are token ids with a tokenizer, words without one; the request's own tokens follow.
+    SynthPrompt p = synth.exact() ? synth.make_after(ids, "", input - have)
+                                  : synth.make_after({}, words, input - have);
+    spec.prompt = std::move(p.text);
+    spec.input_tokens = p.tokens;
+    spec.input_source = p.source;
     spec.max_tokens = o.output_len_override ? o.output_len : j["output_length"].get<std::int64_t>();
     spec.trace_s = t - first;
     specs.push_back(std::move(spec));
