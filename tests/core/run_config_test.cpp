@@ -18,6 +18,13 @@ TEST(RunConfig, YamlRoundTripKeepsEveryField) {
   c.model = "m";
   c.headers = {"X-Trace: 1"};
   c.extra_body = R"({"ignore_eos":true})";
+  c.max_tokens_field = "max_completion_tokens";
+  c.batch_size = 4;
+  c.multi_turn = true;
+  c.turns = 3;
+  c.think_time = "uniform:1,2";
+  c.concurrency_unit = "request";
+  c.session_field = "conv";
   c.max_concurrency = 16;
   c.request_rate = 4.5;
   c.burstiness = 0.5;
@@ -41,6 +48,13 @@ TEST(RunConfig, YamlRoundTripKeepsEveryField) {
   EXPECT_EQ(r.api, c.api);
   EXPECT_EQ(r.headers, c.headers);
   EXPECT_EQ(r.extra_body, c.extra_body);
+  EXPECT_EQ(r.max_tokens_field, "max_completion_tokens");
+  EXPECT_EQ(r.batch_size, 4);
+  EXPECT_TRUE(r.multi_turn);
+  EXPECT_EQ(r.turns, 3);
+  EXPECT_EQ(r.think_time, "uniform:1,2");
+  EXPECT_EQ(r.concurrency_unit, "request");
+  EXPECT_EQ(r.session_field, "conv");
   EXPECT_EQ(r.max_concurrency, 16);
   EXPECT_DOUBLE_EQ(r.request_rate, 4.5);
   EXPECT_DOUBLE_EQ(r.burstiness, 0.5);
@@ -72,12 +86,12 @@ TEST(RunConfig, UnknownApiInYamlIsAnError) {
   EXPECT_EQ(run_config_from_yaml(yaml).api, ApiKind::kOpenAICompletions);
   const auto at = yaml.find("api: openai");
   ASSERT_NE(at, std::string::npos) << yaml;
-  yaml.replace(at, std::string("api: openai").size(), "api: anthropic");
+  yaml.replace(at, std::string("api: openai").size(), "api: grpc");
   try {
     run_config_from_yaml(yaml);
     FAIL() << "an unknown api was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'anthropic' is not known"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("'grpc' is not known"), std::string::npos)
         << e.what();
   }
 }

@@ -58,6 +58,9 @@ int check(CheckFlags& f) {
   target.base_url = forgiving_url(f.base_url, f.endpoint, f.endpoint_given);
   target.endpoint = f.endpoint;
   target.api = resolve_api(f.api, target.endpoint);
+  if (!f.api.empty() && !f.endpoint_given && target.endpoint == core::RunConfig{}.endpoint) {
+    target.endpoint = core::default_endpoint(target.api);
+  }
   if (!(f.timeout_s > 0 && f.timeout_s <= 3600)) {
     throw UsageError("--timeout must be a number of seconds in (0, 3600]");
   }
@@ -66,16 +69,19 @@ int check(CheckFlags& f) {
   std::tie(target.shown_url, userinfo) = client::split_userinfo(target.base_url);
   target.model = f.model;
   target.headers = f.headers;
-  if (const auto key = client::find_api_key(f.api_key_env)) {
-    target.headers.push_back("Authorization: Bearer " + *key);
+  client::add_api_headers(target.api, target.headers);
+  if (target.api == core::ApiKind::kAnthropicMessages && f.api_key_env == "OPENAI_API_KEY") {
+    f.api_key_env = "ANTHROPIC_API_KEY";
   }
-  target.key_origin = client::key_origin(f.api_key_env);
+  if (const auto key = client::find_api_key(f.api_key_env)) {
+    target.headers.push_back(client::auth_header(target.api, *key));
+  }
+  target.key_origin = client::key_origin(f.api_key_env, target.api);
   target.timeout_s = f.timeout_s;
   target.stream_request = !f.no_request;
 
   std::printf("Checking %s (%s %s)\n", target.shown_url.c_str(),
-              target.api == core::ApiKind::kOpenAIChat ? "chat" : "completions",
-              target.endpoint.c_str());
+              core::to_string(target.api).c_str(), target.endpoint.c_str());
   std::fflush(stdout);
   const client::ProbeResult result = client::probe(target);
   std::fputs(render(result).c_str(), stdout);

@@ -61,6 +61,7 @@ constexpr Rule kRules[] = {
     {"drop_first_pct", "--drop-first", Kind::kValue},
     {"metrics_interval_s", "--metrics-interval", Kind::kValue},
     {"sim_time", "--sim-time", Kind::kIfTrue},
+    {"multi_turn", "--multi-turn", Kind::kIfTrue},
     {"sim_time_scale", "", Kind::kSkip},
     {"output_len_from_dataset", "", Kind::kSkip},
     {"started_at", "", Kind::kSkip},

@@ -19,6 +19,7 @@
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/slo_expr.h"
+#include "tokenbench/load/session_driver.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/console.h"
@@ -119,7 +120,8 @@ std::pair<std::string, std::string> split_api_path(const std::string& url) {
   const auto path_start = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
   if (path_start == std::string::npos) return {url, ""};
   const std::string path = url.substr(path_start);
-  for (const char* endpoint : {"/v1/chat/completions", "/v1/completions"}) {
+  for (const char* endpoint : {"/v1/chat/completions", "/v1/completions", "/v1/embeddings",
+                               "/v1/messages", "/v1/responses"}) {
     const std::string e(endpoint);
     if (path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) {
       return {url.substr(0, url.size() - e.size()), e};
@@ -220,12 +222,42 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
 
 core::ApiKind resolve_api(const std::string& api, const std::string& endpoint) {
   if (api.empty()) {
+    const auto ends_with = [&endpoint](std::string_view tail) {
+      return endpoint.size() >= tail.size() &&
+             endpoint.compare(endpoint.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (ends_with("/embeddings")) return core::ApiKind::kEmbeddings;
+    if (ends_with("/messages")) return core::ApiKind::kAnthropicMessages;
+    if (ends_with("/responses")) return core::ApiKind::kOpenAIResponses;
     return endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
                                                       : core::ApiKind::kOpenAICompletions;
   }
-  if (api == "openai-chat") return core::ApiKind::kOpenAIChat;
-  if (api == "openai") return core::ApiKind::kOpenAICompletions;
-  throw UsageError("--api '" + api + "' is not known: use openai-chat or openai");
+  if (const auto kind = core::api_kind_from_string(api)) return *kind;
+  throw UsageError("--api '" + api +
+                   "' is not known: use openai-chat, openai (legacy completions), "
+                   "openai-embeddings, anthropic-messages or openai-responses");
+}
+
+// The options that only some APIs take.
+static void check_api_options(const core::RunConfig& c) {
+  if (c.max_tokens_field != "max_tokens" && c.max_tokens_field != "max_completion_tokens") {
+    throw UsageError("--max-tokens-field '" + c.max_tokens_field +
+                     "' is not known: use max_tokens or max_completion_tokens");
+  }
+  if (c.max_tokens_field != "max_tokens" && c.api != core::ApiKind::kOpenAIChat &&
+      c.api != core::ApiKind::kOpenAICompletions) {
+    throw UsageError("--max-tokens-field applies to --api openai-chat and openai; --api " +
+                     core::to_string(c.api) + " has its own field");
+  }
+  if (c.batch_size < 1 || c.batch_size > 4096) {
+    throw UsageError("--batch-size must be an integer in [1, 4096]");
+  }
+  if (c.batch_size > 1 && c.api != core::ApiKind::kEmbeddings) {
+    throw UsageError(
+        "--batch-size sends several inputs per request of --api openai-embeddings; "
+        "--api " +
+        core::to_string(c.api) + " takes one prompt per request");
+  }
 }
 
 void check_headers(const std::vector<std::string>& headers) {
@@ -324,6 +356,49 @@ void check_result_filename(const std::string& name) {
 }
 
 // --dataset: a known name, with the file or the prompt it needs.
+// --multi-turn and the flags that shape sessions.
+void check_sessions(const core::RunConfig& c) {
+  if (!c.multi_turn) {
+    const core::RunConfig d;
+    if (c.turns != d.turns || c.think_time != d.think_time ||
+        c.concurrency_unit != d.concurrency_unit || !c.session_field.empty()) {
+      throw UsageError(
+          "--turns, --think-time, --concurrency-unit and --session-field shape the sessions of "
+          "--multi-turn: add --multi-turn");
+    }
+    return;
+  }
+  if (c.api != core::ApiKind::kOpenAIChat && c.api != core::ApiKind::kAnthropicMessages &&
+      c.api != core::ApiKind::kOpenAIResponses) {
+    throw UsageError(
+        "--multi-turn sends conversations: use --api openai-chat, anthropic-messages "
+        "or openai-responses (not " +
+        core::to_string(c.api) + ")");
+  }
+  const auto refuse = [](bool given, const char* flag) {
+    if (given) throw UsageError(std::string(flag) + " does not apply to --multi-turn runs");
+  };
+  refuse(c.replay, "--replay");
+  refuse(c.nonstream_sample > 0, "--nonstream-sample");
+  refuse(c.drop_first_pct > 0, "--drop-first");
+  refuse(!c.targets.empty(), "comparing targets (--target, --model a,b)");
+  refuse(c.ramp_up != core::RampKind::kNone, "--ramp-up");
+  if (c.turns < 0 || c.turns > 1000) throw UsageError("--turns must be an integer in [0, 1000]");
+  if (c.concurrency_unit != "session" && c.concurrency_unit != "request") {
+    throw UsageError("--concurrency-unit '" + c.concurrency_unit +
+                     "' is not known: use session (sessions in flight) or request");
+  }
+  if (!c.session_field.empty() && c.dataset != "jsonl" && c.dataset != "csv") {
+    throw UsageError("--session-field names a field of --dataset jsonl or csv; --dataset " +
+                     c.dataset + " has its own sessions");
+  }
+  try {
+    load::parse_think_time(c.think_time);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 void check_dataset(const core::RunConfig& c) {
   const std::string names = workload::kDatasetNames;
   if (("," + names + ",").find(", " + c.dataset + ",") == std::string::npos &&
@@ -440,6 +515,14 @@ void finalize_run_flags(RunFlags& f) {
 
   if (c.endpoint.empty() || c.endpoint.front() != '/') c.endpoint = "/" + c.endpoint;
   c.api = resolve_api(f.api, c.endpoint);
+  // --api alone moves the endpoint to that API's usual path.
+  if (!f.api.empty() && !f.endpoint_given && c.endpoint == core::RunConfig{}.endpoint) {
+    c.endpoint = core::default_endpoint(c.api);
+  }
+  if (c.api == core::ApiKind::kAnthropicMessages &&
+      c.api_key_env == core::RunConfig{}.api_key_env) {
+    c.api_key_env = "ANTHROPIC_API_KEY";
+  }
   if (f.arrival == "gamma" || f.arrival == "poisson") {
     c.arrival = core::ArrivalKind::kGamma;
     if (f.arrival == "poisson") c.burstiness = 1.0;
@@ -475,8 +558,9 @@ void finalize_run_flags(RunFlags& f) {
     throw UsageError("--console-style '" + c.console_style +
                      "' is not known: use ms, compact or evalscope-s");
   }
-  c.stream = !f.no_stream;
+  c.stream = !f.no_stream && c.api != core::ApiKind::kEmbeddings;  // embeddings never stream
   c.ignore_eos = !f.no_ignore_eos;
+  check_api_options(c);
   c.percentiles = parse_percentiles(f.percentiles);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");
   c.max_reply_bytes = parse_byte_size(f.max_reply_bytes, "--max-reply-bytes");
@@ -515,6 +599,7 @@ void finalize_run_flags(RunFlags& f) {
     throw UsageError(std::string("--slo: ") + e.what());
   }
   check_dataset(c);
+  check_sessions(c);
 }
 
 void add_run_flags(CLI::App* cmd, RunFlags& flags) {
@@ -530,7 +615,16 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str()
       ->each([&flags](const std::string&) { flags.endpoint_given = true; });
   cmd->add_option("--api", flags.api,
-                  "openai-chat | openai (legacy completions); default: inferred from --endpoint");
+                  "openai-chat | openai (legacy completions) | openai-embeddings | "
+                  "anthropic-messages | openai-responses; default: inferred from --endpoint "
+                  "(alone, it sets the endpoint: /v1/embeddings, /v1/messages, /v1/responses)");
+  cmd->add_option("--max-tokens-field", c.max_tokens_field,
+                  "The output limit's field for chat and completions: max_tokens or "
+                  "max_completion_tokens (newer OpenAI-style servers reject max_tokens)")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", c.batch_size,
+                  "Embeddings: inputs per request (--num-prompts counts requests)")
+      ->capture_default_str();
   cmd->add_option("--model", flags.models,
                   "Model name; default: the first id of GET /v1/models. A comma-separated list "
                   "compares models behind one gateway");
@@ -633,6 +727,23 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "--dataset csv: a column of output lengths (--output-len replaces them)");
   cmd->add_option("--timestamp-field", c.timestamp_field,
                   "--dataset csv: a column of arrival times in seconds");
+  cmd->add_option("--session-field", c.session_field,
+                  "--dataset jsonl or csv with --multi-turn: the field naming each prompt's "
+                  "session (its turns in file order)");
+  cmd->add_flag("--multi-turn", c.multi_turn,
+                "Send each conversation as a session: its turns in order, each with the history "
+                "and the replies received; --num-prompts counts sessions");
+  cmd->add_option("--turns", c.turns,
+                  "--multi-turn: turns per session (random and fixed prompts, or consecutive "
+                  "prompts of a dataset without sessions); caps a dataset's sessions")
+      ->capture_default_str();
+  cmd->add_option("--think-time", c.think_time,
+                  "--multi-turn: pause between a reply and the next turn: seconds, "
+                  "uniform:LO,HI or exponential:MEAN")
+      ->capture_default_str();
+  cmd->add_option("--concurrency-unit", c.concurrency_unit,
+                  "--multi-turn: what --max-concurrency counts, session or request")
+      ->capture_default_str();
   cmd->add_option("--input-len", c.input_len, "Random prompt length in tokens")
       ->capture_default_str();
   cmd->add_option("--output-len", c.output_len,

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "tokenbench/client/api_dialects.h"
 #include "tokenbench/core/apportion.h"
 #include "tokenbench/core/text.h"
 
@@ -13,12 +14,6 @@ namespace tokenbench::client {
 namespace {
 
 using simdjson::dom::element;
-
-std::string_view string_field(const element& parent, const char* key) {
-  std::string_view s;
-  if (parent[key].get(s) == simdjson::SUCCESS) return s;
-  return {};
-}
 
 // Appends a function call's name and arguments ({"name":..,"arguments":..}) to `out`.
 void append_function(const element& function, std::string& out) {
@@ -73,33 +68,45 @@ void read_timings(const element& root, ApiEvent& ev) {
 
 }  // namespace
 
-std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
-                                      const BodyOptions& options) const {
-  nlohmann::json body = nlohmann::json::object();
-  if (!options.model.empty()) body["model"] = options.model;
-  if (api_ == core::ApiKind::kOpenAIChat) {
-    if (!spec.messages_json.empty()) {
-      auto messages = nlohmann::json::parse(spec.messages_json, nullptr, false);
-      if (!messages.is_array()) {
-        throw std::invalid_argument("request " + std::to_string(spec.id) +
-                                    ": messages must be a JSON array");
-      }
-      body["messages"] = std::move(messages);
-    } else {
-      body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", spec.prompt}}});
-    }
-  } else {
-    body["prompt"] = spec.prompt;
+std::unique_ptr<ApiAdapter> make_adapter(core::ApiKind api) {
+  switch (api) {
+    case core::ApiKind::kOpenAIChat:
+    case core::ApiKind::kOpenAICompletions:
+      return std::make_unique<OpenAIAdapter>(api);
+    case core::ApiKind::kEmbeddings:
+      return make_embeddings_adapter();
+    case core::ApiKind::kAnthropicMessages:
+      return make_anthropic_adapter();
+    case core::ApiKind::kOpenAIResponses:
+      return make_responses_adapter();
   }
-  if (spec.max_tokens > 0) {
-    body["max_tokens"] = spec.max_tokens;
-    if (options.ignore_eos) {
-      body["ignore_eos"] = true;
-      body["min_tokens"] = spec.max_tokens;
-    }
+  return std::make_unique<OpenAIAdapter>(api);
+}
+
+std::string_view image_url_of(const nlohmann::json& part) {
+  if (!part.is_object() || part.value("type", "") != "image_url") return {};
+  const auto it = part.find("image_url");
+  if (it == part.end()) return {};
+  if (it->is_string()) return it->get_ref<const std::string&>();
+  if (it->is_object() && it->contains("url") && (*it)["url"].is_string()) {
+    return (*it)["url"].get_ref<const std::string&>();
   }
-  body["stream"] = options.stream;
-  if (options.stream) body["stream_options"] = {{"include_usage", true}};
+  return {};
+}
+
+nlohmann::json chat_messages(const core::RequestSpec& spec) {
+  if (spec.messages_json.empty()) {
+    return nlohmann::json::array({{{"role", "user"}, {"content", spec.prompt}}});
+  }
+  auto messages = nlohmann::json::parse(spec.messages_json, nullptr, false);
+  if (!messages.is_array()) {
+    throw std::invalid_argument("request " + std::to_string(spec.id) +
+                                ": messages must be a JSON array");
+  }
+  return messages;
+}
+
+std::string ApiAdapter::finish_body(nlohmann::json body, const BodyOptions& options) {
   if (!options.extra_body.empty()) {
     auto extra = nlohmann::json::parse(options.extra_body, nullptr, false);
     if (!extra.is_object()) {
@@ -109,6 +116,54 @@ std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
     body.merge_patch(extra);
   }
   return body.dump();
+}
+
+bool ApiAdapter::parse_object(std::string_view json, element& root, ApiEvent& ev) {
+  const std::size_t need = json.size() + simdjson::SIMDJSON_PADDING;
+  if (padded_.size() < need) padded_.resize(std::max(need, padded_.size() * 2));
+  std::memcpy(padded_.data(), json.data(), json.size());
+  if (parser_.parse(padded_.data(), json.size(), false).get(root) == simdjson::SUCCESS &&
+      root.is_object()) {
+    return true;
+  }
+  ev.kind = ApiEvent::Kind::kMalformed;
+  error_.assign("unparseable event: ");
+  error_.append(core::utf8_prefix(json, 120));
+  ev.error_message = error_;
+  return false;
+}
+
+void ApiAdapter::set_error(ApiEvent& ev, std::string_view message) {
+  ev.kind = ApiEvent::Kind::kError;
+  error_.assign(message.empty() ? std::string_view("error object without message") : message);
+  ev.error_message = error_;
+}
+
+void ApiAdapter::set_finish(ApiEvent& ev, std::string_view reason) {
+  if (reason.empty()) return;
+  finish_.assign(reason);
+  ev.finish_reason = finish_;
+}
+
+std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
+                                      const BodyOptions& options) const {
+  nlohmann::json body = nlohmann::json::object();
+  if (!options.model.empty()) body["model"] = options.model;
+  if (api_ == core::ApiKind::kOpenAIChat) {
+    body["messages"] = chat_messages(spec);
+  } else {
+    body["prompt"] = spec.prompt;
+  }
+  if (spec.max_tokens > 0) {
+    body[options.max_tokens_field] = spec.max_tokens;
+    if (options.ignore_eos) {
+      body["ignore_eos"] = true;
+      body["min_tokens"] = spec.max_tokens;
+    }
+  }
+  body["stream"] = options.stream;
+  if (options.stream) body["stream_options"] = {{"include_usage", true}};
+  return finish_body(std::move(body), options);
 }
 
 ApiEvent OpenAIAdapter::parse_event(std::string_view data) {
@@ -124,27 +179,13 @@ ApiEvent OpenAIAdapter::parse_response(std::string_view body) { return parse(bod
 
 ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
   ApiEvent ev;
-  const std::size_t need = json.size() + simdjson::SIMDJSON_PADDING;
-  if (padded_.size() < need) padded_.resize(std::max(need, padded_.size() * 2));
-  std::memcpy(padded_.data(), json.data(), json.size());
   element root;
-  if (parser_.parse(padded_.data(), json.size(), false).get(root) != simdjson::SUCCESS ||
-      !root.is_object()) {
-    ev.kind = ApiEvent::Kind::kMalformed;
-    error_.assign("unparseable event: ");
-    error_.append(core::utf8_prefix(json, 120));
-    ev.error_message = error_;
-    return ev;
-  }
+  if (!parse_object(json, root, ev)) return ev;
   element err;
   if (root["error"].get(err) == simdjson::SUCCESS && !err.is_null()) {
-    ev.kind = ApiEvent::Kind::kError;
     std::string_view msg;
-    if (err.get(msg) != simdjson::SUCCESS && err["message"].get(msg) != simdjson::SUCCESS) {
-      msg = "error object without message";
-    }
-    error_.assign(msg);
-    ev.error_message = error_;
+    if (err.get(msg) != simdjson::SUCCESS) msg = string_field(err, "message");
+    set_error(ev, msg);
     return ev;
   }
   // Servers put "id" first (vLLM, SGLang) or third (llama.cpp): a lookup of a few key compares.
@@ -172,10 +213,7 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
       if (ev.content_text.empty()) ev.content_text = content;
       if (ev.reasoning_text.empty()) ev.reasoning_text = reasoning;
       std::string_view finish;
-      if (choice["finish_reason"].get(finish) == simdjson::SUCCESS && !finish.empty()) {
-        finish_.assign(finish);
-        ev.finish_reason = finish_;
-      }
+      if (choice["finish_reason"].get(finish) == simdjson::SUCCESS) set_finish(ev, finish);
     }
   }
   ev.content_bytes += static_cast<std::int64_t>(tool_.size());
@@ -191,6 +229,9 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
     if (usage["completion_tokens"].get(v) == simdjson::SUCCESS) {
       ev.completion_tokens = v;
       ev.has_usage = true;
+    }
+    if (usage["completion_tokens_details"]["reasoning_tokens"].get(v) == simdjson::SUCCESS) {
+      ev.reasoning_tokens = v;
     }
   }
   if (!streamed || has_usage_object || !ev.finish_reason.empty()) read_timings(root, ev);
@@ -228,7 +269,7 @@ std::string describe_html(std::string_view body) {
   return "an HTML page titled '" + std::string(core::utf8_prefix(title, 120)) + "'";
 }
 
-std::string OpenAIAdapter::error_message_from_body(std::string_view body) {
+std::string ApiAdapter::error_message_from_body(std::string_view body) {
   if (looks_like_html(body)) return describe_html(body);
   const auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_object()) {

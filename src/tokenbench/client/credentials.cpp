@@ -2,12 +2,15 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "tokenbench/client/api_adapter.h"
 #include "tokenbench/core/run_config.h"
 
 namespace tokenbench::client {
@@ -114,16 +117,36 @@ void add_header_secrets(const std::vector<std::string>& headers,
   }
 }
 
-std::string key_origin(const std::string& env_name) {
+std::string key_origin(const std::string& env_name, core::ApiKind api) {
+  const std::string sent =
+      api == core::ApiKind::kAnthropicMessages ? "x-api-key: <key>" : "Authorization: Bearer <key>";
   const char* env = std::getenv(env_name.c_str());
   if (env != nullptr && *env != '\0') {
-    return fmt::format("the API key from ${} (sent as 'Authorization: Bearer <key>')", env_name);
+    return fmt::format("the API key from ${} (sent as '{}')", env_name, sent);
   }
   if (find_api_key(env_name)) {
-    return fmt::format("the API key from {}= in ./.env (sent as 'Authorization: Bearer <key>')",
-                       env_name);
+    return fmt::format("the API key from {}= in ./.env (sent as '{}')", env_name, sent);
   }
   return fmt::format("the request: no API key was sent (${} is not set, nor in ./.env)", env_name);
+}
+
+std::string auth_header(core::ApiKind api, const std::string& key) {
+  return api == core::ApiKind::kAnthropicMessages ? "x-api-key: " + key
+                                                  : "Authorization: Bearer " + key;
+}
+
+void add_api_headers(core::ApiKind api, std::vector<std::string>& headers) {
+  if (api != core::ApiKind::kAnthropicMessages) return;
+  constexpr std::string_view kName = "anthropic-version:";
+  for (const auto& h : headers) {
+    if (h.size() >= kName.size() &&
+        std::equal(kName.begin(), kName.end(), h.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return;
+    }
+  }
+  headers.push_back(std::string("anthropic-version: ") + kAnthropicVersion);
 }
 
 }  // namespace tokenbench::client

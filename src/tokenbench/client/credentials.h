@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "tokenbench/core/run_config.h"
+
 namespace tokenbench::client {
 
 /// Finds the API key: the environment variable `env_name` when set and not empty, else a
@@ -40,7 +42,15 @@ void add_header_secrets(const std::vector<std::string>& headers, std::vector<std
 
 /// Where the API key came from, in words, for a message that must not show it: "the API key from
 /// $OPENAI_API_KEY (sent as 'Authorization: Bearer <key>')", or that none was sent.
-std::string key_origin(const std::string& env_name);
+std::string key_origin(const std::string& env_name, core::ApiKind api = core::ApiKind::kOpenAIChat);
+
+/// The header that carries `key` for `api`: 'x-api-key: KEY' for Anthropic's Messages API,
+/// 'Authorization: Bearer KEY' for the others.
+std::string auth_header(core::ApiKind api, const std::string& key);
+
+/// Adds to `headers` what `api` requires beside the user's: Anthropic's 'anthropic-version'
+/// (client::kAnthropicVersion) unless `headers` names one.
+void add_api_headers(core::ApiKind api, std::vector<std::string>& headers);
 
 /// Removes credentials from text meant for people (error messages that echo a request):
 /// every occurrence of `secret` becomes "<redacted>".

@@ -78,9 +78,37 @@ struct ReplyLimits {
 };
 ReplyLimits reply_limits(const EngineConfig& config, std::int64_t max_tokens);
 
+/// Multi-turn runs (--multi-turn): the turns of the phase's sessions, each handed out when it is
+/// due, built with the history its session has received so far. Thread-safe: every worker takes
+/// turns from it and reports their ends to it.
+class TurnSource {
+ public:
+  /// One turn to send: the spec and body stay valid until done() is called for its record.
+  struct Turn {
+    const core::RequestSpec* spec = nullptr;
+    const std::string* body = nullptr;
+    std::uint64_t id = 0;  ///< the record's id: turns are numbered in the order they are sent
+    std::int64_t session = 0;
+    std::int32_t turn = 0;
+    core::Nanos due = 0;  ///< when it was due (the session's arrival, or the end of the think time)
+  };
+  virtual ~TurnSource() = default;
+  /// Claims a turn due at `now` into `turn` and returns true; otherwise returns false with
+  /// `next_due` the earliest moment a known turn becomes due (kNever: none is known yet) and
+  /// `finished` true when no turn will ever come again.
+  virtual bool take(core::Nanos now, Turn& turn, core::Nanos& next_due, bool& finished) = 0;
+  /// A turn's request ended for good (after its retries): the record's answer_text joins the
+  /// session's history and the next turn is due after a think time.
+  virtual void done(const core::RequestRecord& record) = 0;
+  /// No turn is handed out after this call.
+  virtual void stop() = 0;
+};
+
 /// The requests of one phase. Schedule index i is served by spec (i % specs.size()), whose body is
 /// bodies[i % specs.size()]; its record id is id_base + i. Both vectors outlive the phase.
 struct PhaseWork {
+  /// Multi-turn runs take their requests from here instead of specs, bodies and the queue.
+  TurnSource* turns = nullptr;
   const std::vector<core::RequestSpec>* specs = nullptr;
   const std::vector<std::string>* bodies = nullptr;
   core::Phase phase = core::Phase::kMeasure;

@@ -92,7 +92,7 @@ void stream_step(const ProbeTarget& target, const std::string& model, ProbeResul
   BodyOptions body;
   body.model = model;
   body.stream = true;
-  const std::vector<std::string> bodies{OpenAIAdapter(target.api).build_body(specs[0], body)};
+  const std::vector<std::string> bodies{make_adapter(target.api)->build_body(specs[0], body)};
   const auto schedule = load::ArrivalSchedule::immediate(1);
   load::WorkQueue queue(schedule, clock.now());
   PhaseWork work;
@@ -209,7 +209,7 @@ ProbeResult probe(const ProbeTarget& target) {
     const std::string what = models.status == 200
                                  ? "GET /v1/models names no model"
                                  : fmt::format("GET /v1/models answered HTTP {}: {}", models.status,
-                                               OpenAIAdapter::error_message_from_body(models.body));
+                                               ApiAdapter::error_message_from_body(models.body));
     if (target.model.empty()) {
       result.steps.push_back(step("models", Status::kFail, -1, what,
                                   "pass --model NAME (the name the server serves)"));

@@ -54,7 +54,7 @@ std::string mib_text(std::int64_t bytes) {
 }  // namespace
 
 Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteState& route)
-    : config_(config), clock_(clock), route_(route), adapter_(config.api) {
+    : config_(config), clock_(clock), route_(route), adapter_(make_adapter(config.api)) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   multi_ = curl_multi_init();
@@ -150,6 +150,9 @@ Transfer* Worker::acquire() {
 void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots,
                  const RecordSink& sink, const std::atomic<bool>& canceled) {
   sink_ = &sink;
+  turns_ = work.turns;
+  phase_ = work.phase;
+  open_loop_ = work.open_loop;
   exhausted_ = false;
   freed_at_.clear();
   slots_limited_ = config_.max_concurrency > 0;
@@ -170,6 +173,7 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
     }
     if (canceled.load(std::memory_order_relaxed)) {
       queue.stop();
+      if (turns_ != nullptr) turns_->stop();
       cancel_all();
       break;
     }
@@ -225,6 +229,7 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
 }
 
 core::Nanos Worker::issue_due(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots) {
+  if (turns_ != nullptr) return issue_turns(slots);
   while (active_ < slots) {
     const core::Nanos now = clock_.now();
     std::size_t index = 0;
@@ -247,6 +252,32 @@ core::Nanos Worker::issue_due(load::WorkQueue& queue, const PhaseWork& work, std
       scheduled = std::max(due, freed);
     }
     start(acquire(), work, index, due, scheduled);
+  }
+  return core::kNever;
+}
+
+core::Nanos Worker::issue_turns(std::size_t slots) {
+  while (active_ < slots) {
+    TurnSource::Turn turn;
+    core::Nanos next_due = core::kNever;
+    bool finished = false;
+    const core::Nanos now = clock_.now();
+    if (!turns_->take(now, turn, next_due, finished)) {
+      exhausted_ = finished;
+      return next_due;
+    }
+    core::Nanos scheduled = turn.due;  // as issue_due: the later of the due time and a free slot
+    if (slots_limited_ && !freed_at_.empty()) {
+      scheduled = std::max(turn.due, freed_at_.front());
+      freed_at_.pop_front();
+    }
+    // A session's later turns arrive when their user is back from thinking; its first turn
+    // arrives on a schedule only in an open loop.
+    const core::Nanos intended = open_loop_ || turn.turn > 0 ? turn.due : core::kNever;
+    Transfer* t = acquire();
+    begin(t, *turn.spec, *turn.body, turn.id, phase_, false, intended, scheduled);
+    t->rec.session = turn.session;
+    t->rec.turn = turn.turn;
   }
   return core::kNever;
 }
@@ -283,26 +314,35 @@ std::uint32_t Worker::route(const core::RequestSpec& spec) {
 void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due,
                    core::Nanos scheduled) {
   const std::size_t n = work.specs->size();
-  const core::RequestSpec& spec = (*work.specs)[index % n];
-  t->spec = &spec;
   const bool sample = config_.stream && work.nonstream(index);
-  t->stream = config_.stream && !sample;
-  t->request_body = &(sample ? *work.nonstream_bodies : *work.bodies)[index % n];
-  t->rec = core::RequestRecord{};
-  t->rec.nonstream_sample = sample;
-  t->rec.id = work.id_base + index;
-  t->rec.phase =
+  const core::Phase phase =
       index < work.drop_count || scheduled < work.drop_before ? core::Phase::kDropped : work.phase;
+  begin(t, (*work.specs)[index % n], (sample ? *work.nonstream_bodies : *work.bodies)[index % n],
+        work.id_base + index, phase, sample, work.open_loop ? due : core::kNever, scheduled);
+}
+
+void Worker::begin(Transfer* t, const core::RequestSpec& spec, const std::string& body,
+                   std::uint64_t id, core::Phase phase, bool nonstream_sample, core::Nanos intended,
+                   core::Nanos scheduled) {
+  t->spec = &spec;
+  t->stream = config_.stream && !nonstream_sample;
+  t->request_body = &body;
+  t->rec = core::RequestRecord{};
+  t->rec.nonstream_sample = nonstream_sample;
+  t->rec.id = id;
+  t->rec.phase = phase;
   const std::uint32_t endpoint = route(spec);
   if (endpoint != t->endpoint) {
     t->endpoint = endpoint;
     curl_easy_setopt(t->easy, CURLOPT_URL, config_.endpoints[endpoint].url.c_str());
   }
   t->rec.endpoint = endpoint;
-  if (work.open_loop) t->rec.intended = due;
+  t->rec.intended = intended;
   t->rec.scheduled = scheduled;
   if (config_.request_ids) {
-    t->trace = make_trace_id(config_.run_id, work.phase, spec.target, t->rec.id);
+    t->trace = make_trace_id(config_.run_id,
+                             phase == core::Phase::kDropped ? core::Phase::kMeasure : phase,
+                             spec.target, t->rec.id);
     t->rec.request_id = request_id_text(t->trace);
   }
   t->attempt = 0;
@@ -539,7 +579,7 @@ std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* 
 }
 
 void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
-  const ApiEvent ev = adapter_.parse_event(data);
+  const ApiEvent ev = adapter_->parse_event(data);
   switch (ev.kind) {
     case ApiEvent::Kind::kDone:
       t->done_seen = true;
@@ -553,6 +593,7 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
     case ApiEvent::Kind::kData:
       break;
   }
+  if (ev.last) t->done_seen = true;
   if (ev.content_bytes > 0) {
     if (static_cast<std::int64_t>(t->rec.chunks.size()) >= t->limits.chunks) {
       abort_transfer(t, core::ErrorClass::kProtocol,
@@ -562,11 +603,28 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
       return;
     }
     if (t->rec.first_token == core::kNever) t->rec.first_token = now;
+    if (t->rec.first_reasoning == core::kNever && !ev.reasoning_text.empty()) {
+      t->rec.first_reasoning = now;
+    }
+    if (t->rec.first_answer == core::kNever &&
+        (!ev.content_text.empty() || !ev.tool_text.empty())) {
+      t->rec.first_answer = now;
+    }
     t->rec.last_token = now;
     t->rec.chunks.push_back(core::ChunkStamp{now, 1});
     t->rec.chunk_text_bytes.push_back(
         static_cast<std::int32_t>(std::min<std::int64_t>(ev.content_bytes, INT32_MAX)));
     t->rec.output_chars += ev.content_bytes;
+    if (turns_ != nullptr) {
+      if (static_cast<std::int64_t>(t->rec.answer_text.size() + ev.content_text.size()) >
+          t->limits.text_bytes) {
+        abort_transfer(t, core::ErrorClass::kProtocol,
+                       "the reply's text exceeded " + mib_text(t->limits.text_bytes) +
+                           " for max_tokens " + std::to_string(t->spec->max_tokens));
+        return;
+      }
+      t->rec.answer_text.append(ev.content_text);
+    }
     if (config_.keep_text) {
       if (static_cast<std::int64_t>(t->rec.output_text.size()) + ev.content_bytes >
           t->limits.text_bytes) {
@@ -583,6 +641,7 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
   if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
   if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
   if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
+  if (ev.reasoning_tokens >= 0) t->rec.reasoning_tokens = ev.reasoning_tokens;
   if (ev.has_timings) t->rec.server_timings = ev.timings;
   if (t->rec.response_id.empty() && !ev.response_id.empty()) {
     t->rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
@@ -669,6 +728,7 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
     route_.inflight[t->endpoint].fetch_sub(1, std::memory_order_relaxed);
   }
   if (slots_limited_) freed_at_.push_back(rec.done);
+  if (turns_ != nullptr) turns_->done(rec);
   (*sink_)(std::move(rec));
   free_.push_back(t);
 }
@@ -689,7 +749,7 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
     return;
   }
   if (status < 200 || status >= 300) {
-    classify_http_status(static_cast<int>(status), OpenAIAdapter::error_message_from_body(t->body),
+    classify_http_status(static_cast<int>(status), ApiAdapter::error_message_from_body(t->body),
                          rec);
     return;
   }
@@ -703,13 +763,15 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
   if (t->event_stream) {
     if (!t->done_seen && rec.finish_reason.empty()) {
       rec.error = core::ErrorClass::kStreamCut;
-      rec.error_message = "the stream ended before [DONE]";
+      rec.error_message =
+          "the stream ended before its end ([DONE], message_stop or "
+          "response.completed)";
       return;
     }
   } else {
     // A whole JSON reply: asked for with --no-stream, or a server that ignored "stream".
     rec.streamed = false;
-    const ApiEvent ev = adapter_.parse_response(t->body);
+    const ApiEvent ev = adapter_->parse_response(t->body);
     if (ev.kind == ApiEvent::Kind::kMalformed) {
       rec.error = core::ErrorClass::kMalformed;
       rec.error_message.assign(ev.error_message);
@@ -721,6 +783,19 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
       return;
     }
     rec.output_chars = ev.content_bytes;
+    rec.embeddings = ev.embeddings;
+    if (ev.reasoning_tokens >= 0) rec.reasoning_tokens = ev.reasoning_tokens;
+    if (config_.api == core::ApiKind::kEmbeddings) {
+      const auto inputs = static_cast<std::int64_t>(1 + t->spec->more_inputs.size());
+      if (ev.embeddings != inputs) {
+        rec.error = core::ErrorClass::kMalformed;
+        rec.error_message = "the reply carried " + std::to_string(ev.embeddings) +
+                            " embeddings for " + std::to_string(inputs) + " inputs";
+      } else if (ev.prompt_tokens >= 0) {
+        t->usage_prompt = ev.prompt_tokens;
+      }
+      return;
+    }
     if (ev.completion_tokens < 0) {
       // No usage and no stream to count chunks in: the documented approximation, until a
       // tokenizer (if given) recounts the text.
@@ -735,6 +810,7 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
       rec.output_text.append(ev.tool_text);
     }
     rec.finish_reason.assign(ev.finish_reason);
+    if (turns_ != nullptr) rec.answer_text.assign(ev.content_text);
     rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
     if (ev.has_timings) rec.server_timings = ev.timings;
     if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;

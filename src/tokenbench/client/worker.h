@@ -86,6 +86,12 @@ class Worker {
   /// `scheduled` (the later of `due` and the moment a slot freed).
   void start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due,
              core::Nanos scheduled);
+  /// Multi-turn phases: issue_due's work, with turns from turns_.
+  core::Nanos issue_turns(std::size_t slots);
+  /// Starts `spec` with `body` as request `id` (a fresh record; `intended` kNever outside open
+  /// loops and turns).
+  void begin(Transfer* t, const core::RequestSpec& spec, const std::string& body, std::uint64_t id,
+             core::Phase phase, bool nonstream_sample, core::Nanos intended, core::Nanos scheduled);
   /// Resets `t`'s per-attempt state and hands its handle to the multi.
   void launch(Transfer* t);
   /// Launches the retries whose backoff has passed; returns when the next one is due (or kNever).
@@ -123,7 +129,7 @@ class Worker {
   std::vector<curl_slist*> whole_headers_;  // per endpoint, for non-streamed requests
   int epoll_fd_ = -1;
   int timer_fd_ = -1;
-  OpenAIAdapter adapter_;
+  std::unique_ptr<ApiAdapter> adapter_;
 
   std::vector<std::unique_ptr<Transfer>> pool_;
   std::vector<Transfer*> free_;
@@ -139,6 +145,9 @@ class Worker {
   core::Nanos wait_check_period_ = core::kNever;  // how often expire_waits runs; kNever: never
   core::Nanos next_wait_check_ = core::kNever;
   const RecordSink* sink_ = nullptr;
+  TurnSource* turns_ = nullptr;  // multi-turn phases: where requests come from and end
+  core::Phase phase_ = core::Phase::kMeasure;
+  bool open_loop_ = false;
   std::vector<core::CpuSample> cpu_samples_;  // this thread's CPU clock during measure phases
   core::Nanos next_cpu_sample_ = core::kNever;
 };

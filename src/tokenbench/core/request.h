@@ -76,6 +76,12 @@ struct RequestSpec {
   /// Its arrival in a trace (BurstGPT, Azure, Mooncake, a CSV's --timestamp-field), seconds since
   /// the trace's first request; negative when the dataset has no times.
   double trace_s = -1;
+  /// Embeddings (--batch-size): the inputs after `prompt` that the same request embeds;
+  /// input_tokens counts them all.
+  std::vector<std::string> more_inputs;
+  /// The session (conversation) the prompt belongs to, from --session-field; empty when none.
+  /// --multi-turn groups a dataset's prompts by it, in file order.
+  std::string session_key;
 };
 
 /// Arrival of one content-bearing chunk: when, and how many output tokens it carried.
@@ -122,6 +128,11 @@ struct RequestRecord {
   Nanos first_token = kNever;  ///< first chunk carrying output content (or reasoning)
   Nanos last_token = kNever;   ///< last chunk carrying output content
   Nanos done = kNever;         ///< transfer finished (after [DONE] or error)
+  /// A reasoning model's first chunk of reasoning (thinking) text, and its first chunk of answer
+  /// (content or a tool call); first_token is the earlier of the two. first_answer is kNever
+  /// when no answer came; first_reasoning when no reasoning did.
+  Nanos first_reasoning = kNever;
+  Nanos first_answer = kNever;
 
   /// Content-bearing chunks in arrival order. Role-only and empty chunks are absent.
   std::vector<ChunkStamp> chunks;
@@ -131,6 +142,20 @@ struct RequestRecord {
   std::int64_t output_tokens = 0;
   TokenSource output_source = TokenSource::kUnknown;
   std::int64_t output_chars = 0;  ///< bytes of generated text (content + reasoning)
+  /// Reasoning tokens, in output_tokens, as the server's usage details say
+  /// (completion_tokens_details.reasoning_tokens, output_tokens_details.reasoning_tokens); -1
+  /// when the server did not say.
+  std::int64_t reasoning_tokens = -1;
+  /// Embeddings: the vectors the reply carried (one per input); 0 for generation APIs.
+  std::int32_t embeddings = 0;
+  /// Multi-turn runs (--multi-turn): the session (conversation) the request belongs to and its
+  /// turn index from 0; -1 outside sessions.
+  std::int64_t session = -1;
+  std::int32_t turn = -1;
+  /// The answer's text (content, without reasoning or tool calls), kept in memory only in
+  /// multi-turn runs, where it becomes the assistant's message of the next turn's history;
+  /// never written to requests.jsonl.
+  std::string answer_text;
   /// The local tokenizer's count of the generated text (--tokenizer), kept beside a usage count
   /// for the consistency check; -1 when not counted.
   std::int64_t tokenizer_output_tokens = -1;

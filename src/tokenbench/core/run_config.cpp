@@ -42,7 +42,50 @@ double read_double(const YAML::Node& n) {
 
 }  // namespace
 
-std::string to_string(ApiKind a) { return a == ApiKind::kOpenAIChat ? "openai-chat" : "openai"; }
+std::string to_string(ApiKind a) {
+  switch (a) {
+    case ApiKind::kOpenAIChat:
+      return "openai-chat";
+    case ApiKind::kOpenAICompletions:
+      return "openai";
+    case ApiKind::kEmbeddings:
+      return "openai-embeddings";
+    case ApiKind::kAnthropicMessages:
+      return "anthropic-messages";
+    case ApiKind::kOpenAIResponses:
+      return "openai-responses";
+  }
+  return "openai-chat";
+}
+
+std::optional<ApiKind> api_kind_from_string(const std::string& name) {
+  for (const ApiKind a : {ApiKind::kOpenAIChat, ApiKind::kOpenAICompletions, ApiKind::kEmbeddings,
+                          ApiKind::kAnthropicMessages, ApiKind::kOpenAIResponses}) {
+    if (name == to_string(a)) return a;
+  }
+  if (name == "chat") return ApiKind::kOpenAIChat;
+  if (name == "completions") return ApiKind::kOpenAICompletions;
+  if (name == "embeddings") return ApiKind::kEmbeddings;
+  if (name == "anthropic" || name == "messages") return ApiKind::kAnthropicMessages;
+  if (name == "responses") return ApiKind::kOpenAIResponses;
+  return std::nullopt;
+}
+
+std::string default_endpoint(ApiKind api) {
+  switch (api) {
+    case ApiKind::kOpenAIChat:
+      return "/v1/chat/completions";
+    case ApiKind::kOpenAICompletions:
+      return "/v1/completions";
+    case ApiKind::kEmbeddings:
+      return "/v1/embeddings";
+    case ApiKind::kAnthropicMessages:
+      return "/v1/messages";
+    case ApiKind::kOpenAIResponses:
+      return "/v1/responses";
+  }
+  return "/v1/chat/completions";
+}
 
 std::string to_string(ArrivalKind a) { return a == ArrivalKind::kGamma ? "gamma" : "constant"; }
 
@@ -74,6 +117,8 @@ std::string to_yaml(const RunConfig& c) {
   for (const auto& h : c.headers) out << redact_header(h);
   out << YAML::EndSeq;
   out << YAML::Key << "extra_body" << YAML::Value << c.extra_body;
+  out << YAML::Key << "max_tokens_field" << YAML::Value << c.max_tokens_field;
+  out << YAML::Key << "batch_size" << YAML::Value << c.batch_size;
   out << YAML::Key << "timeout_s" << YAML::Value << c.timeout_s;
   out << YAML::Key << "connect_timeout_s" << YAML::Value << c.connect_timeout_s;
   out << YAML::Key << "ttft_timeout_s" << YAML::Value << c.ttft_timeout_s;
@@ -144,6 +189,15 @@ std::string to_yaml(const RunConfig& c) {
   if (!c.timestamp_field.empty()) {
     out << YAML::Key << "timestamp_field" << YAML::Value << c.timestamp_field;
   }
+  if (!c.session_field.empty()) {
+    out << YAML::Key << "session_field" << YAML::Value << c.session_field;
+  }
+  if (c.multi_turn) {
+    out << YAML::Key << "multi_turn" << YAML::Value << c.multi_turn;
+    out << YAML::Key << "turns" << YAML::Value << c.turns;
+    out << YAML::Key << "think_time" << YAML::Value << c.think_time;
+    out << YAML::Key << "concurrency_unit" << YAML::Value << c.concurrency_unit;
+  }
   if (c.dataset == "shared-prefix") {
     out << YAML::Key << "prefix_groups" << YAML::Value << c.prefix_groups;
     out << YAML::Key << "prompts_per_group" << YAML::Value << c.prompts_per_group;
@@ -187,18 +241,19 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["endpoint"]) c.endpoint = t["endpoint"].as<std::string>();
       if (t["api"]) {
         const auto api = t["api"].as<std::string>();
-        if (api == to_string(ApiKind::kOpenAICompletions)) {
-          c.api = ApiKind::kOpenAICompletions;
-        } else if (api == to_string(ApiKind::kOpenAIChat)) {
-          c.api = ApiKind::kOpenAIChat;
-        } else {
+        const auto kind = api_kind_from_string(api);
+        if (!kind) {
           throw std::runtime_error("config.yaml: target.api '" + api +
-                                   "' is not known: use openai-chat or openai");
+                                   "' is not known: use openai-chat, openai, openai-embeddings, "
+                                   "anthropic-messages or openai-responses");
         }
+        c.api = *kind;
       }
       if (t["model"]) c.model = t["model"].as<std::string>();
       if (t["headers"]) c.headers = t["headers"].as<std::vector<std::string>>();
       if (t["extra_body"]) c.extra_body = t["extra_body"].as<std::string>();
+      if (t["max_tokens_field"]) c.max_tokens_field = t["max_tokens_field"].as<std::string>();
+      if (t["batch_size"]) c.batch_size = t["batch_size"].as<int>();
       if (t["timeout_s"]) c.timeout_s = t["timeout_s"].as<double>();
       if (t["connect_timeout_s"]) c.connect_timeout_s = t["connect_timeout_s"].as<double>();
       if (t["ttft_timeout_s"]) c.ttft_timeout_s = t["ttft_timeout_s"].as<double>();
@@ -267,6 +322,11 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (w["prompt_field"]) c.prompt_field = w["prompt_field"].as<std::string>();
       if (w["output_len_field"]) c.output_len_field = w["output_len_field"].as<std::string>();
       if (w["timestamp_field"]) c.timestamp_field = w["timestamp_field"].as<std::string>();
+      if (w["session_field"]) c.session_field = w["session_field"].as<std::string>();
+      if (w["multi_turn"]) c.multi_turn = w["multi_turn"].as<bool>();
+      if (w["turns"]) c.turns = w["turns"].as<std::int64_t>();
+      if (w["think_time"]) c.think_time = w["think_time"].as<std::string>();
+      if (w["concurrency_unit"]) c.concurrency_unit = w["concurrency_unit"].as<std::string>();
       if (w["prefix_groups"]) c.prefix_groups = w["prefix_groups"].as<std::int64_t>();
       if (w["prompts_per_group"]) c.prompts_per_group = w["prompts_per_group"].as<std::int64_t>();
       if (w["prefix_len"]) c.prefix_len = w["prefix_len"].as<std::int64_t>();

@@ -2,13 +2,20 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tokenbench::core {
 
-/// Which OpenAI-compatible API shape the requests use.
-enum class ApiKind { kOpenAIChat, kOpenAICompletions };
+/// Which API shape the requests use (docs/WORKLOADS.md, "APIs").
+enum class ApiKind {
+  kOpenAIChat,         ///< /v1/chat/completions
+  kOpenAICompletions,  ///< /v1/completions (legacy)
+  kEmbeddings,         ///< /v1/embeddings: no output; inputs per request (--batch-size)
+  kAnthropicMessages,  ///< Anthropic's /v1/messages
+  kOpenAIResponses,    ///< OpenAI's /v1/responses
+};
 
 /// How arrivals are spaced in rate mode.
 enum class ArrivalKind { kGamma, kConstant };
@@ -37,9 +44,14 @@ struct RunConfig {
   ApiKind api = ApiKind::kOpenAIChat;
   std::string model;  ///< empty until resolved from /v1/models
   std::vector<std::string>
-      headers;               ///< extra "K: V" headers (values of auth headers redacted on write)
-  std::string extra_body;    ///< JSON object merged into every request body
-  double timeout_s = 600.0;  ///< per request, from send to the reply's end
+      headers;             ///< extra "K: V" headers (values of auth headers redacted on write)
+  std::string extra_body;  ///< JSON object merged into every request body
+  /// The body field of the output limit for chat and completions: max_tokens, or
+  /// max_completion_tokens for servers that reject the older name.
+  std::string max_tokens_field = "max_tokens";
+  /// Embeddings: inputs per request (--batch-size); --num-prompts counts requests.
+  int batch_size = 1;
+  double timeout_s = 600.0;         ///< per request, from send to the reply's end
   double connect_timeout_s = 30.0;  ///< to establish a connection
   double ttft_timeout_s = 0;        ///< no first token within it fails a request; 0: none
   double stall_timeout_s = 0;       ///< no byte for it mid-reply fails a request; 0: none
@@ -88,6 +100,14 @@ struct RunConfig {
   std::string prompt_field = "prompt";  ///< csv: the prompt's column
   std::string output_len_field;         ///< csv: a column of output lengths
   std::string timestamp_field;          ///< csv: a column of arrival times (seconds)
+  std::string session_field;  ///< jsonl, csv: a field naming each prompt's session (--multi-turn)
+  // Multi-turn sessions (docs/WORKLOADS.md, "Multi-turn sessions").
+  bool multi_turn = false;  ///< each conversation is a session of turns sent in order
+  std::int64_t turns = 0;   ///< turns per session where the dataset has none; 0: the dataset's
+  /// Pause between a reply and the session's next turn: seconds ("2"), "uniform:LO,HI" or
+  /// "exponential:MEAN".
+  std::string think_time = "0";
+  std::string concurrency_unit = "session";  ///< what --max-concurrency counts: session | request
   // shared-prefix: groups of prompts, each group sharing a prefix.
   std::int64_t prefix_groups = 8;           ///< G
   std::int64_t prompts_per_group = 16;      ///< P
@@ -143,7 +163,13 @@ struct RunConfig {
   std::string started_at;  ///< ISO 8601 wall-clock label of the run's start
 };
 
-std::string to_string(ApiKind a);      ///< "openai-chat" | "openai"
+/// "openai-chat" | "openai" | "openai-embeddings" | "anthropic-messages" | "openai-responses"
+std::string to_string(ApiKind a);
+/// The ApiKind named `name` (to_string's names, and the short "chat", "completions",
+/// "embeddings", "anthropic", "messages", "responses"); nullopt when unknown.
+std::optional<ApiKind> api_kind_from_string(const std::string& name);
+/// The usual endpoint path of `api` ("/v1/messages" for Anthropic's Messages API).
+std::string default_endpoint(ApiKind api);
 std::string to_string(ArrivalKind a);  ///< "gamma" | "constant"
 std::string to_string(RampKind r);     ///< "none" | "linear" | "exponential"
 std::string to_string(BalanceKind b);  ///< "round-robin" | "least-inflight"

@@ -157,9 +157,10 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
     std::tie(*w.base_url, userinfo) = client::split_userinfo(*w.base_url);
     client::add_userinfo_secrets(userinfo, secrets_);
     target.headers = config.headers;
+    client::add_api_headers(config.api, target.headers);
     const std::optional<std::string> key = client::find_api_key(w.api_key_env);
     if (key) {
-      target.headers.push_back("Authorization: Bearer " + *key);
+      target.headers.push_back(client::auth_header(config.api, *key));
       secrets_.push_back(*key);
     }
     targets_.push_back(std::move(target));
@@ -195,10 +196,11 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
                      true);
     }
     if (models.status == 401 || models.status == 403) {
-      throw RunError(fmt::format("{}/v1/models answered HTTP {}: the server rejected {}. Check "
-                                 "the key, or name its variable with --api-key-env",
-                                 shown, models.status, client::key_origin(wanted[i].api_key_env)),
-                     true);
+      throw RunError(
+          fmt::format("{}/v1/models answered HTTP {}: the server rejected {}. Check "
+                      "the key, or name its variable with --api-key-env",
+                      shown, models.status, client::key_origin(wanted[i].api_key_env, config.api)),
+          true);
     }
     const client::ModelList list = client::parse_model_list(models.body);
     if (list.sim_time_scale) config.sim_time_scale = *list.sim_time_scale;

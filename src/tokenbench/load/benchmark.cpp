@@ -8,25 +8,33 @@
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/request_id.h"
 #include "tokenbench/load/arrival_schedule.h"
+#include "tokenbench/load/session_driver.h"
 #include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::load {
 namespace {
 
+client::BodyOptions body_options(const core::RunConfig& config, bool stream) {
+  client::BodyOptions options;
+  options.model = config.model;
+  options.stream = stream;
+  options.ignore_eos = config.ignore_eos;
+  options.max_tokens_field = config.max_tokens_field;
+  options.extra_body = config.extra_body;
+  return options;
+}
+
 std::vector<std::string> build_bodies(const std::vector<core::RequestSpec>& specs,
                                       const core::RunConfig& config,
                                       const std::vector<Target>& targets, bool stream) {
-  client::OpenAIAdapter adapter(config.api);
-  client::BodyOptions options;
-  options.stream = stream;
-  options.ignore_eos = config.ignore_eos;
-  options.extra_body = config.extra_body;
+  const auto adapter = client::make_adapter(config.api);
+  client::BodyOptions options = body_options(config, stream);
   std::vector<std::string> bodies;
   bodies.reserve(specs.size());
   for (const auto& spec : specs) {
     const std::string& model = targets.at(spec.target).model;
     options.model = model.empty() ? config.model : model;
-    bodies.push_back(adapter.build_body(spec, options));
+    bodies.push_back(adapter->build_body(spec, options));
   }
   return bodies;
 }
@@ -59,7 +67,9 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
                      workload::Workload workload, bool keep_text)
     : config_(config), workload_(std::move(workload)) {
   if (targets.empty()) throw std::invalid_argument("a benchmark needs a target");
-  if (workload_.measure.empty()) throw std::invalid_argument("the workload has no requests");
+  if (workload_.measure.empty() && workload_.sessions.empty()) {
+    throw std::invalid_argument("the workload has no requests");
+  }
   if (config.num_prompts <= 0 && !(config.duration_s > 0)) {
     throw std::invalid_argument("give --num-prompts N or --duration SECONDS");
   }
@@ -78,6 +88,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   if (config.stream && config.nonstream_sample > 0) {
     measure_whole_bodies_ = build_bodies(workload_.measure, config, targets, false);
   }
+  model_ = targets.front().model.empty() ? config.model : targets.front().model;
   workers_ = choose_workers(config.workers, config.max_concurrency);
   client::EngineConfig engine;
   for (Target& t : targets) {
@@ -108,6 +119,20 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
 }
 
 void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
+  if (config_.multi_turn) {
+    if (!workload_.warmup_sessions.empty()) {
+      run_sessions(core::Phase::kWarmup, workload_.warmup_sessions,
+                   workload_.warmup_sessions.size(), sink);
+    }
+    if (engine_->canceled()) return;
+    if (hook) hook(true);
+    run_sessions(core::Phase::kMeasure, workload_.sessions,
+                 config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts)
+                                         : ArrivalSchedule::kUnbounded,
+                 sink);
+    if (hook) hook(false);
+    return;
+  }
   if (!workload_.warmup.empty()) {
     run_phase(core::Phase::kWarmup, workload_.warmup, warmup_bodies_, workload_.warmup.size(),
               sink);
@@ -119,6 +144,41 @@ void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
   if (hook) hook(true);
   run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink);
   if (hook) hook(false);
+}
+
+void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
+                             std::size_t count, const client::RecordSink& sink) {
+  const bool open_loop = phase == core::Phase::kMeasure && !std::isinf(config_.request_rate);
+  // Sessions arrive as requests do in a single-turn run: at once, or at --request-rate.
+  const ArrivalSchedule schedule =
+      open_loop ? ArrivalSchedule::open_loop(count, config_.duration_s, config_.request_rate,
+                                             config_.arrival, config_.burstiness, config_.seed)
+                : ArrivalSchedule::immediate(count);
+  const core::Nanos start = clock_.now();
+  const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
+                                   ? start + core::saturated_nanos(config_.duration_s)
+                                   : core::kNever;
+  SessionOptions options;
+  options.api = config_.api;
+  options.body = body_options(config_, config_.stream);
+  options.body.model = model_;
+  options.think = parse_think_time(config_.think_time);
+  options.seed = config_.seed;
+  if (config_.concurrency_unit == "session" && config_.max_concurrency > 0) {
+    options.max_sessions = static_cast<std::size_t>(config_.max_concurrency);
+  }
+  SessionDriver driver(sessions, schedule, start, deadline, std::move(options));
+  const ArrivalSchedule none = ArrivalSchedule::immediate(0);
+  WorkQueue queue(none, start, deadline);
+  client::PhaseWork work;
+  work.turns = &driver;
+  work.phase = phase;
+  work.open_loop = open_loop;
+  std::size_t turns = 0;
+  for (const auto& s : sessions) turns += s.turns.size();
+  engine_->run_phase(queue, work,
+                     count == ArrivalSchedule::kUnbounded ? count : turns * count / sessions.size(),
+                     sink);
 }
 
 void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,

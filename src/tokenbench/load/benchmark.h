@@ -60,6 +60,9 @@ class Benchmark {
   int workers() const { return workers_; }
 
  private:
+  /// A multi-turn phase: `count` sessions (cycled over `sessions`) through a SessionDriver.
+  void run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
+                    std::size_t count, const client::RecordSink& sink);
   void run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
                  const std::vector<std::string>& bodies, std::size_t count,
                  const client::RecordSink& sink);
@@ -67,6 +70,7 @@ class Benchmark {
   const core::RunConfig& config_;
   workload::Workload workload_;
   std::size_t per_prompt_ = 1;  // requests per prompt: the targets compared
+  std::string model_;           // the model a multi-turn run's turns name
   std::vector<std::string> warmup_bodies_;
   std::vector<std::string> measure_bodies_;
   std::vector<std::string> measure_whole_bodies_;  // stream false: for --nonstream-sample

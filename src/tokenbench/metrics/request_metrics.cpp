@@ -18,6 +18,16 @@ std::optional<double> ttft_ms(const core::RequestRecord& record) {
   return span_ms(record.sent, record.first_token);
 }
 
+std::optional<double> ttfr_ms(const core::RequestRecord& record) {
+  if (!record.streamed) return std::nullopt;
+  return span_ms(record.sent, record.first_reasoning);
+}
+
+std::optional<double> ttfa_ms(const core::RequestRecord& record) {
+  if (!record.streamed) return std::nullopt;
+  return span_ms(record.sent, record.first_answer);
+}
+
 std::optional<double> e2el_ms(const core::RequestRecord& record) {
   return span_ms(record.sent, record.streamed ? record.last_token : record.done);
 }

@@ -15,6 +15,14 @@ namespace tokenbench::metrics {
 /// Time to first token: first content chunk minus send time. Streamed requests only.
 std::optional<double> ttft_ms(const core::RequestRecord& record);
 
+/// Time to first reasoning token: first chunk of reasoning (thinking) text minus send time.
+/// Streamed requests that reasoned only.
+std::optional<double> ttfr_ms(const core::RequestRecord& record);
+
+/// Time to first answer token: first chunk of answer content or of a tool call minus send time.
+/// Streamed requests that answered only. Without reasoning it equals TTFT.
+std::optional<double> ttfa_ms(const core::RequestRecord& record);
+
 /// End-to-end latency: last content chunk minus send time for a streamed request (the usage chunk
 /// and [DONE] are excluded), transfer end minus send time for a non-streamed one.
 std::optional<double> e2el_ms(const core::RequestRecord& record);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -68,14 +69,16 @@ std::vector<double> report_percentiles(const std::vector<double>& requested) {
 
 // Every sample that summarize pools, one vector per distribution.
 struct Samples {
-  std::vector<double> ttft, tpot, itl, itl_per_token, e2el, decode_tps, output_tps, total_tps,
-      queue, ttft_from_intended, e2el_from_intended;
+  std::vector<double> ttft, ttfr, ttfa, tpot, itl, itl_per_token, e2el, decode_tps, output_tps,
+      total_tps, queue, ttft_from_intended, e2el_from_intended;
   std::vector<double> input_tokens, output_tokens;
 };
 
 void add_successful(const RequestRecord& r, Samples& s) {
   const RequestMetrics m = derive_request_metrics(r);
   if (m.ttft_ms) s.ttft.push_back(*m.ttft_ms);
+  if (const auto v = ttfr_ms(r)) s.ttfr.push_back(*v);
+  if (const auto v = ttfa_ms(r)) s.ttfa.push_back(*v);
   if (m.tpot_ms) s.tpot.push_back(*m.tpot_ms);
   if (m.e2el_ms) s.e2el.push_back(*m.e2el_ms);
   if (m.decode_tps) s.decode_tps.push_back(*m.decode_tps);
@@ -243,6 +246,39 @@ std::int64_t max_concurrency_observed(const std::vector<RequestRecord>& records)
   return peak;
 }
 
+// The figures by turn index of the successful measured requests of sessions.
+void add_turn_figures(const std::vector<RequestRecord>& records, const std::vector<double>& ps,
+                      Summary& s) {
+  struct Pool {
+    std::vector<double> ttft, e2el;
+    double input = 0;
+    std::int64_t completed = 0;
+  };
+  std::map<std::int32_t, Pool> pools;
+  std::vector<std::int64_t> sessions;
+  for (const RequestRecord& r : records) {
+    if (r.phase != Phase::kMeasure || r.retried || r.session < 0) continue;
+    sessions.push_back(r.session);
+    if (!r.ok() || r.nonstream_sample) continue;
+    Pool& pool = pools[r.turn];
+    ++pool.completed;
+    pool.input += static_cast<double>(r.prompt_tokens);
+    if (const auto v = ttft_ms(r)) pool.ttft.push_back(*v);
+    if (const auto v = e2el_ms(r)) pool.e2el.push_back(*v);
+  }
+  std::sort(sessions.begin(), sessions.end());
+  s.sessions = std::unique(sessions.begin(), sessions.end()) - sessions.begin();
+  for (auto& [turn, pool] : pools) {
+    TurnFigures f;
+    f.turn = turn;
+    f.completed = pool.completed;
+    f.ttft_ms = make_distribution(std::move(pool.ttft), ps);
+    f.e2el_ms = make_distribution(std::move(pool.e2el), ps);
+    f.mean_input_tokens = pool.input / static_cast<double>(pool.completed);
+    s.by_turn.push_back(std::move(f));
+  }
+}
+
 Summary summarize(const std::vector<RequestRecord>& records, const SummaryOptions& options) {
   Summary s;
   s.slo = options.slo;
@@ -286,6 +322,12 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
     if (r.attempt > 0) ++s.completed_after_retry;
     s.total_input_tokens += r.prompt_tokens;
     s.total_output_tokens += r.output_tokens;
+    s.total_inputs += r.embeddings;
+    if (r.first_reasoning != kNever) ++s.reasoning_requests;
+    if (r.reasoning_tokens >= 0) {
+      s.total_reasoning_tokens += r.reasoning_tokens;
+      ++s.reasoning_tokens_reported;
+    }
     ++s.prompt_sources[std::string(core::to_string(r.prompt_source))];
     ++s.output_sources[std::string(core::to_string(r.output_source))];
     if (r.output_source == core::TokenSource::kChunks) ++chunk_counted;
@@ -305,6 +347,10 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
   s.output_throughput = per_second(static_cast<double>(s.total_output_tokens), s.duration_s);
   s.total_token_throughput =
       per_second(static_cast<double>(s.total_input_tokens + s.total_output_tokens), s.duration_s);
+  if (s.total_inputs > 0) {
+    s.input_throughput = per_second(static_cast<double>(s.total_inputs), s.duration_s);
+    s.input_token_throughput = per_second(static_cast<double>(s.total_input_tokens), s.duration_s);
+  }
   if (!s.slo.empty()) {
     s.request_goodput = per_second(static_cast<double>(s.good_completed), s.duration_s);
   }
@@ -312,6 +358,10 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
   std::vector<double> ps = s.percentiles;
   ps.insert(ps.end(), kConsolePercentiles.begin(), kConsolePercentiles.end());
   s.ttft_ms = make_distribution(std::move(samples.ttft), ps);
+  if (s.reasoning_requests > 0) {  // else TTFA is TTFT, and TTFR undefined
+    s.ttfr_ms = make_distribution(std::move(samples.ttfr), ps);
+    s.ttfa_ms = make_distribution(std::move(samples.ttfa), ps);
+  }
   s.tpot_ms = make_distribution(std::move(samples.tpot), ps);
   s.itl_ms = make_distribution(std::move(samples.itl), ps);
   s.itl_per_token_ms = make_distribution(std::move(samples.itl_per_token), ps);
@@ -325,6 +375,7 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
   s.input_tokens = make_distribution(std::move(samples.input_tokens), ps);
   s.output_tokens = make_distribution(std::move(samples.output_tokens), ps);
 
+  add_turn_figures(records, ps, s);
   s.max_concurrency_observed = max_concurrency_observed(records);
   add_warnings(s, chunk_counted, s.warnings);
   return s;

@@ -56,6 +56,15 @@ struct SummaryOptions {
   SloSpec slo;
 };
 
+/// The figures of one turn index of a multi-turn run, over its successful measured requests.
+struct TurnFigures {
+  std::int32_t turn = 0;
+  std::int64_t completed = 0;
+  Distribution ttft_ms;
+  Distribution e2el_ms;
+  double mean_input_tokens = kUndefined;
+};
+
 /// Aggregates of the measure phase of one run. Plain data, built by summarize.
 struct Summary {
   std::int64_t measured = 0;   ///< measure-phase records
@@ -85,6 +94,17 @@ struct Summary {
   double output_throughput = kUndefined;       ///< total output / duration, tok/s
   double total_token_throughput = kUndefined;  ///< (total input + output) / duration, tok/s
 
+  /// Reasoning models: successful requests whose stream carried reasoning, and the reasoning
+  /// tokens the servers' usage details counted (over the requests that had the figure).
+  std::int64_t reasoning_requests = 0;
+  std::int64_t total_reasoning_tokens = 0;
+  std::int64_t reasoning_tokens_reported = 0;  ///< successful requests whose usage had the figure
+
+  /// Embeddings: the inputs embedded by successful requests, and their rates.
+  std::int64_t total_inputs = 0;
+  double input_throughput = kUndefined;        ///< total_inputs / duration, inputs/s
+  double input_token_throughput = kUndefined;  ///< total input tokens / duration, tok/s
+
   SloSpec slo;                          ///< the objectives goodput was measured against
   std::int64_t good_completed = 0;      ///< successful requests meeting every objective
   double request_goodput = kUndefined;  ///< good_completed / duration; undefined without SLOs
@@ -95,6 +115,10 @@ struct Summary {
   // Distributions over successful measured requests (queue time: over every measured request
   // that was sent). Each holds `percentiles` plus kConsolePercentiles.
   Distribution ttft_ms;
+  /// Reasoning models (empty unless some request reasoned): time to the first reasoning token,
+  /// and to the first answer token (content or tool call).
+  Distribution ttfr_ms;
+  Distribution ttfa_ms;
   Distribution tpot_ms;
   Distribution itl_ms;            ///< pooled over requests
   Distribution itl_per_token_ms;  ///< pooled over requests
@@ -113,6 +137,11 @@ struct Summary {
   /// Successful requests per token-count source name (core::to_string(TokenSource)).
   std::map<std::string, std::int64_t> prompt_sources;
   std::map<std::string, std::int64_t> output_sources;
+
+  /// Multi-turn runs: sessions that had a measured request, and the figures by turn index
+  /// (ascending); empty otherwise. TTFT by turn shows what a prefix cache saves as history grows.
+  std::int64_t sessions = 0;
+  std::vector<TurnFigures> by_turn;
 
   /// Most measured requests in flight at once (between send and transfer end).
   std::int64_t max_concurrency_observed = 0;

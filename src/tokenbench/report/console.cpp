@@ -120,6 +120,20 @@ std::string summary_table(const metrics::Summary& s, const core::RunConfig& conf
   }
   rows.push_back(latency("Average latency", s.e2el_ms.mean));
   rows.push_back(latency("Average time to first token", s.ttft_ms.mean));
+  if (s.reasoning_requests > 0) {
+    rows.push_back(latency("Average time to first reasoning token", s.ttfr_ms.mean));
+    rows.push_back(latency("Average time to first answer token", s.ttfa_ms.mean));
+  }
+  if (s.reasoning_tokens_reported > 0) {
+    rows.push_back({"Average reasoning tokens per request",
+                    fixed4(static_cast<double>(s.total_reasoning_tokens) /
+                           static_cast<double>(s.reasoning_tokens_reported))});
+  }
+  if (s.total_inputs > 0) {
+    rows.push_back({"Embedded inputs", std::to_string(s.total_inputs)});
+    rows.push_back({"Input throughput (inputs/s)", fixed4(s.input_throughput)});
+    rows.push_back({"Input token throughput (tok/s)", fixed4(s.input_token_throughput)});
+  }
   rows.push_back(latency("Average time per output token", s.tpot_ms.mean));
   rows.push_back(latency("Average inter-token latency", s.itl_ms.mean));
   rows.push_back(
@@ -159,6 +173,21 @@ std::string percentile_table(const metrics::Summary& s, const TimeUnit& unit, bo
       {"Percentiles", col("TTFT"), col("ITL"), col("TPOT"), col("Latency"), "Input tokens",
        "Output tokens", "Output (tok/s)", "Total (tok/s)", "Decode (tok/s)"},
       rows, {}, compact);
+}
+
+// Multi-turn runs: TTFT and E2EL by turn index, with the prompt growing with the history.
+std::string turn_table(const metrics::Summary& s, const TimeUnit& unit, bool compact) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& f : s.by_turn) {
+    rows.push_back({std::to_string(f.turn), std::to_string(f.completed),
+                    count_cell(f.mean_input_tokens), unit.cell(f.ttft_ms.mean),
+                    unit.cell(f.ttft_ms.at(50)), unit.cell(f.ttft_ms.at(95)),
+                    unit.cell(f.e2el_ms.mean)});
+  }
+  const auto col = [&unit](const char* name) { return fmt::format("{} ({})", name, unit.name); };
+  return render_grid_table({"Turn", "Requests", "Input tokens", col("TTFT mean"), col("TTFT p50"),
+                            col("TTFT p95"), col("Latency mean")},
+                           rows, {}, compact);
 }
 
 // Maps a failed request's HTTP status to the error class it was recorded under.
@@ -298,6 +327,11 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
       "Decode (tok/s): (output tokens - 1) / (last - first token), the decode rate):\n",
       unit.name);
   out += percentile_table(s, unit, compact);
+  if (!s.by_turn.empty()) {
+    out += fmt::format("\nBy turn ({} sessions; turn 0 is each session's first request):\n",
+                       s.sessions);
+    out += turn_table(s, unit, compact);
+  }
   if (s.failed > 0 || s.retried_attempts > 0) {
     out += "\nErrors:\n";
     out += error_table(s, compact);

@@ -161,6 +161,8 @@ void check_stamp_order(const core::RequestRecord& r) {
   };
   after(r.first_token, "first_token_ns", r.sent, "sent_ns");
   after(r.last_token, "last_token_ns", r.first_token, "first_token_ns");
+  after(r.first_reasoning, "first_reasoning_ns", r.first_token, "first_token_ns");
+  after(r.first_answer, "first_answer_ns", r.first_token, "first_token_ns");
   after(r.done, "done_ns", r.sent, "sent_ns");
   after(r.done, "done_ns", r.last_token, "last_token_ns");
 }
@@ -209,6 +211,16 @@ json record_to_json(const core::RequestRecord& r) {
       {"finish_reason", r.finish_reason},
   };
   if (r.intended != kNever) out["intended_ns"] = r.intended;
+  if (r.first_reasoning != kNever) {  // else first_answer is first_token
+    out["first_reasoning_ns"] = r.first_reasoning;
+    out["first_answer_ns"] = stamp_to_json(r.first_answer);
+  }
+  if (r.reasoning_tokens >= 0) out["reasoning_tokens"] = r.reasoning_tokens;
+  if (r.embeddings != 0) out["embeddings"] = r.embeddings;
+  if (r.session >= 0) {
+    out["session"] = r.session;
+    out["turn"] = r.turn;
+  }
   if (r.tokenizer_output_tokens >= 0) out["tokenizer_output_tokens"] = r.tokenizer_output_tokens;
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
   if (r.attempt != 0) out["attempt"] = r.attempt;
@@ -277,6 +289,17 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   text("error_message", record.error_message);
   text("finish_reason", record.finish_reason);
   if (record.intended != kNever) fmt::format_to(it, ",\"intended_ns\":{}", record.intended);
+  if (record.first_reasoning != kNever) {  // else first_answer is first_token
+    stamp("first_reasoning_ns", record.first_reasoning);
+    stamp("first_answer_ns", record.first_answer);
+  }
+  if (record.reasoning_tokens >= 0) {
+    fmt::format_to(it, ",\"reasoning_tokens\":{}", record.reasoning_tokens);
+  }
+  if (record.embeddings != 0) fmt::format_to(it, ",\"embeddings\":{}", record.embeddings);
+  if (record.session >= 0) {
+    fmt::format_to(it, ",\"session\":{},\"turn\":{}", record.session, record.turn);
+  }
   if (record.tokenizer_output_tokens >= 0) {
     fmt::format_to(it, ",\"tokenizer_output_tokens\":{}", record.tokenizer_output_tokens);
   }
@@ -327,6 +350,9 @@ core::RequestRecord record_from_json(const json& o) {
   r.first_token = stamp_from_json(o, "first_token_ns");
   r.last_token = stamp_from_json(o, "last_token_ns");
   r.done = stamp_from_json(o, "done_ns");
+  r.first_reasoning = stamp_from_json(o, "first_reasoning_ns");
+  r.first_answer =
+      r.first_reasoning != kNever ? stamp_from_json(o, "first_answer_ns") : r.first_token;
 
   const json empty = json::array();
   const auto array_field = [&](const char* key) -> const json& {
@@ -362,6 +388,10 @@ core::RequestRecord record_from_json(const json& o) {
   r.output_source =
       enum_from_json(o, "output_source", r.output_source, &core::token_source_from_string);
   read_integer(o, "output_chars", r.output_chars, 0, kMaxCount);
+  read_integer(o, "reasoning_tokens", r.reasoning_tokens, -1, kMaxCount);
+  read_integer(o, "embeddings", r.embeddings, 0, 1 << 20);
+  read_integer(o, "session", r.session, -1, kMaxCount);
+  read_integer(o, "turn", r.turn, -1, 1 << 20);
   read_integer(o, "http_status", r.http_status, 0, 999);
   r.error = enum_from_json(o, "error", r.error, &core::error_class_from_string);
   read_field(o, "error_message", r.error_message);

@@ -226,13 +226,9 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
   }
   if (s.http_status.contains(404)) {
     s.warnings.push_back(fmt::format(
-        "HTTP 404 on {}: {} requests go to {} ({}); check --endpoint and --model", config.endpoint,
-        core::to_string(config.api),
-        config.api == core::ApiKind::kOpenAIChat ? "/v1/chat/completions" : "/v1/completions",
-        config.api == core::ApiKind::kOpenAIChat
-            ? "legacy completions, --api openai: "
-              "/v1/completions"
-            : "chat, --api openai-chat: /v1/chat/completions"));
+        "HTTP 404 on {}: --api {} requests usually go to {}; check --endpoint, --api (openai-chat, "
+        "openai, openai-embeddings, anthropic-messages, openai-responses) and --model",
+        config.endpoint, core::to_string(config.api), core::default_endpoint(config.api)));
   }
 }
 

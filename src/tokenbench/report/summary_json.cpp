@@ -45,6 +45,8 @@ json config_to_json(const core::RunConfig& c) {
       {"base_url", c.base_url},
       {"endpoint", c.endpoint},
       {"api", core::to_string(c.api)},
+      {"max_tokens_field", c.max_tokens_field},
+      {"batch_size", c.batch_size},
       {"model", c.model},
       {"stream", c.stream},
       {"timeout_s", c.timeout_s},
@@ -165,6 +167,29 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
       {"input_tokens", distribution_to_json(s.input_tokens)},
       {"output_tokens", distribution_to_json(s.output_tokens)},
   };
+  if (s.reasoning_requests > 0 || s.reasoning_tokens_reported > 0) {
+    tb["distributions"]["ttfr_ms"] = distribution_to_json(s.ttfr_ms);
+    tb["distributions"]["ttfa_ms"] = distribution_to_json(s.ttfa_ms);
+    tb["reasoning"] = json{{"requests", s.reasoning_requests},
+                           {"total_reasoning_tokens", s.total_reasoning_tokens},
+                           {"requests_with_reasoning_tokens", s.reasoning_tokens_reported}};
+  }
+  if (s.total_inputs > 0) {
+    tb["embeddings"] = json{{"total_inputs", s.total_inputs},
+                            {"input_throughput", number(s.input_throughput)},
+                            {"input_token_throughput", number(s.input_token_throughput)}};
+  }
+  if (!s.by_turn.empty()) {
+    json turns = json::array();
+    for (const auto& f : s.by_turn) {
+      turns.push_back(json{{"turn", f.turn},
+                           {"completed", f.completed},
+                           {"mean_input_tokens", number(f.mean_input_tokens)},
+                           {"ttft_ms", distribution_to_json(f.ttft_ms)},
+                           {"e2el_ms", distribution_to_json(f.e2el_ms)}});
+    }
+    tb["sessions"] = json{{"sessions", s.sessions}, {"by_turn", std::move(turns)}};
+  }
   tb["token_sources"] = json{{"prompt", s.prompt_sources}, {"output", s.output_sources}};
   tb["max_concurrency_observed"] = s.max_concurrency_observed;
   tb["percentiles"] = s.percentiles;

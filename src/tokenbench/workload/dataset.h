@@ -38,10 +38,13 @@ std::vector<core::RequestSpec> make_random_dataset(const RandomDatasetOptions& o
 /// blank lines are skipped. `default_output_len` applies where a line gives none (0: none).
 /// Throws std::runtime_error with a one-line message naming the file and line on bad input.
 /// With a tokenizer, input lengths are counted with it (source kTokenizer: the prompt, or the
-/// concatenated message contents); else approximated as words (kApproximate).
+/// concatenated message contents); else approximated as words (kApproximate). With
+/// `session_field`, every line needs that field (a string or integer): its session
+/// (RequestSpec::session_key, --session-field).
 std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
                                                   std::int64_t default_output_len,
-                                                  const tokenizer::Tokenizer* tokenizer = nullptr);
+                                                  const tokenizer::Tokenizer* tokenizer = nullptr,
+                                                  const std::string& session_field = "");
 
 /// What the file datasets beyond jsonl read, and how (docs/WORKLOADS.md describes each format).
 struct DatasetOptions {
@@ -53,6 +56,10 @@ struct DatasetOptions {
   std::string prompt_field = "prompt";  ///< csv: the prompt's column
   std::string output_len_field;         ///< csv: a column of output lengths ("" for none)
   std::string timestamp_field;          ///< csv: a column of arrival times in seconds ("" for none)
+  std::string session_field;            ///< csv: a column naming each row's session ("" for none)
+  /// sharegpt: every human turn with a reply becomes a prompt, keyed by its conversation
+  /// (RequestSpec::session_key), for --multi-turn; vLLM's filters then apply to the first turn.
+  bool all_turns = false;
   std::uint64_t seed = 0;
   const tokenizer::Tokenizer* tokenizer = nullptr;
 };

@@ -15,7 +15,8 @@ namespace {
 
 std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
                                                   std::int64_t default_output_len,
-                                                  const tokenizer::Tokenizer* tokenizer) {
+                                                  const tokenizer::Tokenizer* tokenizer,
+                                                  const std::string& session_field) {
   std::ifstream in(path);
   if (!in) {
     throw std::runtime_error("cannot open dataset file " + path +
@@ -66,6 +67,14 @@ std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
         }
         spec.max_tokens = j[key].get<std::int64_t>();
       }
+    }
+    if (!session_field.empty()) {
+      const auto key = j.find(session_field);
+      if (key == j.end() || !(key->is_string() || key->is_number_integer())) {
+        fail(path, line_no,
+             "needs \"" + session_field + "\" (--session-field): a string or integer");
+      }
+      spec.session_key = key->is_string() ? key->get<std::string>() : key->dump();
     }
     count_input(spec, text_for_count, tokenizer);
     specs.push_back(std::move(spec));

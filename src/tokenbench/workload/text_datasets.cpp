@@ -57,6 +57,7 @@ std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& o) {
   };
   const std::size_t out_len = optional_column(o.output_len_field, "--output-len-field");
   const std::size_t stamp = optional_column(o.timestamp_field, "--timestamp-field");
+  const std::size_t session = optional_column(o.session_field, "--session-field");
   std::vector<core::RequestSpec> specs;
   double first = NAN;
   for (const auto& r : csv.records) {
@@ -77,6 +78,11 @@ std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& o) {
                 o.timestamp_field + " goes back in time: rows must be in time order");
       }
       spec.trace_s = t - first;
+    }
+    if (session < csv.header.size()) {
+      spec.session_key = r.fields[session];
+      if (spec.session_key.empty())
+        fail_at(o.path, r.line, "the session ('" + o.session_field + "') is empty");
     }
     count_input(spec, spec.prompt, o.tokenizer);
     specs.push_back(std::move(spec));
@@ -118,7 +124,8 @@ std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
       bad("needs \"conversations\": a list of {\"from\", \"value\"}");
     }
     const auto& turns = item["conversations"];
-    std::size_t h = turns.size();
+    // Every turn's "from" and "value", checked first.
+    std::vector<std::size_t> human;  // indices of the human turns followed by a reply
     for (std::size_t t = 0; t < turns.size(); ++t) {
       if (!turns[t].is_object() || !turns[t].contains("from") || !turns[t].contains("value") ||
           !turns[t]["value"].is_string()) {
@@ -126,28 +133,34 @@ std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
       }
       const std::string from =
           turns[t]["from"].is_string() ? turns[t]["from"].get<std::string>() : "";
-      if (from == "human" || from == "user") {
-        h = t;
-        break;
-      }
+      if ((from == "human" || from == "user") && t + 1 < turns.size()) human.push_back(t);
     }
-    if (h + 1 >= turns.size()) continue;  // no human turn with a reply after it
-    const std::string prompt = turns[h]["value"].get<std::string>();
-    const std::string reply = turns[h + 1]["value"].get<std::string>();
-    const std::int64_t prompt_len = count_text(prompt, o.tokenizer);
-    const std::int64_t reply_len = count_text(reply, o.tokenizer);
-    const std::int64_t out = o.output_len_override ? o.output_len : reply_len;
-    // vLLM's is_valid_sequence: min 4 tokens, prompt <= 1024, prompt + output <= 2048.
-    if (prompt_len < 4 || (!o.output_len_override && reply_len < 4)) continue;
-    if (prompt_len > 1024 || prompt_len + out > 2048) continue;
-    core::RequestSpec spec;
-    spec.id = specs.size();
-    spec.prompt = prompt;
-    spec.max_tokens = out;
-    spec.input_tokens = prompt_len;
-    spec.input_source =
-        o.tokenizer != nullptr ? core::TokenSource::kTokenizer : core::TokenSource::kApproximate;
-    specs.push_back(std::move(spec));
+    if (human.empty()) continue;  // no human turn with a reply after it
+    for (std::size_t k = 0; k < (o.all_turns ? human.size() : 1); ++k) {
+      const std::size_t h = human[k];
+      const std::string prompt = turns[h]["value"].get<std::string>();
+      const std::string reply = turns[h + 1]["value"].get<std::string>();
+      const std::int64_t prompt_len = count_text(prompt, o.tokenizer);
+      const std::int64_t reply_len = count_text(reply, o.tokenizer);
+      const std::int64_t out =
+          o.output_len_override ? o.output_len : std::max<std::int64_t>(1, reply_len);
+      if (k == 0) {
+        // vLLM's is_valid_sequence: min 4 tokens, prompt <= 1024, prompt + output <= 2048.
+        if (prompt_len < 4 || (!o.output_len_override && reply_len < 4)) break;
+        if (prompt_len > 1024 || prompt_len + out > 2048) break;
+      } else if (prompt_len < 1) {
+        continue;
+      }
+      core::RequestSpec spec;
+      spec.id = specs.size();
+      spec.prompt = prompt;
+      spec.max_tokens = out;
+      spec.input_tokens = prompt_len;
+      spec.input_source =
+          o.tokenizer != nullptr ? core::TokenSource::kTokenizer : core::TokenSource::kApproximate;
+      if (o.all_turns) spec.session_key = std::to_string(i);
+      specs.push_back(std::move(spec));
+    }
   }
   if (specs.empty()) {
     throw std::runtime_error("dataset " + o.path +

@@ -1,6 +1,7 @@
 #include "tokenbench/workload/workload.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "tokenbench/workload/dataset.h"
@@ -17,7 +18,8 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
   }
   // A jsonl line without its own length gets --output-len.
   if (config.dataset == "jsonl") {
-    return load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer);
+    return load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer,
+                              config.session_field);
   }
   DatasetOptions o;
   o.path = config.dataset_path;
@@ -26,6 +28,8 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
   o.prompt_field = config.prompt_field;
   o.output_len_field = config.output_len_field;
   o.timestamp_field = config.timestamp_field;
+  o.session_field = config.session_field;
+  o.all_turns = config.multi_turn;
   o.seed = config.seed;
   o.tokenizer = tokenizer;
   if (config.dataset == "lines") return load_lines_dataset(o);
@@ -53,13 +57,72 @@ void split_phases(Workload& w, std::vector<core::RequestSpec> all, std::size_t w
                    std::make_move_iterator(all.end()));
 }
 
+// Consecutive runs of `batch` specs become one request embedding them all (a short last run
+// too); ids are renumbered from 0.
+std::vector<core::RequestSpec> group_inputs(std::vector<core::RequestSpec> all, std::size_t batch) {
+  std::vector<core::RequestSpec> out;
+  out.reserve((all.size() + batch - 1) / batch);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i % batch == 0) {
+      out.push_back(std::move(all[i]));
+      out.back().id = out.size() - 1;
+      out.back().more_inputs.reserve(batch - 1);
+      continue;
+    }
+    core::RequestSpec& request = out.back();
+    request.more_inputs.push_back(std::move(all[i].prompt));
+    request.input_tokens += all[i].input_tokens;
+  }
+  return out;
+}
+
+// The sessions of a multi-turn run: prompts grouped by their session key (in the order each key
+// first appears), or else runs of `turns` consecutive prompts.
+std::vector<Session> make_sessions(std::vector<core::RequestSpec> all, std::size_t turns,
+                                   const std::string& name) {
+  std::vector<Session> sessions;
+  const bool keyed = !all.empty() && !all.front().session_key.empty();
+  if (!keyed && turns == 0) {
+    throw std::runtime_error(
+        "--multi-turn needs sessions: --dataset sharegpt (each conversation), --session-field "
+        "FIELD (jsonl, csv), or --turns N (N consecutive prompts of " +
+        name + " per session)");
+  }
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    core::RequestSpec& spec = all[i];
+    std::size_t at = 0;
+    if (keyed) {
+      const auto [it, added] = index.try_emplace(spec.session_key, sessions.size());
+      if (added) sessions.emplace_back();
+      at = it->second;
+    } else {
+      if (i % turns == 0) sessions.emplace_back();
+      at = sessions.size() - 1;
+    }
+    auto& session_turns = sessions[at].turns;
+    if (!keyed || turns == 0 || session_turns.size() < turns) {
+      spec.id = session_turns.size();
+      session_turns.push_back(std::move(spec));
+    }
+  }
+  return sessions;
+}
+
 }  // namespace
 
 Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer) {
   const auto warmup = static_cast<std::size_t>(std::max<std::int64_t>(0, config.warmup));
   const std::size_t measure =
       config.num_prompts > 0 ? static_cast<std::size_t>(config.num_prompts) : kDurationPoolSize;
-  Workload w;
+  // Embeddings requests carry --batch-size inputs each: that many prompts per request.
+  const std::size_t batch = static_cast<std::size_t>(std::max(1, config.batch_size));
+  // A multi-turn run's --num-prompts counts sessions: random and fixed prompts make --turns each.
+  const auto turns = static_cast<std::size_t>(std::max<std::int64_t>(0, config.turns));
+  const std::size_t wanted =
+      (warmup + measure) * batch * (config.multi_turn ? std::max<std::size_t>(1, turns) : 1);
+  std::vector<core::RequestSpec> all;
+  std::string name = config.dataset;
   if (config.dataset == "random") {
     RandomDatasetOptions options;
     options.input_len = config.input_len;
@@ -67,7 +130,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     options.range_ratio = config.range_ratio;
     options.prefix_len = config.random_prefix_len;
     options.seed = config.seed;
-    split_phases(w, make_random_dataset(options, warmup + measure, 0, tokenizer), warmup, "random");
+    all = make_random_dataset(options, wanted, 0, tokenizer);
   } else if (config.dataset == "shared-prefix") {
     SharedPrefixOptions o;
     o.groups = config.prefix_groups;
@@ -77,14 +140,30 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     o.output_len = config.output_len;
     o.grouped = config.group_order == "grouped";
     o.seed = config.seed;
-    split_phases(w, make_shared_prefix_dataset(o, tokenizer), warmup, "shared-prefix");
+    all = make_shared_prefix_dataset(o, tokenizer);
   } else if (config.dataset == "fixed") {
-    split_phases(w,
-                 make_fixed_dataset(config.prompt, warmup + measure, config.output_len, tokenizer),
-                 warmup, "fixed");
+    all = make_fixed_dataset(config.prompt, wanted, config.output_len, tokenizer);
   } else {
-    split_phases(w, load_file_dataset(config, tokenizer), warmup, config.dataset_path);
+    all = load_file_dataset(config, tokenizer);
+    name = config.dataset_path;
   }
+  Workload w;
+  if (config.multi_turn) {
+    std::vector<Session> sessions = make_sessions(std::move(all), turns, name);
+    if (warmup >= sessions.size()) {
+      throw std::runtime_error("--warmup " + std::to_string(warmup) +
+                               " needs fewer sessions than the " + std::to_string(sessions.size()) +
+                               " of " + name);
+    }
+    w.warmup_sessions.assign(
+        std::make_move_iterator(sessions.begin()),
+        std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)));
+    w.sessions.assign(
+        std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)),
+        std::make_move_iterator(sessions.end()));
+    return w;
+  }
+  split_phases(w, batch > 1 ? group_inputs(std::move(all), batch) : std::move(all), warmup, name);
   return w;
 }
 

@@ -8,11 +8,20 @@
 
 namespace tokenbench::workload {
 
+/// A conversation of a multi-turn run: its user turns, sent in order, each with the history of
+/// the turns before it and the replies they actually got.
+struct Session {
+  std::vector<core::RequestSpec> turns;
+};
+
 /// The prompts of a run, split by phase so that warmup never sends the measured prompts (a
-/// prefix cache would otherwise flatter the measurement).
+/// prefix cache would otherwise flatter the measurement). A multi-turn run (--multi-turn) has
+/// sessions instead, and empty warmup and measure.
 struct Workload {
   std::vector<core::RequestSpec> warmup;
   std::vector<core::RequestSpec> measure;  ///< served cyclically when the run needs more
+  std::vector<Session> warmup_sessions;
+  std::vector<Session> sessions;  ///< served cyclically when the run needs more
 };
 
 /// The names --dataset takes.

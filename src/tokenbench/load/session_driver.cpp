@@ -1,0 +1,213 @@
+#include "tokenbench/load/session_driver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "tokenbench/core/approx_tokens.h"
+
+namespace tokenbench::load {
+namespace {
+
+// SplitMix64: a well-mixed 64-bit value of its input.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+[[noreturn]] void bad_think_time(const std::string& text, const std::string& why) {
+  throw std::invalid_argument("--think-time '" + text + "': " + why +
+                              "; use seconds (2), uniform:LO,HI or exponential:MEAN");
+}
+
+double seconds_value(const std::string& text, const std::string& part) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(part, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (part.empty() || used != part.size() || !std::isfinite(v) || v < 0 || v > 3600) {
+    bad_think_time(text, "'" + part + "' is not a number of seconds in [0, 3600]");
+  }
+  return v;
+}
+
+}  // namespace
+
+double ThinkTime::seconds(std::uint64_t seed, std::int64_t session, std::int32_t turn) const {
+  const std::uint64_t h =
+      mix(mix(seed ^ 0x7468696e6b74696dull) ^ mix(static_cast<std::uint64_t>(session)) ^
+          static_cast<std::uint64_t>(turn));
+  const double u = static_cast<double>(h >> 11) * 0x1.0p-53;  // [0, 1)
+  switch (kind) {
+    case Kind::kFixed:
+      return a;
+    case Kind::kUniform:
+      return a + (b - a) * u;
+    case Kind::kExponential:
+      return -a * std::log1p(-u);
+  }
+  return a;
+}
+
+ThinkTime parse_think_time(const std::string& text) {
+  ThinkTime t;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    t.a = seconds_value(text, text);
+    return t;
+  }
+  const std::string kind = text.substr(0, colon);
+  const std::string args = text.substr(colon + 1);
+  if (kind == "uniform") {
+    const auto comma = args.find(',');
+    if (comma == std::string::npos) bad_think_time(text, "uniform needs LO,HI");
+    t.kind = ThinkTime::Kind::kUniform;
+    t.a = seconds_value(text, args.substr(0, comma));
+    t.b = seconds_value(text, args.substr(comma + 1));
+    if (t.b < t.a) bad_think_time(text, "HI is below LO");
+    return t;
+  }
+  if (kind == "exponential" || kind == "exp") {
+    t.kind = ThinkTime::Kind::kExponential;
+    t.a = seconds_value(text, args);
+    return t;
+  }
+  bad_think_time(text, "'" + kind + "' is not a distribution");
+}
+
+SessionDriver::SessionDriver(const std::vector<workload::Session>& sessions,
+                             const ArrivalSchedule& schedule, core::Nanos phase_start,
+                             core::Nanos deadline, SessionOptions options)
+    : sessions_(sessions),
+      schedule_(schedule),
+      phase_start_(phase_start),
+      deadline_(deadline),
+      options_(std::move(options)),
+      adapter_(client::make_adapter(options_.api)) {
+  if (sessions_.empty()) throw std::invalid_argument("a multi-turn run needs sessions");
+}
+
+std::size_t SessionDriver::started() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return started_;
+}
+
+void SessionDriver::stop() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopped_ = true;
+}
+
+bool SessionDriver::take(core::Nanos now, Turn& turn, core::Nanos& next_due, bool& finished) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  next_due = core::kNever;
+  const bool past_deadline = deadline_ != core::kNever && now >= deadline_;
+  // A new session: due at its arrival, admitted while the session limit allows.
+  bool can_start = !stopped_ && !past_deadline && started_ < schedule_.size();
+  core::Nanos start_due = core::kNever;
+  if (can_start) {
+    start_due = phase_start_ + schedule_.offset(started_);
+    if (deadline_ != core::kNever && start_due >= deadline_) can_start = false;
+  }
+  const bool session_room = options_.max_sessions == 0 || active_.size() < options_.max_sessions;
+  // The earliest waiting turn of a session already under way (ties: the older session).
+  State* best = nullptr;
+  std::int64_t best_session = 0;
+  if (!stopped_ && !past_deadline) {
+    for (auto& [session, state] : active_) {
+      if (state->in_flight) continue;
+      if (best == nullptr || state->due < best->due) {
+        best = state.get();
+        best_session = session;
+      }
+    }
+  }
+  const bool start_now =
+      can_start && session_room && start_due <= now && (best == nullptr || start_due < best->due);
+  if (start_now) {
+    const auto session = static_cast<std::int64_t>(started_);
+    auto state = std::make_unique<State>();
+    state->source = &sessions_[started_ % sessions_.size()];
+    state->due = start_due;
+    ++started_;
+    build(session, *state, turn);
+    active_.emplace(session, std::move(state));
+    return true;
+  }
+  if (best != nullptr && best->due <= now) {
+    build(best_session, *best, turn);
+    return true;
+  }
+  if (best != nullptr) next_due = best->due;
+  if (can_start && session_room && (next_due == core::kNever || start_due < next_due)) {
+    next_due = start_due;
+  }
+  if (deadline_ != core::kNever && next_due != core::kNever && next_due >= deadline_) {
+    next_due = core::kNever;
+  }
+  // Nothing more will come once no session can start and none is under way.
+  finished = active_.empty() && !can_start;
+  if (stopped_ || past_deadline) finished = true;
+  return false;
+}
+
+void SessionDriver::build(std::int64_t session, State& state, Turn& turn) {
+  const core::RequestSpec& source = state.source->turns[static_cast<std::size_t>(state.next_turn)];
+  // The user's part of this turn: its messages, or one user message with the prompt.
+  std::string user;
+  if (!source.messages_json.empty()) {
+    const auto messages = nlohmann::json::parse(source.messages_json, nullptr, false);
+    if (messages.is_array()) {
+      for (const auto& m : messages) user += (user.empty() ? "" : ",") + m.dump();
+    }
+  }
+  if (user.empty()) {
+    user = nlohmann::json{{"role", "user"}, {"content", source.prompt}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  state.spec = source;
+  state.spec.messages_json = "[" + state.history + (state.history.empty() ? "" : ",") + user + "]";
+  if (state.next_turn > 0) {
+    // The prompt holds the whole history: the earlier turns' counts plus this one's, and the
+    // replies approximated; the server's usage replaces the figure when it sends one.
+    state.spec.input_tokens += state.history_tokens;
+    state.spec.input_source = core::TokenSource::kApproximate;
+  }
+  state.body = adapter_->build_body(state.spec, options_.body);
+  state.history += (state.history.empty() ? "" : ",") + user;
+  state.history_tokens += source.input_tokens;
+  state.in_flight = true;
+  turn.spec = &state.spec;
+  turn.body = &state.body;
+  turn.id = next_id_++;
+  turn.session = session;
+  turn.turn = state.next_turn;
+  turn.due = state.due;
+}
+
+void SessionDriver::done(const core::RequestRecord& record) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = active_.find(record.session);
+  if (it == active_.end()) return;
+  State& state = *it->second;
+  state.in_flight = false;
+  ++state.next_turn;
+  if (!record.ok() || stopped_ ||
+      static_cast<std::size_t>(state.next_turn) >= state.source->turns.size()) {
+    active_.erase(it);  // the conversation is over (or broke: a user does not go on after one)
+    return;
+  }
+  state.history +=
+      "," + nlohmann::json{{"role", "assistant"}, {"content", record.answer_text}}.dump(
+                -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  state.history_tokens += core::approx_token_count(record.answer_text);
+  const double think = options_.think.seconds(options_.seed, record.session, state.next_turn);
+  state.due = record.done + static_cast<core::Nanos>(think * 1e9);
+}
+
+}  // namespace tokenbench::load

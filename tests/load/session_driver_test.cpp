@@ -1,0 +1,139 @@
+#include "tokenbench/load/session_driver.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace tokenbench::load {
+namespace {
+
+std::vector<workload::Session> three_sessions(int turns) {
+  std::vector<workload::Session> sessions(3);
+  for (std::size_t s = 0; s < sessions.size(); ++s) {
+    for (int t = 0; t < turns; ++t) {
+      core::RequestSpec spec;
+      spec.prompt = "s" + std::to_string(s) + "t" + std::to_string(t);
+      spec.max_tokens = 4;
+      spec.input_tokens = 1;
+      sessions[s].turns.push_back(spec);
+    }
+  }
+  return sessions;
+}
+
+core::RequestRecord reply(const client::TurnSource::Turn& turn, core::Nanos done,
+                          const std::string& answer) {
+  core::RequestRecord r;
+  r.session = turn.session;
+  r.turn = turn.turn;
+  r.done = done;
+  r.answer_text = answer;
+  return r;
+}
+
+nlohmann::json messages_of(const client::TurnSource::Turn& turn) {
+  return nlohmann::json::parse(*turn.body)["messages"];
+}
+
+TEST(SessionDriver, EachTurnCarriesTheRepliesReceivedInOrder) {
+  const auto sessions = three_sessions(3);
+  const auto schedule = ArrivalSchedule::immediate(1);
+  SessionOptions options;
+  options.body.model = "m";
+  SessionDriver driver(sessions, schedule, 0, core::kNever, options);
+  client::TurnSource::Turn turn;
+  core::Nanos next = 0;
+  bool finished = false;
+  ASSERT_TRUE(driver.take(0, turn, next, finished));
+  EXPECT_EQ(turn.session, 0);
+  EXPECT_EQ(turn.turn, 0);
+  EXPECT_EQ(messages_of(turn), nlohmann::json::parse(R"([{"role":"user","content":"s0t0"}])"));
+  // One session, its turn in flight: nothing more until it ends.
+  EXPECT_FALSE(driver.take(0, turn, next, finished));
+  EXPECT_FALSE(finished);
+  EXPECT_EQ(next, core::kNever);
+
+  driver.done(reply(turn, 1000, "first answer"));
+  ASSERT_TRUE(driver.take(1000, turn, next, finished));
+  EXPECT_EQ(turn.turn, 1);
+  EXPECT_EQ(messages_of(turn), nlohmann::json::parse(R"([
+      {"role":"user","content":"s0t0"},{"role":"assistant","content":"first answer"},
+      {"role":"user","content":"s0t1"}])"));
+  EXPECT_EQ(turn.spec->input_source, core::TokenSource::kApproximate);
+  EXPECT_EQ(turn.spec->input_tokens, 1 + 1 + 2);  // both user turns, and the reply's 2 words
+
+  driver.done(reply(turn, 2000, "second"));
+  ASSERT_TRUE(driver.take(2000, turn, next, finished));
+  EXPECT_EQ(turn.turn, 2);
+  const auto m = messages_of(turn);
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[1]["content"], "first answer");
+  EXPECT_EQ(m[3]["content"], "second");
+  EXPECT_EQ(m[4]["content"], "s0t2");
+  driver.done(reply(turn, 3000, "third"));
+  EXPECT_FALSE(driver.take(3000, turn, next, finished));
+  EXPECT_TRUE(finished);
+}
+
+TEST(SessionDriver, ThinkTimeDelaysTheNextTurnAndIsRepeatable) {
+  const auto sessions = three_sessions(2);
+  const auto schedule = ArrivalSchedule::immediate(1);
+  SessionOptions options;
+  options.think = parse_think_time("uniform:1,2");
+  options.seed = 7;
+  SessionDriver driver(sessions, schedule, 0, core::kNever, options);
+  client::TurnSource::Turn turn;
+  core::Nanos next = 0;
+  bool finished = false;
+  ASSERT_TRUE(driver.take(0, turn, next, finished));
+  driver.done(reply(turn, 5'000'000'000, "a"));
+  const double think = options.think.seconds(7, 0, 1);
+  EXPECT_GE(think, 1.0);
+  EXPECT_LT(think, 2.0);
+  EXPECT_EQ(think, options.think.seconds(7, 0, 1));
+  EXPECT_NE(think, options.think.seconds(8, 0, 1));
+  const auto due = 5'000'000'000 + static_cast<core::Nanos>(think * 1e9);
+  EXPECT_FALSE(driver.take(5'000'000'000, turn, next, finished));
+  EXPECT_EQ(next, due);
+  ASSERT_TRUE(driver.take(due, turn, next, finished));
+  EXPECT_EQ(turn.turn, 1);
+  EXPECT_EQ(turn.due, due);
+}
+
+TEST(SessionDriver, SessionLimitAndFailedTurnEndsItsSession) {
+  const auto sessions = three_sessions(2);
+  const auto schedule = ArrivalSchedule::immediate(3);
+  SessionOptions options;
+  options.max_sessions = 2;
+  SessionDriver driver(sessions, schedule, 0, core::kNever, options);
+  client::TurnSource::Turn a, b, c;
+  core::Nanos next = 0;
+  bool finished = false;
+  ASSERT_TRUE(driver.take(0, a, next, finished));
+  ASSERT_TRUE(driver.take(0, b, next, finished));
+  EXPECT_FALSE(driver.take(0, c, next, finished));  // two sessions under way: the limit
+  EXPECT_EQ(driver.started(), 2u);
+  auto failed = reply(a, 10, "");
+  failed.error = core::ErrorClass::kHttp5xx;
+  driver.done(failed);  // session 0 ends at its failed first turn
+  ASSERT_TRUE(driver.take(10, c, next, finished));
+  EXPECT_EQ(c.session, 2);
+  EXPECT_EQ(c.turn, 0);
+  EXPECT_EQ(driver.started(), 3u);
+}
+
+TEST(SessionDriver, ThinkTimeSyntax) {
+  EXPECT_EQ(parse_think_time("2").a, 2.0);
+  EXPECT_EQ(parse_think_time("exponential:0.5").kind, ThinkTime::Kind::kExponential);
+  for (const char* bad : {"", "-1", "uniform:3,1", "uniform:1", "gamma:1", "x"}) {
+    EXPECT_THROW(parse_think_time(bad), std::invalid_argument) << bad;
+  }
+  // Exponential draws average their mean.
+  const ThinkTime t = parse_think_time("exponential:2");
+  double sum = 0;
+  for (int i = 0; i < 4000; ++i) sum += t.seconds(1, i, 1);
+  EXPECT_NEAR(sum / 4000, 2.0, 0.15);
+}
+
+}  // namespace
+}  // namespace tokenbench::load
