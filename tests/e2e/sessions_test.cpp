@@ -104,14 +104,14 @@ TEST(EndToEndSessions, SyntheticSessionsThinkAndStayWithinTheSessionLimit) {
 TEST(EndToEndSessions, BadSessionFlagsGetOneLine) {
   const std::string dir = make_temp_dir("sessions-bad");
   auto r = run_process(run_args("http://127.0.0.1:9", dir, {"--turns", "3"}));
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("add --multi-turn"), std::string::npos) << r.err;
   r = run_process(run_args("http://127.0.0.1:9", dir, {"--multi-turn", "--api", "openai"}));
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--multi-turn sends conversations"), std::string::npos) << r.err;
   r = run_process(run_args("http://127.0.0.1:9", dir,
                            {"--multi-turn", "--turns", "2", "--think-time", "soon"}));
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--think-time 'soon'"), std::string::npos) << r.err;
 }
 
