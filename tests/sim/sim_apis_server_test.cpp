@@ -331,6 +331,7 @@ TEST(SimApisTest, ResponsesStreamWithReasoning) {
 TEST(SimApisTest, ResponsesWholeReplyCompleted) {
   SimConfig c = fixed_config();
   c.eos.dist = EosDistribution::kUniform;
+  c.timing.itl_ms = 0;
   auto server = start_server(c);
   // min 1, max 1000: EOS draws stop well before the limit for this seed.
   const json whole = json::parse(
