@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim_image_data.h"
+#include "tokenbench/sim/http_fields.h"
 #include "tokenbench/sim/image_tokens.h"
 #include "tokenbench/sim/router.h"
 
@@ -205,6 +206,19 @@ TEST(SimRouterTest, ImagesAreCharged) {
   EXPECT_EQ(garbage.status, 400);
   EXPECT_EQ(json::parse(garbage.body)["error"]["message"],
             "Cannot read image 1: the image is neither a PNG nor a JPEG.");
+}
+
+TEST(SimHttpFieldsTest, CodingsAndRequestIds) {
+  namespace http = boost::beast::http;
+  http::request_header<> req;
+  req.insert(http::field::transfer_encoding, "Chunked ; q=1");
+  req.insert(http::field::content_encoding, "identity, gzip");
+  EXPECT_EQ(unsupported_coding(req, http::field::transfer_encoding, {"chunked", "identity"}), "");
+  EXPECT_EQ(unsupported_coding(req, http::field::content_encoding, {"identity"}), "gzip");
+  EXPECT_TRUE(usable_request_id("run-1.a:b_c"));
+  EXPECT_FALSE(usable_request_id(""));
+  EXPECT_FALSE(usable_request_id("a b"));
+  EXPECT_FALSE(usable_request_id(std::string(129, 'a')));
 }
 
 }  // namespace

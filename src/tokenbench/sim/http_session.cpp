@@ -27,6 +27,7 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/sim/exchange.h"
 #include "tokenbench/sim/generation_plan.h"
+#include "tokenbench/sim/http_fields.h"
 #include "tokenbench/sim/openai_render.h"
 #include "tokenbench/sim/reply_renderer.h"
 #include "tokenbench/sim/router.h"
@@ -68,36 +69,6 @@ Clock::duration seconds_to_duration(double s) {
 
 void release_if_large(std::string& s) {
   if (s.capacity() > kKeepCapacity) std::string().swap(s);
-}
-
-// The first coding named in the request's `field` (a comma-separated list, possibly over several
-// header lines) that is not one of `allowed`; empty when every coding is allowed.
-std::string unsupported_coding(const http::request_header<>& req, http::field field,
-                               std::initializer_list<std::string_view> allowed) {
-  const auto [first, last] = req.equal_range(field);
-  for (auto f = first; f != last; ++f) {
-    const std::string_view value(f->value().data(), f->value().size());
-    std::size_t pos = 0;
-    while (pos <= value.size()) {
-      std::size_t end = value.find(',', pos);
-      if (end == std::string_view::npos) end = value.size();
-      std::string_view coding = value.substr(pos, end - pos);
-      coding = coding.substr(0, coding.find(';'));  // drop parameters
-      while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) {
-        coding.remove_prefix(1);
-      }
-      while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) {
-        coding.remove_suffix(1);
-      }
-      const bool ok = coding.empty() || std::any_of(allowed.begin(), allowed.end(), [&](auto a) {
-                        return beast::iequals(beast::string_view(coding.data(), coding.size()),
-                                              beast::string_view(a.data(), a.size()));
-                      });
-      if (!ok) return std::string(coding);
-      pos = end + 1;
-    }
-  }
-  return {};
 }
 
 class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpSession> {
@@ -257,12 +228,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     client_id_.clear();
     echo_header_.clear();
     const std::string_view id(value.data(), value.size());
-    if (id.empty() || id.size() > 128) return;
-    for (const char c : id) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '.' || c == ':' || c == '_' || c == '-';
-      if (!ok) return;
-    }
+    if (!usable_request_id(id)) return;
     client_id_.assign(id);
     echo_header_ = "X-Request-Id: " + client_id_ + "\r\n";
   }
