@@ -187,7 +187,8 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--api-key", c.api_key,
-                  "Require 'Authorization: Bearer KEY' on /v1/* (empty: no key needed)");
+                  "Require 'Authorization: Bearer KEY' or 'x-api-key: KEY' on /v1/* (empty: no "
+                  "key needed)");
   cmd->add_option("--idle-timeout-s", c.idle_timeout_s,
                   "Close a connection that sends no complete request within this many seconds "
                   "(of its accept or of its previous response; real seconds); 0: never")
@@ -225,6 +226,14 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--llama-timings", c.llama_timings,
                 "Add llama.cpp's per-reply `timings` object (prompt_ms: receipt to first token; "
                 "predicted_ms: first to last token)");
+  cmd->add_option("--reasoning-tokens", c.reasoning_tokens,
+                  "The first N tokens of each reply are reasoning: chat reasoning_content, "
+                  "Responses reasoning items, Messages thinking blocks (when thinking is enabled)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->capture_default_str();
+  cmd->add_option("--embedding-dim", c.embedding_dim, "Floats per /v1/embeddings vector")
+      ->check(CLI::Range(1, 65536))
+      ->capture_default_str();
   cmd->add_option("--eos-dist", options->eos,
                   "EOS length of requests without ignore_eos: uniform, exponential:MEAN, "
                   "normal:MEAN:STDDEV or none")

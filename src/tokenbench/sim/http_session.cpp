@@ -25,11 +25,13 @@
 #include <variant>
 
 #include "tokenbench/core/clock.h"
+#include "tokenbench/sim/exchange.h"
 #include "tokenbench/sim/generation_plan.h"
+#include "tokenbench/sim/http_fields.h"
 #include "tokenbench/sim/openai_render.h"
-#include "tokenbench/sim/openai_request.h"
-#include "tokenbench/sim/sim_metrics.h"
-#include "tokenbench/sim/token_timeline.h"
+#include "tokenbench/sim/reply_renderer.h"
+#include "tokenbench/sim/router.h"
+#include "tokenbench/sim/token_feed.h"
 
 namespace tokenbench::sim {
 namespace {
@@ -65,48 +67,18 @@ Clock::duration seconds_to_duration(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
-double seconds_between(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
 void release_if_large(std::string& s) {
   if (s.capacity() > kKeepCapacity) std::string().swap(s);
-}
-
-// The first coding named in the request's `field` (a comma-separated list, possibly over several
-// header lines) that is not one of `allowed`; empty when every coding is allowed.
-std::string unsupported_coding(const http::request_header<>& req, http::field field,
-                               std::initializer_list<std::string_view> allowed) {
-  const auto [first, last] = req.equal_range(field);
-  for (auto f = first; f != last; ++f) {
-    const std::string_view value(f->value().data(), f->value().size());
-    std::size_t pos = 0;
-    while (pos <= value.size()) {
-      std::size_t end = value.find(',', pos);
-      if (end == std::string_view::npos) end = value.size();
-      std::string_view coding = value.substr(pos, end - pos);
-      coding = coding.substr(0, coding.find(';'));  // drop parameters
-      while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) {
-        coding.remove_prefix(1);
-      }
-      while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) {
-        coding.remove_suffix(1);
-      }
-      const bool ok = coding.empty() || std::any_of(allowed.begin(), allowed.end(), [&](auto a) {
-                        return beast::iequals(beast::string_view(coding.data(), coding.size()),
-                                              beast::string_view(a.data(), a.size()));
-                      });
-      if (!ok) return std::string(coding);
-      pos = end + 1;
-    }
-  }
-  return {};
 }
 
 class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, ServerContext& context, std::size_t loop)
-      : socket_(std::move(socket)), ctx_(context), loop_(loop), timer_(socket_.get_executor()) {
+      : socket_(std::move(socket)),
+        ctx_(context),
+        loop_(loop),
+        timer_(socket_.get_executor()),
+        feed_(make_token_feed(context)) {
     error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
   }
@@ -204,10 +176,15 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   // Answers an error before the request has been read in full, then closes the connection
   // (after discarding, for a while, what the client still sends).
   void refuse_unread(int status, std::string_view type, std::string_view message) {
+    ApiKind api = ApiKind::kChat;
+    if (parser_) {
+      const auto target = parser_->get().target();
+      api = error_api_of(std::string_view(target.data(), target.size()));
+    }
     parser_.reset();  // drops a partial body
     keep_alive_ = false;
     linger_ = true;
-    reply_error(status, type, message);
+    reply_json(status, api_error_body(api, status, type, message));
   }
 
   void on_request() {
@@ -217,68 +194,31 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     const auto req = parser_->release();
     parser_.reset();
     keep_alive_ = req.keep_alive();
-    std::string_view target(req.target().data(), req.target().size());
-    if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
-    const auto method = req.method();
-
-    if (target == "/health") {
-      if (method != http::verb::get) return method_not_allowed();
-      return reply_json(200, R"({"status":"ok"})");
-    }
-    if (target == "/version") {  // like vLLM's, open without the API key
-      if (method != http::verb::get) return method_not_allowed();
-      return reply_json(200, version_body());
-    }
-    if (target == "/metrics") {  // like vLLM's, open without the API key
-      if (method != http::verb::get) return method_not_allowed();
-      out_.clear();
-      append_response(out_, 200, kPrometheusType, ctx_.metrics.render(), keep_alive_,
-                      ctx_.response_headers);
-      return write_out();
-    }
-    const bool models = target == "/v1/models";
-    const bool chat = target == "/v1/chat/completions";
-    const bool completions = target == "/v1/completions";
-    if (!models && !chat && !completions) {
-      return reply_error(404, "invalid_request_error",
-                         "The path `" + std::string(target) + "` does not exist.");
-    }
-    if (!ctx_.expected_auth.empty()) {
-      const auto auth = req[http::field::authorization];
-      if (std::string_view(auth.data(), auth.size()) != ctx_.expected_auth) {
-        return reply_error(401, "invalid_request_error",
-                           "Invalid or missing API key (expected 'Authorization: Bearer KEY').");
+    const auto view = [](beast::string_view v) { return std::string_view(v.data(), v.size()); };
+    const HttpRequestView request{.method = view(req.method_string()),
+                                  .target = view(req.target()),
+                                  .authorization = view(req[http::field::authorization]),
+                                  .x_api_key = view(req["x-api-key"]),
+                                  .body = req.body()};
+    auto routed = route_request(request, ctx_.router);
+    if (auto* err = std::get_if<ErrorReply>(&routed)) return reply_json(err->status, err->body);
+    if (const auto* info = std::get_if<InfoEndpoint>(&routed)) {
+      switch (*info) {
+        case InfoEndpoint::kHealth:
+          return reply_json(200, R"({"status":"ok"})");
+        case InfoEndpoint::kVersion:
+          return reply_json(200, version_body());
+        case InfoEndpoint::kModels:
+          return reply_json(200, ctx_.models_reply);
+        case InfoEndpoint::kMetrics:
+          out_.clear();
+          append_response(out_, 200, kPrometheusType, ctx_.metrics.render(), keep_alive_,
+                          ctx_.response_headers);
+          return write_out();
       }
     }
-    if (models) {
-      if (method != http::verb::get) return method_not_allowed();
-      return reply_json(200, ctx_.models_reply);
-    }
-    if (method != http::verb::post) return method_not_allowed();
-    const EngineParams& engine = ctx_.config.engine;
-    const bool hashed = ctx_.engine && engine.enable_prefix_caching;
-    auto parsed = parse_completion_request(
-        chat ? ApiKind::kChat : ApiKind::kCompletions, req.body(), ctx_.config.model,
-        ctx_.config.default_max_tokens, hashed ? engine.block_size : 0);
-    if (auto* err = std::get_if<RequestError>(&parsed)) {
-      return reply_error(err->status, err->type, err->message);
-    }
-    auto& request = std::get<CompletionRequest>(parsed);
-    // The whole sequence must fit (vLLM's max_model_len check); with the engine model, in the
-    // whole blocks of its KV cache, or the request could never be readmitted after preemption.
-    std::int64_t limit = ctx_.config.max_model_len;
-    if (ctx_.engine) limit = std::min(limit, engine.total_blocks() * engine.block_size);
-    const std::int64_t prompt = std::max<std::int64_t>(1, request.prompt_tokens);
-    if (prompt > limit || request.max_tokens > limit - prompt) {  // no overflow for huge max_tokens
-      return reply_error(
-          400, "invalid_request_error",
-          fmt::format("This model's maximum context length is {} tokens. However, you requested "
-                      "more ({} in the messages, {} in the completion). Please reduce the length "
-                      "of the messages or completion.",
-                      limit, request.prompt_tokens, request.max_tokens));
-    }
     echo_request_id(req["X-Request-Id"]);
-    start_completion(std::move(request));
+    start_completion(std::move(std::get<CompletionRequest>(routed)));
   }
 
   // A client's X-Request-Id is echoed in the reply's headers and names the completion
@@ -288,25 +228,17 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     client_id_.clear();
     echo_header_.clear();
     const std::string_view id(value.data(), value.size());
-    if (id.empty() || id.size() > 128) return;
-    for (const char c : id) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '.' || c == ':' || c == '_' || c == '-';
-      if (!ok) return;
-    }
+    if (!usable_request_id(id)) return;
     client_id_.assign(id);
     echo_header_ = "X-Request-Id: " + client_id_ + "\r\n";
   }
 
-  void method_not_allowed() {
-    reply_error(405, "invalid_request_error", "This method is not allowed on this path.");
-  }
-
   // ---- Whole replies (errors, models, health, non-streaming completions) ----
 
+  // An error in the shape of the API of the request in progress.
   void reply_error(int status, std::string_view type, std::string_view message,
                    std::string_view extra_headers = {}) {
-    reply_json(status, error_body(status, type, message), extra_headers);
+    reply_json(status, api_error_body(ex_.request.api, status, type, message), extra_headers);
   }
 
   void reply_json(int status, std::string_view body, std::string_view extra_headers = {}) {
@@ -356,8 +288,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   }
 
   void close() {
-    cancel_engine();
-    if (fixed_running_) finish_fixed_metrics(/*aborted=*/true, fixed_tokens_due(Clock::now()));
+    feed_->abandon(ex_.next_token, Clock::now());
     in_completion_ = false;
     error_code ignored;
     timer_.cancel();
@@ -365,15 +296,17 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     socket_.close(ignored);
   }
 
-  // ---- Completions ----
+  // ---- Generation requests ----
 
   void start_completion(CompletionRequest&& request) {
-    request_ = std::move(request);
-    arrival_ = ctx_.next_arrival.fetch_add(1, std::memory_order_relaxed);
+    Exchange& ex = ex_;
+    ex.request = std::move(request);
+    ex.arrival = ctx_.next_arrival.fetch_add(1, std::memory_order_relaxed);
     ++serial_;
     in_completion_ = true;
-    fault_ = ctx_.faults.decide(arrival_);
-    switch (fault_.kind) {
+    ctx_.metrics.count_request(ex.request.api, ex.request.images, ex.request.image_tokens);
+    ex.fault = ctx_.faults.decide(ex.arrival);
+    switch (ex.fault.kind) {
       case FaultKind::kHttp429:
         return reply_error(429, "rate_limit_error",
                            "Rate limit exceeded (simulated http_429 fault).", kRetryAfter);
@@ -385,83 +318,91 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       default:
         break;
     }
-    plan_ = plan_generation(request_, ctx_.config.seed, arrival_, ctx_.config.eos);
-    fault_at_ = plan_.output_tokens / 2;
-    fault_done_ = false;
-    id_.clear();
+    ex.plan = plan_generation(ex.request, ctx_.config.seed, ex.arrival, ctx_.config.eos);
+    ex.fault_at = ex.plan.output_tokens / 2;
+    ex.fault_done = false;
+    ex.id.clear();
     if (client_id_.empty()) {
-      append_response_id(id_, request_.api, ctx_.config.seed, arrival_);
+      append_response_id(ex.id, ex.request.api, ctx_.config.seed, ex.arrival);
     } else {
-      id_ = (request_.api == ApiKind::kChat ? "chatcmpl-" : "cmpl-") + client_id_;
+      ex.id = std::string(response_id_prefix(ex.request.api)) + client_id_;
     }
-    identity_ = {request_.api, id_, static_cast<std::int64_t>(std::time(nullptr)), ctx_.model_json};
-    start_ = received_;
-    if (fault_.kind == FaultKind::kSlowFirstByte) start_ += seconds_to_duration(fault_.seconds);
-    available_ = 0;
-    next_token_ = 0;
-    stall_until_ = {};
+    ex.identity = {ex.request.api, ex.id, static_cast<std::int64_t>(std::time(nullptr)),
+                   ctx_.model_json};
+    ex.shape = ReplyShape{
+        .seed = ctx_.config.seed,
+        .arrival = ex.arrival,
+        .prompt_tokens = ex.request.prompt_tokens,
+        .output_tokens = ex.plan.output_tokens,
+        .reasoning_tokens = ex.request.reasoning
+                                ? std::min(ctx_.config.reasoning_tokens, ex.plan.output_tokens)
+                                : 0,
+        .finish = ex.plan.finish,
+        .include_usage = ex.request.include_usage,
+        .tool_name = ex.request.tool_name,
+        .input_hashes = ex.request.input_hashes,
+        .embedding_dim = ctx_.config.embedding_dim,
+    };
+    renderer_ = &renderer_for(ex.request.api);
+    renderer_->reset(ex.identity, ex.shape);
+    ex.received = received_;
+    ex.start = received_;
+    if (ex.fault.kind == FaultKind::kSlowFirstByte)
+      ex.start += seconds_to_duration(ex.fault.seconds);
+    ex.next_token = 0;
+    ex.ended = false;
+    ex.cut = false;
     watch_disconnect();
 
     if (!ctx_.engine) {
-      timeline_.emplace(ctx_.config.timing, ctx_.config.seed, arrival_, start_);
-      start_fixed_metrics();
-      if (!request_.stream) return schedule_whole_reply();
+      start_feed();
+      if (!ex.request.stream) {
+        return arm_timer(*feed_->whole_due(), [](HttpSession& s) { s.on_whole_generated(); });
+      }
     }
-    if (start_ > Clock::now()) {
-      arm_timer(start_, [](HttpSession& s) { s.begin(); });
+    if (ex.start > Clock::now()) {
+      arm_timer(ex.start, [](HttpSession& s) { s.begin(); });
       return;
     }
     begin();
   }
 
+  void start_feed() {
+    FeedRequest f;
+    f.arrival = ex_.arrival;
+    f.prompt_tokens = ex_.request.prompt_tokens;
+    f.plan = ex_.plan;
+    f.block_hashes = std::move(ex_.request.block_hashes);
+    f.stream = ex_.request.stream;
+    f.abort_on_finish = ex_.fault_aborts();
+    f.received = ex_.received;
+    f.start = ex_.start;
+    if (ctx_.engine) f.sink = shared_from_this();
+    f.loop = loop_;
+    feed_->start(std::move(f));
+  }
+
+  ReplyRenderer& renderer_for(ApiKind api) {
+    auto& slot = renderers_[static_cast<std::size_t>(api)];
+    if (!slot) slot = make_reply_renderer(api);
+    return *slot;
+  }
+
   // The request starts for real (after a slow_first_byte pause): a stream sends its head, and in
   // engine mode the request enters the engine.
   void begin() {
-    if (ctx_.engine) submit_to_engine();
-    if (request_.stream) begin_stream();
-  }
-
-  void submit_to_engine() {
-    EngineSubmission s;
-    s.id = arrival_;
-    s.prompt_tokens = request_.prompt_tokens;
-    s.output_tokens = plan_.output_tokens;
-    s.finish = plan_.finish;
-    s.block_hashes = std::move(request_.block_hashes);
-    s.received = start_;
-    s.sink = shared_from_this();
-    s.loop = loop_;
-    s.abort_on_finish = fault_aborts();
-    engine_active_ = true;
-    ctx_.engine->submit(std::move(s));
-  }
-
-  void cancel_engine() {
-    if (!engine_active_) return;
-    engine_active_ = false;
-    ctx_.engine->cancel(arrival_);
+    if (ctx_.engine) start_feed();
+    if (ex_.request.stream) begin_stream();
   }
 
   // Tokens from the engine thread, delivered on this session's loop.
   void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished) override {
-    if (id != arrival_ || !engine_active_) return;  // a request this session gave up
-    if (!request_.stream) {
-      const auto now = Clock::now();
-      if (available_ == 0) first_out_ = now;
-      last_out_ = now;
+    if (!feed_->deliver(id, tokens, finished, Clock::now())) return;
+    if (!ex_.request.stream) {
+      if (finished) on_whole_generated();
+      return;
     }
-    available_ += tokens;
-    if (finished) engine_active_ = false;
-    if (!request_.stream) {
-      if (!finished) return;
-      if (fault_.kind == FaultKind::kStall) {
-        arm_timer(Clock::now() + seconds_to_duration(fault_.seconds),
-                  [](HttpSession& s) { s.send_whole_reply(); });
-        return;
-      }
-      return send_whole_reply();
-    }
-    if (!writing_ && !timer_armed_ && !ended_) pump();
+    if (!writing_ && !timer_armed_ && !ex_.ended) pump();
   }
 
   // A client that goes away mid-request frees its engine resources at once, not at the next
@@ -509,104 +450,29 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     });
   }
 
-  // ---- Metrics of fixed-delay mode (the engine records its own) ----
-  // As the engine's: token counters count the tokens generated (due) by the time the request
-  // ends, aborted or not; latency observations wait in fixed_delta_ and are merged only when the
-  // request finishes successfully (its last token is due without a fault that aborts it).
-
-  void start_fixed_metrics() {
-    if (!fixed_delta_) fixed_delta_ = std::make_unique<MetricsDelta>();
-    fixed_delta_->clear();
-    fixed_running_ = true;
-    ctx_.metrics.add_running(1);
-  }
-
-  // Token `index` of a fixed-delay reply is due at `due`.
-  void note_fixed_token(std::int64_t index, Clock::time_point due) {
-    MetricsDelta& d = *fixed_delta_;
-    if (index == 0) {
-      d.ttft.observe(seconds_between(received_, due));
-      first_due_ = due;
-    } else {
-      d.itl.observe(seconds_between(last_due_, due));
-    }
-    last_due_ = due;
-  }
-
-  // The tokens of the fixed-delay request in progress generated by `now`: a stream's are those
-  // rendered; a whole reply's, those due (its timeline replayed).
-  std::int64_t fixed_tokens_due(Clock::time_point now) const {
-    if (request_.stream) return next_token_;
-    TokenTimeline replay(ctx_.config.timing, ctx_.config.seed, arrival_, start_);
-    std::int64_t n = 0;
-    while (n < plan_.output_tokens && replay.next() <= now) ++n;
-    return n;
-  }
-
-  void finish_fixed_metrics(bool aborted, std::int64_t generated) {
-    fixed_running_ = false;
-    MetricsDelta& d = *fixed_delta_;
-    d.generation_tokens = generated;
-    if (generated > 0) d.prompt_tokens = request_.prompt_tokens;  // once its first token is out
-    if (aborted) {
-      d.ttft.clear();
-      d.itl.clear();
-      ++d.success_abort;
-    } else {
-      const double e2e = seconds_between(received_, last_due_);
-      const double ttft = seconds_between(received_, first_due_);
-      d.e2e.observe(e2e);
-      d.queue.observe(0.0);
-      d.prefill.observe(ttft);
-      d.decode.observe(e2e - ttft);
-      d.inference.observe(e2e);
-      ++(plan_.finish == FinishReason::kStop ? d.success_stop : d.success_length);
-    }
-    ctx_.metrics.merge(d);
-    ctx_.metrics.add_running(-1);
-  }
-
-  // The request's llama.cpp-style timings: receipt to first token, first to last token (the
-  // tokens' due times with fixed delays, their release by the engine otherwise).
-  LlamaTimings llama_timings() const {
-    const auto first = ctx_.engine ? first_out_ : first_due_;
-    const auto last = ctx_.engine ? last_out_ : last_due_;
-    LlamaTimings t;
-    t.prompt_n = request_.prompt_tokens;
-    t.predicted_n = plan_.output_tokens;
-    if (plan_.output_tokens > 0) {
-      t.prompt_ms = std::max(0.0, seconds_between(received_, first) * 1e3);
-      t.predicted_ms = std::max(0.0, seconds_between(first, last) * 1e3);
-    }
-    return t;
-  }
-
-  // The fault turns the request into an abort whatever happens (a cut or an error reply).
-  bool fault_aborts() const {
-    return fault_.kind == FaultKind::kStreamCut || fault_.kind == FaultKind::kErrorEvent;
-  }
-
-  // Non-streaming, fixed delays: the request finishes when its last token is due, and the reply
-  // leaves then (or a stall later).
-  void schedule_whole_reply() {
-    for (std::int64_t i = 0; i < plan_.output_tokens; ++i) note_fixed_token(i, timeline_->next());
-    arm_timer(last_due_, [](HttpSession& s) { s.on_fixed_reply_generated(); });
-  }
-
-  void on_fixed_reply_generated() {
-    finish_fixed_metrics(fault_aborts(), plan_.output_tokens);
-    if (fault_.kind == FaultKind::kStall) {
-      arm_timer(last_due_ + seconds_to_duration(fault_.seconds),
+  // A whole (non-streamed) reply's last token is generated: the request ends, and the reply
+  // leaves now (or a stall later).
+  void on_whole_generated() {
+    ex_.generated = ctx_.engine ? Clock::now() : *feed_->whole_due();
+    feed_->end(ex_.fault_aborts(), ex_.plan.output_tokens);
+    if (ex_.fault.kind == FaultKind::kStall) {
+      arm_timer(ex_.generated + seconds_to_duration(ex_.fault.seconds),
                 [](HttpSession& s) { s.send_whole_reply(); });
       return;
     }
     send_whole_reply();
   }
 
+  const LlamaTimings* timings_for_reply() {
+    if (!ctx_.config.llama_timings) return nullptr;
+    timings_ = feed_->timings();
+    return &timings_;
+  }
+
   void send_whole_reply() {
     body_.clear();
     out_.clear();
-    switch (fault_.kind) {
+    switch (ex_.fault.kind) {
       case FaultKind::kErrorEvent:
         return reply_error(500, "server_error",
                            "Internal server error (simulated error_event fault).");
@@ -617,11 +483,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       default:
         break;
     }
-    const LlamaTimings timings = llama_timings();
-    append_completion_body(body_, identity_, ctx_.config.seed, arrival_, plan_,
-                           request_.prompt_tokens, ctx_.config.llama_timings ? &timings : nullptr);
+    renderer_->append_whole(body_, timings_for_reply());
     append_json_response(out_, 200, body_, keep_alive_, ctx_.response_headers, echo_header_);
-    if (fault_.kind == FaultKind::kStreamCut) return write_out(out_.size() - body_.size() / 2);
+    if (ex_.fault.kind == FaultKind::kStreamCut) return write_out(out_.size() - body_.size() / 2);
     write_out();
   }
 
@@ -629,90 +493,58 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     head_.clear();
     body_.clear();
     append_stream_head(head_, keep_alive_, ctx_.response_headers, echo_header_);
-    renderer_.reset(identity_);
-    if (request_.api == ApiKind::kChat) renderer_.append_role(body_);
-    next_token_ = 0;
-    ended_ = false;
-    cut_ = false;
-    if (!ctx_.engine) next_due_ = timeline_->next();
+    renderer_->append_start(body_);
     pump();
-  }
-
-  bool token_ready(Clock::time_point now) const {
-    if (ctx_.engine) return next_token_ < available_ && now >= stall_until_;
-    return next_due_ <= now;
   }
 
   // Renders every event that is due now (up to kMaxBatchBytes) and writes them in one go, or
   // waits for the next token's emit time.
   void pump() {
+    Exchange& ex = ex_;
     const auto now = Clock::now();
-    while (!ended_ && body_.size() < kMaxBatchBytes) {
-      if (!fault_done_ && next_token_ == fault_at_) {
+    while (!ex.ended && body_.size() < kMaxBatchBytes) {
+      if (!ex.fault_done && ex.next_token == ex.fault_at) {
         apply_stream_fault();
         continue;
       }
-      if (next_token_ == plan_.output_tokens) {
-        // llama.cpp's timings go in the last JSON event: the usage event, else the finish event.
-        const LlamaTimings timings = llama_timings();
-        const LlamaTimings* with = ctx_.config.llama_timings ? &timings : nullptr;
-        renderer_.append_finish(body_, plan_.finish, request_.include_usage ? nullptr : with);
-        if (request_.include_usage) {
-          renderer_.append_usage(body_, request_.prompt_tokens, plan_.output_tokens, with);
-        }
-        EventRenderer::append_done(body_);
-        ended_ = true;
-        if (fixed_running_) finish_fixed_metrics(/*aborted=*/false, plan_.output_tokens);
+      if (ex.next_token == ex.plan.output_tokens) {
+        renderer_->append_end(body_, timings_for_reply());
+        ex.ended = true;
+        feed_->end(/*aborted=*/false, ex.plan.output_tokens);
         break;
       }
-      if (!token_ready(now)) break;
-      if (ctx_.engine) {
-        if (next_token_ == 0) first_out_ = now;
-        last_out_ = now;
-      }
-      renderer_.append_token(body_, token_text(ctx_.config.seed, arrival_, next_token_));
-      if (!ctx_.engine) note_fixed_token(next_token_, next_due_);
-      if (++next_token_ < plan_.output_tokens && !ctx_.engine) next_due_ = timeline_->next();
+      if (!feed_->ready(ex.next_token, now)) break;
+      renderer_->append_token(body_, ex.next_token,
+                              token_text(ctx_.config.seed, ex.arrival, ex.next_token));
+      feed_->emitted(ex.next_token, now);
+      ++ex.next_token;
     }
-    if (!head_.empty() || !body_.empty() || ended_) return write_stream();
+    if (!head_.empty() || !body_.empty() || ex.ended) return write_stream();
     // Wait for the next token: its due time (fixed delays), the end of a stall, or the engine.
-    if (!ctx_.engine) {
-      arm_timer(next_due_, [](HttpSession& s) { s.pump(); });
-    } else if (stall_until_ > now) {
-      arm_timer(stall_until_, [](HttpSession& s) { s.pump(); });
-    }
+    if (const auto wake = feed_->wake_at(now)) arm_timer(*wake, [](HttpSession& s) { s.pump(); });
   }
 
-  // Applies the mid-stream fault due before token fault_at_; may end the stream.
+  // Applies the mid-stream fault due before token fault_at; may end the stream.
   void apply_stream_fault() {
-    fault_done_ = true;
-    switch (fault_.kind) {
+    Exchange& ex = ex_;
+    ex.fault_done = true;
+    switch (ex.fault.kind) {
       case FaultKind::kStreamCut:
-        ended_ = true;
-        cut_ = true;
-        cancel_engine();
+        ex.ended = true;
+        ex.cut = true;
+        feed_->abandon(ex.next_token, Clock::now());
         return;
       case FaultKind::kMalformed:
-        EventRenderer::append_malformed(body_);
+        renderer_->append_malformed(body_);
         return;
       case FaultKind::kErrorEvent:
-        EventRenderer::append_error_event(body_);
-        EventRenderer::append_done(body_);
-        ended_ = true;
-        cancel_engine();
-        if (fixed_running_) finish_fixed_metrics(/*aborted=*/true, next_token_);
+        renderer_->append_error(body_);
+        ex.ended = true;
+        feed_->end(/*aborted=*/true, ex.next_token);
         return;
-      case FaultKind::kStall: {
-        const auto pause = seconds_to_duration(fault_.seconds);
-        if (ctx_.engine) {
-          // The engine goes on generating; what it makes meanwhile leaves in one burst.
-          stall_until_ = Clock::now() + pause;
-          return;
-        }
-        timeline_->delay(pause);
-        if (next_token_ < plan_.output_tokens) next_due_ += pause;
+      case FaultKind::kStall:
+        feed_->stall(seconds_to_duration(ex.fault.seconds), ex.next_token, Clock::now());
         return;
-      }
       default:
         return;
     }
@@ -730,7 +562,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       buffers[n++] = asio::buffer(body_);
       buffers[n++] = asio::buffer(kCrlf.data(), kCrlf.size());
     }
-    if (ended_ && !cut_) buffers[n++] = asio::buffer(kLastChunk.data(), kLastChunk.size());
+    if (ex_.ended && !ex_.cut) buffers[n++] = asio::buffer(kLastChunk.data(), kLastChunk.size());
     if (n == 0) return close();  // a cut with nothing pending
     writing_ = true;
     asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, std::size_t) {
@@ -743,8 +575,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     if (ec) return close();
     head_.clear();
     body_.clear();
-    if (!ended_) return pump();
-    if (cut_) return close();
+    if (!ex_.ended) return pump();
+    if (ex_.cut) return close();
     response_done();
   }
 
@@ -761,47 +593,25 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
   // The response in progress. Strings keep their capacity from one response to the next, up to
   // kKeepCapacity.
-  std::string out_;   ///< a whole reply with Content-Length
-  std::string head_;  ///< stream head not yet written
-  std::string body_;  ///< SSE bytes not yet written
-  std::string id_;
+  std::string out_;          ///< a whole reply with Content-Length
+  std::string head_;         ///< stream head not yet written
+  std::string body_;         ///< SSE bytes not yet written
   std::string client_id_;    ///< the request's X-Request-Id, when usable; else empty
   std::string echo_header_;  ///< "X-Request-Id: <client_id_>\r\n", or empty
   std::array<char, 24> size_line_{};
   std::size_t size_line_len_ = 0;
-  EventRenderer renderer_;
-  ResponseIdentity identity_;
-  CompletionRequest request_;
-  GenerationPlan plan_;
-  FaultDecision fault_;
-  std::uint64_t arrival_ = 0;
-  std::optional<TokenTimeline> timeline_;
-  std::int64_t next_token_ = 0;
-  std::int64_t fault_at_ = 0;
-  Clock::time_point next_due_;
-  Clock::time_point start_;  ///< receipt, plus the slow_first_byte pause
-  bool fault_done_ = false;
-  bool ended_ = false;
-  bool cut_ = false;
   bool writing_ = false;
   bool timer_armed_ = false;
   std::uint64_t timer_generation_ = 0;
   bool in_completion_ = false;
   std::uint64_t serial_ = 0;  ///< counts completions, so that stale disconnect watches are ignored
 
-  // Engine mode.
-  bool engine_active_ = false;  ///< the request is in the engine
-  std::int64_t available_ = 0;  ///< tokens the engine has generated for it
-  Clock::time_point stall_until_;
-
-  // Fixed-delay mode metrics of the request in progress.
-  std::unique_ptr<MetricsDelta> fixed_delta_;
-  bool fixed_running_ = false;
-  Clock::time_point first_due_;
-  Clock::time_point last_due_;
-  // Engine mode: when the request's first and last tokens left (stream) or were generated.
-  Clock::time_point first_out_;
-  Clock::time_point last_out_;
+  Exchange ex_;                      ///< the generation request in progress
+  std::unique_ptr<TokenFeed> feed_;  ///< its tokens: fixed delays or the engine
+  /// One renderer per API, made when first needed; renderer_ is the one in use.
+  std::array<std::unique_ptr<ReplyRenderer>, kApiKinds> renderers_;
+  ReplyRenderer* renderer_ = nullptr;
+  LlamaTimings timings_;
 };
 
 }  // namespace

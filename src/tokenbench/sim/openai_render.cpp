@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "tokenbench/core/version.h"
+#include "tokenbench/sim/reply_renderer.h"
 #include "tokenbench/sim/sim_rng.h"
 
 namespace tokenbench::sim {
@@ -38,10 +39,26 @@ std::string_view reason_phrase(int status) {
 constexpr std::string_view kChatTokenSuffix = "\"},\"finish_reason\":null}]}\n\n";
 constexpr std::string_view kTextTokenSuffix = "\",\"logprobs\":null,\"finish_reason\":null}]}\n\n";
 
-void append_usage_object(std::string& out, std::int64_t prompt, std::int64_t completion) {
+constexpr std::string_view kChatReasoningPrefix =
+    "{\"index\":0,\"delta\":{\"reasoning_content\":\"";
+constexpr std::string_view kToolArgumentsPrefix =
+    "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"";
+constexpr std::string_view kToolArgumentsSuffix = "\"}}]},\"finish_reason\":null}]}\n\n";
+
+void append_usage_object(std::string& out, std::int64_t prompt, std::int64_t completion,
+                         std::int64_t reasoning = 0) {
   fmt::format_to(std::back_inserter(out),
-                 "\"usage\":{{\"prompt_tokens\":{},\"completion_tokens\":{},\"total_tokens\":{}}}",
+                 "\"usage\":{{\"prompt_tokens\":{},\"completion_tokens\":{},\"total_tokens\":{}",
                  prompt, completion, prompt + completion);
+  if (reasoning > 0) {
+    fmt::format_to(std::back_inserter(out),
+                   ",\"completion_tokens_details\":{{\"reasoning_tokens\":{}}}", reasoning);
+  }
+  out += '}';
+}
+
+void append_tokens(std::string& out, const ReplyShape& shape, std::int64_t from, std::int64_t to) {
+  for (std::int64_t i = from; i < to; ++i) out += token_text(shape.seed, shape.arrival, i);
 }
 
 }  // namespace
@@ -138,8 +155,33 @@ void append_stream_head(std::string& out, bool keep_alive, std::string_view serv
   out += "\r\n";
 }
 
+std::string_view response_id_prefix(ApiKind api) {
+  switch (api) {
+    case ApiKind::kChat:
+      return "chatcmpl-";
+    case ApiKind::kCompletions:
+      return "cmpl-";
+    case ApiKind::kMessages:
+      return "msg_";
+    case ApiKind::kResponses:
+      return "resp_";
+    case ApiKind::kEmbeddings:
+      return "embd-";
+  }
+  return "cmpl-";
+}
+
+std::string tool_call_id(std::string_view response_id) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (const char c : response_id) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("call_{:016x}", h);
+}
+
 void append_response_id(std::string& out, ApiKind api, std::uint64_t seed, std::uint64_t arrival) {
-  out += api == ApiKind::kChat ? "chatcmpl-" : "cmpl-";
+  out += response_id_prefix(api);
   fmt::format_to(std::back_inserter(out), "{:016x}", mix_keys(seed, arrival, 0x1d));
 }
 
@@ -188,13 +230,42 @@ void append_timings(std::string& out, const LlamaTimings& t) {
                  per(t.predicted_ms, t.predicted_n), rate(t.predicted_ms, t.predicted_n));
 }
 
+void EventRenderer::append_reasoning(std::string& out, std::string_view text) const {
+  out += head_;
+  out += kChatReasoningPrefix;
+  out += text;
+  out += kChatTokenSuffix;
+}
+
+void EventRenderer::append_tool_start(std::string& out, std::string_view call_id,
+                                      std::string_view name) const {
+  out += head_;
+  out += "{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"";
+  out += call_id;
+  out += "\",\"type\":\"function\",\"function\":{\"name\":\"";
+  append_json_escaped(out, name);
+  out += "\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n";
+}
+
+void EventRenderer::append_tool_arguments(std::string& out, std::string_view text) const {
+  out += head_;
+  out += kToolArgumentsPrefix;
+  out += text;
+  out += kToolArgumentsSuffix;
+}
+
 void EventRenderer::append_finish(std::string& out, FinishReason reason,
+                                  const LlamaTimings* timings) const {
+  append_finish(out, to_string(reason), timings);
+}
+
+void EventRenderer::append_finish(std::string& out, std::string_view reason,
                                   const LlamaTimings* timings) const {
   out += head_;
   out += api_ == ApiKind::kChat
              ? "{\"index\":0,\"delta\":{},\"finish_reason\":\""
              : "{\"index\":0,\"text\":\"\",\"logprobs\":null,\"finish_reason\":\"";
-  out += to_string(reason);
+  out += reason;
   out += "\"}]";
   if (timings != nullptr) {
     out += ',';
@@ -204,11 +275,11 @@ void EventRenderer::append_finish(std::string& out, FinishReason reason,
 }
 
 void EventRenderer::append_usage(std::string& out, std::int64_t prompt_tokens,
-                                 std::int64_t completion_tokens,
-                                 const LlamaTimings* timings) const {
+                                 std::int64_t completion_tokens, const LlamaTimings* timings,
+                                 std::int64_t reasoning_tokens) const {
   out += head_;
   out += "],";
-  append_usage_object(out, prompt_tokens, completion_tokens);
+  append_usage_object(out, prompt_tokens, completion_tokens, reasoning_tokens);
   if (timings != nullptr) {
     out += ',';
     append_timings(out, *timings);
@@ -228,10 +299,11 @@ void EventRenderer::append_error_event(std::string& out) {
       "(error_event fault).\",\"type\":\"server_error\",\"code\":500}}\n\n";
 }
 
-void append_completion_body(std::string& out, const ResponseIdentity& identity, std::uint64_t seed,
-                            std::uint64_t arrival, const GenerationPlan& plan,
-                            std::int64_t prompt_tokens, const LlamaTimings* timings) {
+void append_completion_body(std::string& out, const ResponseIdentity& identity,
+                            const ReplyShape& shape, const LlamaTimings* timings) {
   const bool chat = identity.api == ApiKind::kChat;
+  const std::int64_t reasoning = chat ? shape.reasoning_tokens : 0;
+  const bool tool = chat && !shape.tool_name.empty();
   out += "{\"id\":\"";
   out += identity.id;
   out += chat ? "\",\"object\":\"chat.completion\",\"created\":"
@@ -239,18 +311,107 @@ void append_completion_body(std::string& out, const ResponseIdentity& identity, 
   fmt::format_to(std::back_inserter(out), "{}", identity.created);
   out += ",\"model\":\"";
   out += identity.model;
-  out += chat ? "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\""
-              : "\",\"choices\":[{\"index\":0,\"text\":\"";
-  for (std::int64_t i = 0; i < plan.output_tokens; ++i) out += token_text(seed, arrival, i);
-  out += chat ? "\"},\"finish_reason\":\"" : "\",\"logprobs\":null,\"finish_reason\":\"";
-  out += to_string(plan.finish);
+  if (!chat) {
+    out += "\",\"choices\":[{\"index\":0,\"text\":\"";
+    append_tokens(out, shape, 0, shape.output_tokens);
+    out += "\",\"logprobs\":null,\"finish_reason\":\"";
+  } else {
+    out += "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",";
+    if (reasoning > 0) {
+      out += "\"reasoning_content\":\"";
+      append_tokens(out, shape, 0, reasoning);
+      out += "\",";
+    }
+    if (tool) {
+      out += "\"content\":null,\"tool_calls\":[{\"id\":\"";
+      out += tool_call_id(identity.id);
+      out += "\",\"type\":\"function\",\"function\":{\"name\":\"";
+      append_json_escaped(out, shape.tool_name);
+      out += "\",\"arguments\":\"";
+      append_tokens(out, shape, reasoning, shape.output_tokens);
+      out += "\"}}]},\"finish_reason\":\"";
+    } else {
+      out += "\"content\":\"";
+      append_tokens(out, shape, reasoning, shape.output_tokens);
+      out += "\"},\"finish_reason\":\"";
+    }
+  }
+  out += tool && shape.finish == FinishReason::kStop ? std::string_view("tool_calls")
+                                                     : to_string(shape.finish);
   out += "\"}],";
-  append_usage_object(out, prompt_tokens, plan.output_tokens);
+  append_usage_object(out, shape.prompt_tokens, shape.output_tokens, reasoning);
   if (timings != nullptr) {
     out += ',';
     append_timings(out, *timings);
   }
   out += "}";
+}
+
+namespace {
+
+// Chat and completions streams: the role chunk (chat), one chunk per token (reasoning_content
+// deltas first; a tool call's arguments instead of content when the request offered tools), the
+// finish chunk, the usage chunk when asked, then [DONE].
+class OpenAIReplyRenderer final : public ReplyRenderer {
+ public:
+  void reset(const ResponseIdentity& identity, const ReplyShape& shape) override {
+    identity_ = identity;
+    shape_ = &shape;
+    events_.reset(identity);
+    chat_ = identity.api == ApiKind::kChat;
+    tool_ = chat_ && !shape.tool_name.empty();
+    call_id_ = tool_ ? tool_call_id(identity.id) : std::string();
+  }
+
+  void append_start(std::string& out) override {
+    if (chat_) events_.append_role(out);
+  }
+
+  void append_token(std::string& out, std::int64_t index, std::string_view text) override {
+    if (chat_ && index < shape_->reasoning_tokens) return events_.append_reasoning(out, text);
+    if (!tool_) return events_.append_token(out, text);
+    if (index == shape_->reasoning_tokens)
+      events_.append_tool_start(out, call_id_, shape_->tool_name);
+    events_.append_tool_arguments(out, text);
+  }
+
+  void append_end(std::string& out, const LlamaTimings* timings) override {
+    const std::string_view reason = tool_ && shape_->finish == FinishReason::kStop
+                                        ? std::string_view("tool_calls")
+                                        : to_string(shape_->finish);
+    // llama.cpp's timings go in the last JSON event: the usage event, else the finish event.
+    events_.append_finish(out, reason, shape_->include_usage ? nullptr : timings);
+    if (shape_->include_usage) {
+      events_.append_usage(out, shape_->prompt_tokens, shape_->output_tokens, timings,
+                           chat_ ? shape_->reasoning_tokens : 0);
+    }
+    EventRenderer::append_done(out);
+  }
+
+  void append_error(std::string& out) override {
+    EventRenderer::append_error_event(out);
+    EventRenderer::append_done(out);
+  }
+
+  void append_malformed(std::string& out) override { EventRenderer::append_malformed(out); }
+
+  void append_whole(std::string& out, const LlamaTimings* timings) override {
+    append_completion_body(out, identity_, *shape_, timings);
+  }
+
+ private:
+  EventRenderer events_;
+  ResponseIdentity identity_;
+  const ReplyShape* shape_ = nullptr;
+  std::string call_id_;
+  bool chat_ = true;
+  bool tool_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ReplyRenderer> make_openai_renderer() {
+  return std::make_unique<OpenAIReplyRenderer>();
 }
 
 }  // namespace tokenbench::sim

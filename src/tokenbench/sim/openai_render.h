@@ -6,6 +6,7 @@
 
 #include "tokenbench/sim/generation_plan.h"
 #include "tokenbench/sim/openai_request.h"
+#include "tokenbench/sim/reply_shape.h"
 
 namespace tokenbench::sim {
 
@@ -72,7 +73,10 @@ struct ResponseIdentity {
   std::string_view model;  ///< already JSON-safe
 };
 
-/// Appends the id of a response ("chatcmpl-" or "cmpl-" and 16 hex digits) for an arrival index.
+/// The prefix of `api`'s response ids: "chatcmpl-", "cmpl-", "msg_", "resp_", "embd-".
+std::string_view response_id_prefix(ApiKind api);
+
+/// Appends the id of a response (the API's prefix and 16 hex digits) for an arrival index.
 void append_response_id(std::string& out, ApiKind api, std::uint64_t seed, std::uint64_t arrival);
 
 /// Renders the SSE events of one streaming response. reset() pre-renders the parts that every
@@ -90,9 +94,21 @@ class EventRenderer {
   /// `timings` (when not null) after the choices.
   void append_finish(std::string& out, FinishReason reason,
                      const LlamaTimings* timings = nullptr) const;
-  /// The usage chunk: "choices":[] and the usage object, then `timings` when not null.
+  /// The usage chunk: "choices":[] and the usage object, then `timings` when not null. With
+  /// `reasoning_tokens` > 0 the usage carries "completion_tokens_details":{"reasoning_tokens":R}.
   void append_usage(std::string& out, std::int64_t prompt_tokens, std::int64_t completion_tokens,
-                    const LlamaTimings* timings = nullptr) const;
+                    const LlamaTimings* timings = nullptr, std::int64_t reasoning_tokens = 0) const;
+  /// One reasoning token: chat delta {"reasoning_content":text}.
+  void append_reasoning(std::string& out, std::string_view text) const;
+  /// The opening of a tool call: delta {"tool_calls":[{"index":0,"id":ID,"type":"function",
+  /// "function":{"name":NAME,"arguments":""}}]}. `name` is JSON-escaped here.
+  void append_tool_start(std::string& out, std::string_view call_id, std::string_view name) const;
+  /// One token of the tool call's arguments: delta {"tool_calls":[{"index":0,"function":
+  /// {"arguments":text}}]}.
+  void append_tool_arguments(std::string& out, std::string_view text) const;
+  /// The finish chunk with a finish_reason spelled out ("tool_calls").
+  void append_finish(std::string& out, std::string_view reason,
+                     const LlamaTimings* timings = nullptr) const;
 
   static void append_done(std::string& out);
   /// An event whose data is not JSON (the malformed fault).
@@ -107,9 +123,13 @@ class EventRenderer {
 };
 
 /// Appends the body of a non-streaming reply: chat message content or completions text (the
-/// request's tokens joined), finish_reason and usage, and `timings` when not null.
-void append_completion_body(std::string& out, const ResponseIdentity& identity, std::uint64_t seed,
-                            std::uint64_t arrival, const GenerationPlan& plan,
-                            std::int64_t prompt_tokens, const LlamaTimings* timings = nullptr);
+/// request's tokens joined), finish_reason and usage, and `timings` when not null. A chat
+/// message carries "reasoning_content" (the first shape.reasoning_tokens tokens) when there are
+/// reasoning tokens, and "content":null with "tool_calls" when shape.tool_name is set.
+void append_completion_body(std::string& out, const ResponseIdentity& identity,
+                            const ReplyShape& shape, const LlamaTimings* timings = nullptr);
+
+/// The id of a chat reply's tool call: "call_" and the 16 hex digits of the response id's hash.
+std::string tool_call_id(std::string_view response_id);
 
 }  // namespace tokenbench::sim

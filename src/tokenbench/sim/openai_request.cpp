@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/sim/request_fields.h"
 #include "tokenbench/sim/sim_rng.h"
 
 namespace tokenbench::sim {
@@ -11,55 +13,57 @@ namespace {
 
 using nlohmann::json;
 
-RequestError bad_request(std::string message) {
-  return {400, "invalid_request_error", std::move(message)};
+using fields::bad_request;
+using fields::fnv1a;
+using fields::read_bool;
+using fields::read_count;
+
+// Counts a chat message's content: a string, or an array of parts whose "text" fields count
+// and whose image_url parts are charged as images.
+std::optional<RequestError> count_content(const json& content, CompletionRequest& req) {
+  if (content.is_null()) return std::nullopt;
+  if (content.is_string()) {
+    fields::count_text(content, req);
+    return std::nullopt;
+  }
+  const auto shape = bad_request("A message's 'content' must be a string or an array of parts.");
+  if (!content.is_array()) return shape;
+  for (const json& part : content) {
+    if (!part.is_object()) return shape;
+    if (const auto text = part.find("text"); text != part.end()) fields::count_text(*text, req);
+    const auto type = part.find("type");
+    if (type == part.end() || *type != "image_url") continue;
+    const auto image = part.find("image_url");
+    const json* url = nullptr;
+    if (image != part.end() && image->is_string()) url = &*image;
+    if (image != part.end() && image->is_object()) {
+      if (const auto u = image->find("url"); u != image->end() && u->is_string()) url = &*u;
+    }
+    if (url == nullptr) return bad_request("An image_url part must carry image_url.url.");
+    if (auto err = fields::count_image_url(url->get_ref<const std::string&>(), req)) return err;
+  }
+  return std::nullopt;
 }
 
-// Counts a message's content: a string, or an array of parts whose "text" fields count.
-bool count_content(const json& content, std::int64_t& tokens) {
-  if (content.is_null()) return true;
-  if (content.is_string()) {
-    tokens += core::approx_token_count(content.get_ref<const std::string&>());
-    return true;
-  }
-  if (!content.is_array()) return false;
-  for (const json& part : content) {
-    if (!part.is_object()) return false;
-    const auto text = part.find("text");
-    if (text != part.end() && text->is_string()) {
-      tokens += core::approx_token_count(text->get_ref<const std::string&>());
+// The reply is a tool call when the request offers tools and does not forbid calling them.
+std::optional<RequestError> read_tools(const json& body, CompletionRequest& req) {
+  const auto tools = body.find("tools");
+  if (tools == body.end() || tools->is_null()) return std::nullopt;
+  if (!tools->is_array()) return bad_request("'tools' must be an array.");
+  if (tools->empty()) return std::nullopt;
+  const json& first = (*tools)[0];
+  const json* name = nullptr;
+  if (first.is_object()) {
+    if (const auto f = first.find("function"); f != first.end() && f->is_object()) {
+      if (const auto n = f->find("name"); n != f->end() && n->is_string()) name = &*n;
     }
   }
-  return true;
-}
-
-// Reads an optional non-negative integer field; returns false when present with a bad value.
-bool read_count(const json& body, const char* key, std::int64_t& out, bool& present) {
-  present = false;
-  const auto it = body.find(key);
-  if (it == body.end() || it->is_null()) return true;
-  if (!it->is_number_integer() || it->get<std::int64_t>() < 0) return false;
-  out = it->get<std::int64_t>();
-  present = true;
-  return true;
-}
-
-bool read_bool(const json& body, const char* key, bool& out) {
-  const auto it = body.find(key);
-  if (it == body.end() || it->is_null()) return true;
-  if (!it->is_boolean()) return false;
-  out = it->get<bool>();
-  return true;
-}
-
-// FNV-1a: a cheap, stable hash of a word.
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
+  if (name == nullptr) return bad_request("Each tool must carry function.name.");
+  if (const auto choice = body.find("tool_choice"); choice != body.end() && *choice == "none") {
+    return std::nullopt;
   }
-  return h;
+  req.tool_name = name->get<std::string>();
+  return std::nullopt;
 }
 
 // Chains token hashes and records the state at the end of every full block, as vLLM's block
@@ -130,6 +134,22 @@ void hash_prompt(const json& body, ApiKind api, std::int64_t block_size,
 
 }  // namespace
 
+std::string_view to_string(ApiKind api) {
+  switch (api) {
+    case ApiKind::kChat:
+      return "chat";
+    case ApiKind::kCompletions:
+      return "completions";
+    case ApiKind::kMessages:
+      return "messages";
+    case ApiKind::kResponses:
+      return "responses";
+    case ApiKind::kEmbeddings:
+      return "embeddings";
+  }
+  return "chat";
+}
+
 std::uint64_t request_body_limit(std::int64_t max_model_len) {
   const auto tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, max_model_len));
   if (tokens >= (kBodyLimitCap - kBodySlack) / kBodyBytesPerToken) return kBodyLimitCap;
@@ -145,15 +165,7 @@ std::variant<CompletionRequest, RequestError> parse_completion_request(
 
   CompletionRequest req;
   req.api = api;
-  if (const auto model = body.find("model"); model != body.end() && !model->is_null()) {
-    if (!model->is_string()) return bad_request("'model' must be a string.");
-    const auto& name = model->get_ref<const std::string&>();
-    if (!name.empty() && name != served_model) {
-      return RequestError{404, "invalid_request_error",
-                          "The model `" + name + "` does not exist. This server serves `" +
-                              std::string(served_model) + "`."};
-    }
-  }
+  if (auto err = fields::check_model(body, served_model)) return *err;
 
   if (api == ApiKind::kChat) {
     const auto messages = body.find("messages");
@@ -162,10 +174,12 @@ std::variant<CompletionRequest, RequestError> parse_completion_request(
     for (const json& m : *messages) {
       if (!m.is_object()) return bad_request("Each message must be an object.");
       const auto content = m.find("content");
-      if (content != m.end() && !count_content(*content, req.prompt_tokens)) {
-        return bad_request("A message's 'content' must be a string or an array of parts.");
+      if (content != m.end()) {
+        if (auto err = count_content(*content, req)) return *err;
       }
     }
+    if (auto err = read_tools(body, req)) return *err;
+    req.reasoning = true;
   } else {
     const auto prompt = body.find("prompt");
     if (prompt == body.end()) return bad_request("'prompt' is a required property.");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -8,8 +9,12 @@
 
 namespace tokenbench::sim {
 
-/// Which completion endpoint a request came to.
-enum class ApiKind { kChat, kCompletions };
+/// Which generation endpoint a request came to: POST /v1/chat/completions, /v1/completions,
+/// /v1/messages (Anthropic), /v1/responses (OpenAI Responses) or /v1/embeddings.
+enum class ApiKind { kChat, kCompletions, kMessages, kResponses, kEmbeddings };
+inline constexpr std::size_t kApiKinds = 5;
+/// "chat" | "completions" | "messages" | "responses" | "embeddings" (the /metrics label).
+std::string_view to_string(ApiKind api);
 
 /// The fields of an OpenAI-style completion request that the simulator acts on. Plain data.
 struct CompletionRequest {
@@ -23,6 +28,16 @@ struct CompletionRequest {
   /// With prefix caching: the chained hash of each full block of prompt tokens (block i covers
   /// tokens [i*B, (i+1)*B) and its hash identifies every token up to its end). Empty otherwise.
   std::vector<std::uint64_t> block_hashes;
+  /// The reply may start with reasoning tokens (--reasoning-tokens): chat and Responses always,
+  /// Messages when the request enables "thinking"; never completions or embeddings.
+  bool reasoning = false;
+  /// Chat: the function name of the first tool when the request carries "tools" and its
+  /// tool_choice is not "none"; the reply is then one call to it. Empty otherwise.
+  std::string tool_name;
+  std::int64_t images = 0;        ///< image parts in the prompt (their tokens are in prompt_tokens)
+  std::int64_t image_tokens = 0;  ///< the prompt tokens charged for those images
+  /// Embeddings: a hash of each input (its text or its token ids), which seeds its vector.
+  std::vector<std::uint64_t> input_hashes;
 };
 
 /// A request the simulator refuses: the HTTP status and the OpenAI error object's fields.
@@ -49,5 +64,17 @@ std::uint64_t request_body_limit(std::int64_t max_model_len);
 std::variant<CompletionRequest, RequestError> parse_completion_request(
     ApiKind api, std::string_view body, std::string_view served_model,
     std::int64_t default_max_tokens, std::int64_t hash_block_size = 0);
+
+/// Parses POST /v1/responses: "input" (a string, or messages whose content is a string or
+/// input_text / input_image parts), "instructions", "max_output_tokens" (else
+/// `default_max_tokens`), "stream". No prefix-cache hashes. Pure; any thread.
+std::variant<CompletionRequest, RequestError> parse_responses_request(
+    std::string_view body, std::string_view served_model, std::int64_t default_max_tokens);
+
+/// Parses POST /v1/embeddings: "input" (a string, strings, token ids or arrays of token ids) and
+/// "encoding_format" ("float" only). The result is a one-token, non-streamed request whose
+/// prompt_tokens is the sum over the inputs and whose input_hashes has one entry per input.
+std::variant<CompletionRequest, RequestError> parse_embeddings_request(
+    std::string_view body, std::string_view served_model);
 
 }  // namespace tokenbench::sim

@@ -41,7 +41,12 @@ ServerContext::ServerContext(SimConfig c)
       config.model, static_cast<std::int64_t>(std::time(nullptr)),
       {.time_scale = config.time_scale, .preset = preset_name(config), .max_model_len = limit});
   response_headers = server_headers(config.time_scale);
-  if (!config.api_key.empty()) expected_auth = "Bearer " + config.api_key;
+  router = {.model = config.model,
+            .default_max_tokens = config.default_max_tokens,
+            .hash_block_size =
+                engine && config.engine.enable_prefix_caching ? config.engine.block_size : 0,
+            .context_limit = limit,
+            .api_key = config.api_key};
   body_limit = request_body_limit(config.max_model_len);
 }
 

@@ -7,6 +7,7 @@
 
 #include "tokenbench/sim/engine_runner.h"
 #include "tokenbench/sim/fault_injector.h"
+#include "tokenbench/sim/router.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_metrics.h"
 
@@ -27,7 +28,8 @@ struct ServerContext {
   std::string models_reply;              ///< the body of GET /v1/models
   /// Header lines every response carries (X-Sim-Time-Scale), each ending in "\r\n".
   std::string response_headers;
-  std::string expected_auth;  ///< "Bearer <api_key>", empty when no key is required
+  /// What routing needs (route_request()): views into `config`.
+  RouterConfig router;
   /// The largest request body read (request_body_limit of config.max_model_len).
   std::uint64_t body_limit = 0;
   /// The arrival index of the next accepted completion request (0-based).

@@ -48,6 +48,11 @@ struct SimConfig {
   /// Add llama.cpp's `timings` object to the final event of a stream (the usage event, else the
   /// finish event) and to a whole reply, from the simulator's own times (--llama-timings).
   bool llama_timings = false;
+  /// The first this many generated tokens of a reply are reasoning (--reasoning-tokens): chat
+  /// reasoning_content deltas, Responses reasoning items, Messages thinking blocks (when the
+  /// request enables thinking). Capped by the reply's length.
+  std::int64_t reasoning_tokens = 0;
+  int embedding_dim = 8;          ///< floats per embedding vector (--embedding-dim)
   EosConfig eos;                  ///< how EOS lengths are drawn
   std::vector<FaultRule> faults;  ///< checked in order; the first that fires wins
 };

@@ -150,6 +150,13 @@ void SimMetrics::merge(const MetricsDelta& d) {
   t.inference.merge(d.inference);
 }
 
+void SimMetrics::count_request(ApiKind api, std::int64_t images, std::int64_t image_tokens) {
+  std::lock_guard lock(mu_);
+  ++requests_[static_cast<std::size_t>(api)];
+  images_ += images;
+  image_tokens_ += image_tokens;
+}
+
 std::string SimMetrics::render() const {
   std::lock_guard lock(mu_);
   const MetricsDelta& t = totals_;
@@ -209,6 +216,16 @@ std::string SimMetrics::render() const {
                    "Histogram of time spent in PREFILL phase for request.", l, t.prefill);
   append_histogram(out, "vllm:request_decode_time_seconds",
                    "Histogram of time spent in DECODE phase for request.", l, t.decode);
+  // The simulator's own counters (not vLLM's).
+  append_head(out, "tokenbench_sim:requests_total", "counter",
+              "Generation requests accepted, by API.");
+  for (std::size_t i = 0; i < kApiKinds; ++i) {
+    fmt::format_to(std::back_inserter(out), "tokenbench_sim:requests_total{{{},api=\"{}\"}} {}\n",
+                   l, to_string(static_cast<ApiKind>(i)),
+                   prom_value(static_cast<double>(requests_[i])));
+  }
+  counter("tokenbench_sim:images_total", "Images in accepted prompts.", images_);
+  counter("tokenbench_sim:image_tokens_total", "Prompt tokens charged for images.", image_tokens_);
   return out;
 }
 

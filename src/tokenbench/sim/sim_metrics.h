@@ -1,10 +1,13 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "tokenbench/sim/openai_request.h"
 
 namespace tokenbench::sim {
 
@@ -74,6 +77,10 @@ class SimMetrics {
   /// Adds a delta's counters and observations.
   void merge(const MetricsDelta& delta);
 
+  /// Counts one accepted generation request of `api` (tokenbench_sim:requests_total) and the
+  /// images of its prompt (tokenbench_sim:images_total, tokenbench_sim:image_tokens_total).
+  void count_request(ApiKind api, std::int64_t images, std::int64_t image_tokens);
+
   /// The Prometheus text exposition (format 0.0.4) of every metric.
   std::string render() const;
 
@@ -84,6 +91,9 @@ class SimMetrics {
   std::int64_t waiting_ = 0;
   double kv_usage_ = 0;
   MetricsDelta totals_;
+  std::array<std::int64_t, kApiKinds> requests_{};  ///< by ApiKind
+  std::int64_t images_ = 0;
+  std::int64_t image_tokens_ = 0;
 };
 
 }  // namespace tokenbench::sim

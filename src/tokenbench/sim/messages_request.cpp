@@ -1,0 +1,82 @@
+#include "tokenbench/sim/messages_request.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "tokenbench/sim/request_fields.h"
+
+namespace tokenbench::sim {
+namespace {
+
+using fields::bad_request;
+using nlohmann::json;
+
+// A content (or system) value: a string, or blocks whose "text" counts and whose image blocks
+// (base64 sources only) are charged as images.
+std::optional<RequestError> count_blocks(const json& content, CompletionRequest& req) {
+  if (content.is_string()) {
+    fields::count_text(content, req);
+    return std::nullopt;
+  }
+  if (!content.is_array()) return bad_request("'content' must be a string or an array of blocks.");
+  for (const json& block : content) {
+    if (!block.is_object()) return bad_request("Each content block must be an object.");
+    if (const auto text = block.find("text"); text != block.end()) fields::count_text(*text, req);
+    const auto type = block.find("type");
+    if (type == block.end() || *type != "image") continue;
+    const auto source = block.find("source");
+    if (source == block.end() || !source->is_object()) {
+      return bad_request("An image block must carry a source.");
+    }
+    const auto data = source->find("data");
+    if (source->value("type", "") != "base64" || data == source->end() || !data->is_string()) {
+      return bad_request(
+          "An image block's source must be {\"type\":\"base64\",\"media_type\":...,\"data\":...}: "
+          "the simulator fetches no images.");
+    }
+    if (auto err = fields::count_image_base64(data->get_ref<const std::string&>(), req)) {
+      return err;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::variant<CompletionRequest, RequestError> parse_messages_request(
+    std::string_view text, std::string_view served_model) {
+  const json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return bad_request("The request body is not valid JSON.");
+  if (!body.is_object()) return bad_request("The request body must be a JSON object.");
+  if (auto err = fields::check_model(body, served_model)) return *err;
+  CompletionRequest req;
+  req.api = ApiKind::kMessages;
+  bool present = false;
+  if (!fields::read_count(body, "max_tokens", req.max_tokens, present)) {
+    return bad_request("max_tokens: must be a non-negative integer.");
+  }
+  if (!present) return bad_request("max_tokens: Field required");
+  if (req.max_tokens < 1) return bad_request("max_tokens: must be at least 1.");
+  const auto messages = body.find("messages");
+  if (messages == body.end()) return bad_request("messages: Field required");
+  if (!messages->is_array()) return bad_request("messages: must be an array.");
+  for (const json& m : *messages) {
+    if (!m.is_object()) return bad_request("Each message must be an object.");
+    if (const auto content = m.find("content"); content != m.end()) {
+      if (auto err = count_blocks(*content, req)) return *err;
+    }
+  }
+  if (const auto system = body.find("system"); system != body.end() && !system->is_null()) {
+    if (auto err = count_blocks(*system, req)) return *err;
+  }
+  if (!fields::read_bool(body, "stream", req.stream)) {
+    return bad_request("stream: must be a boolean.");
+  }
+  if (const auto thinking = body.find("thinking");
+      thinking != body.end() && thinking->is_object()) {
+    req.reasoning = thinking->value("type", "") == "enabled";
+  }
+  return req;
+}
+
+}  // namespace tokenbench::sim

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "tokenbench/sim/generation_plan.h"
+
+namespace tokenbench::sim {
+
+/// What one reply carries, decided when its request is accepted. Plain data; the views point
+/// into the request, which outlives the reply.
+struct ReplyShape {
+  std::uint64_t seed = 0;  ///< --seed (token text, embedding vectors)
+  std::uint64_t arrival = 0;
+  std::int64_t prompt_tokens = 0;
+  std::int64_t output_tokens = 0;     ///< every generated token, reasoning included
+  std::int64_t reasoning_tokens = 0;  ///< the first ones of output_tokens (<= output_tokens)
+  FinishReason finish = FinishReason::kLength;
+  bool include_usage = false;  ///< chat and completions: stream_options.include_usage
+  std::string_view tool_name;  ///< chat: not empty when the reply is a call to this function
+  std::span<const std::uint64_t> input_hashes;  ///< embeddings: one per input
+  int embedding_dim = 8;                        ///< embeddings: floats per vector
+};
+
+}  // namespace tokenbench::sim

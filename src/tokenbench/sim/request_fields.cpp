@@ -1,0 +1,86 @@
+#include "tokenbench/sim/request_fields.h"
+
+#include <utility>
+#include <variant>
+
+#include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/sim/image_tokens.h"
+
+namespace tokenbench::sim::fields {
+
+using nlohmann::json;
+
+RequestError bad_request(std::string message) {
+  return {400, "invalid_request_error", std::move(message)};
+}
+
+bool read_count(const json& body, const char* key, std::int64_t& out, bool& present) {
+  present = false;
+  const auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return true;
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 0) return false;
+  out = it->get<std::int64_t>();
+  present = true;
+  return true;
+}
+
+bool read_bool(const json& body, const char* key, bool& out) {
+  const auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return true;
+  if (!it->is_boolean()) return false;
+  out = it->get<bool>();
+  return true;
+}
+
+std::optional<RequestError> check_model(const json& body, std::string_view served_model) {
+  const auto model = body.find("model");
+  if (model == body.end() || model->is_null()) return std::nullopt;
+  if (!model->is_string()) return bad_request("'model' must be a string.");
+  const auto& name = model->get_ref<const std::string&>();
+  if (name.empty() || name == served_model) return std::nullopt;
+  return RequestError{404, "invalid_request_error",
+                      "The model `" + name + "` does not exist. This server serves `" +
+                          std::string(served_model) + "`."};
+}
+
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+void count_text(const json& text, CompletionRequest& req) {
+  if (text.is_string()) {
+    req.prompt_tokens += core::approx_token_count(text.get_ref<const std::string&>());
+  }
+}
+
+namespace {
+
+std::optional<RequestError> charge(const std::variant<ImageSize, std::string>& size,
+                                   CompletionRequest& req) {
+  if (const auto* error = std::get_if<std::string>(&size)) {
+    return bad_request("Cannot read image " + std::to_string(req.images + 1) + ": " + *error + ".");
+  }
+  const auto& s = std::get<ImageSize>(size);
+  const std::int64_t tokens = image_tokens(s.width, s.height);
+  ++req.images;
+  req.image_tokens += tokens;
+  req.prompt_tokens += tokens;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<RequestError> count_image_url(std::string_view url, CompletionRequest& req) {
+  return charge(image_size_from_data_url(url), req);
+}
+
+std::optional<RequestError> count_image_base64(std::string_view data, CompletionRequest& req) {
+  return charge(image_size_from_base64(data), req);
+}
+
+}  // namespace tokenbench::sim::fields

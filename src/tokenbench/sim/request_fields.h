@@ -1,0 +1,38 @@
+#pragma once
+
+// Helpers shared by the request parsers of every API (internal to sim/). Pure; any thread.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tokenbench/sim/openai_request.h"
+
+namespace tokenbench::sim::fields {
+
+RequestError bad_request(std::string message);
+
+/// Reads an optional non-negative integer field; false when present with a bad value.
+bool read_count(const nlohmann::json& body, const char* key, std::int64_t& out, bool& present);
+/// Reads an optional boolean field; false when present with a bad value.
+bool read_bool(const nlohmann::json& body, const char* key, bool& out);
+
+/// 404 when "model" names another model than `served_model` (empty or absent is accepted), 400
+/// when it is not a string.
+std::optional<RequestError> check_model(const nlohmann::json& body, std::string_view served_model);
+
+/// FNV-1a: a cheap, stable hash.
+std::uint64_t fnv1a(std::string_view text);
+
+/// Adds the tokens of `text` (core::approx_token_count) to `req.prompt_tokens`.
+void count_text(const nlohmann::json& text, CompletionRequest& req);
+
+/// Charges one image, given as a data: URL, to `req` (prompt_tokens, images, image_tokens);
+/// a 400 error naming what is wrong otherwise.
+std::optional<RequestError> count_image_url(std::string_view url, CompletionRequest& req);
+/// The same for base64 image data (Anthropic's image source).
+std::optional<RequestError> count_image_base64(std::string_view data, CompletionRequest& req);
+
+}  // namespace tokenbench::sim::fields

@@ -1,0 +1,112 @@
+#include "tokenbench/sim/router.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "tokenbench/sim/messages_request.h"
+#include "tokenbench/sim/reply_renderer.h"
+
+namespace tokenbench::sim {
+namespace {
+
+std::string_view path_of(std::string_view target) {
+  if (const auto q = target.find('?'); q != std::string_view::npos) return target.substr(0, q);
+  return target;
+}
+
+std::optional<ApiKind> generation_api(std::string_view path) {
+  if (path == "/v1/chat/completions") return ApiKind::kChat;
+  if (path == "/v1/completions") return ApiKind::kCompletions;
+  if (path == "/v1/messages") return ApiKind::kMessages;
+  if (path == "/v1/responses") return ApiKind::kResponses;
+  if (path == "/v1/embeddings") return ApiKind::kEmbeddings;
+  return std::nullopt;
+}
+
+ErrorReply error(ApiKind api, int status, std::string_view type, std::string_view message) {
+  return {status, api_error_body(api, status, type, message)};
+}
+
+ErrorReply method_not_allowed(ApiKind api) {
+  return error(api, 405, "invalid_request_error", "This method is not allowed on this path.");
+}
+
+bool authorized(const HttpRequestView& r, std::string_view key) {
+  constexpr std::string_view kBearer = "Bearer ";
+  if (r.authorization.size() == kBearer.size() + key.size() &&
+      r.authorization.starts_with(kBearer) && r.authorization.substr(kBearer.size()) == key) {
+    return true;
+  }
+  return r.x_api_key == key;
+}
+
+std::variant<CompletionRequest, RequestError> parse(ApiKind api, const HttpRequestView& r,
+                                                    const RouterConfig& c) {
+  switch (api) {
+    case ApiKind::kMessages:
+      return parse_messages_request(r.body, c.model);
+    case ApiKind::kResponses:
+      return parse_responses_request(r.body, c.model, c.default_max_tokens);
+    case ApiKind::kEmbeddings:
+      return parse_embeddings_request(r.body, c.model);
+    default:
+      return parse_completion_request(api, r.body, c.model, c.default_max_tokens,
+                                      c.hash_block_size);
+  }
+}
+
+}  // namespace
+
+ApiKind error_api_of(std::string_view target) {
+  return path_of(target) == "/v1/messages" ? ApiKind::kMessages : ApiKind::kChat;
+}
+
+RoutedRequest route_request(const HttpRequestView& r, const RouterConfig& c) {
+  const std::string_view path = path_of(r.target);
+  const bool get = r.method == "GET";
+  if (path == "/health" || path == "/version" || path == "/metrics") {  // open without a key
+    if (!get) return method_not_allowed(ApiKind::kChat);
+    if (path == "/health") return InfoEndpoint::kHealth;
+    return path == "/version" ? InfoEndpoint::kVersion : InfoEndpoint::kMetrics;
+  }
+  const bool models = path == "/v1/models";
+  const auto api = generation_api(path);
+  if (!models && !api) {
+    return error(ApiKind::kChat, 404, "invalid_request_error",
+                 "The path `" + std::string(path) + "` does not exist.");
+  }
+  const ApiKind shape = api.value_or(ApiKind::kChat);
+  if (!c.api_key.empty() && !authorized(r, c.api_key)) {
+    return error(shape, 401, "invalid_request_error",
+                 "Invalid or missing API key (expected 'Authorization: Bearer KEY' or "
+                 "'x-api-key: KEY').");
+  }
+  if (models) {
+    if (!get) return method_not_allowed(shape);
+    return InfoEndpoint::kModels;
+  }
+  if (r.method != "POST") return method_not_allowed(shape);
+  auto parsed = parse(*api, r, c);
+  if (auto* err = std::get_if<RequestError>(&parsed)) {
+    return error(shape, err->status, err->type, err->message);
+  }
+  auto& request = std::get<CompletionRequest>(parsed);
+  // The whole sequence must fit (vLLM's max_model_len check); with the engine model, in the
+  // whole blocks of its KV cache, or the request could never be readmitted after preemption.
+  const std::int64_t limit = c.context_limit;
+  const std::int64_t prompt = std::max<std::int64_t>(1, request.prompt_tokens);
+  if (prompt > limit || request.max_tokens > limit - prompt) {  // no overflow for huge max_tokens
+    return error(
+        shape, 400, "invalid_request_error",
+        fmt::format("This model's maximum context length is {} tokens. However, you requested "
+                    "more ({} in the messages, {} in the completion). Please reduce the length "
+                    "of the messages or completion.",
+                    limit, request.prompt_tokens, request.max_tokens));
+  }
+  return std::move(request);
+}
+
+}  // namespace tokenbench::sim

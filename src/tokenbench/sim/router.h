@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "tokenbench/sim/openai_request.h"
+
+namespace tokenbench::sim {
+
+/// The parts of one HTTP request that routing reads. Views into the session's request.
+struct HttpRequestView {
+  std::string_view method;         ///< "GET", "POST", ...
+  std::string_view target;         ///< the request target; a query string is ignored
+  std::string_view authorization;  ///< the Authorization header, or empty
+  std::string_view x_api_key;      ///< the x-api-key header (Anthropic's), or empty
+  std::string_view body;
+};
+
+/// What routing needs to know of the server. Plain data; views into the server's config.
+struct RouterConfig {
+  std::string_view model;                 ///< the served model name
+  std::int64_t default_max_tokens = 256;  ///< --default-max-tokens
+  std::int64_t hash_block_size = 0;       ///< > 0: compute prefix-cache block hashes (chat, text)
+  std::int64_t context_limit = 0;         ///< the longest sequence (prompt + output) served
+  std::string_view api_key;               ///< when not empty, /v1/* requires it
+};
+
+/// The endpoints answered without generation.
+enum class InfoEndpoint { kHealth, kVersion, kMetrics, kModels };
+
+/// A request refused: the status and the error body, in the shape of the API its path belongs to.
+struct ErrorReply {
+  int status = 400;
+  std::string body;
+};
+
+/// A routed request: an info endpoint, a generation request (chat, completions, Messages,
+/// Responses, embeddings) that passed every check, or the error reply to send.
+using RoutedRequest = std::variant<InfoEndpoint, CompletionRequest, ErrorReply>;
+
+/// Routes and validates one request: path and method (404, 405), the API key (401; accepted as
+/// `Authorization: Bearer KEY` or `x-api-key: KEY`), the body (each API's parser) and the
+/// context length (400). /health, /version and /metrics need no key. Errors on /v1/messages are
+/// in Anthropic's shape, every other in OpenAI's. Pure and socket-free; any thread.
+RoutedRequest route_request(const HttpRequestView& request, const RouterConfig& config);
+
+/// The API whose error shape applies to a request for `target` (kMessages for /v1/messages,
+/// else kChat), for errors sent before the body is read.
+ApiKind error_api_of(std::string_view target);
+
+}  // namespace tokenbench::sim
