@@ -98,8 +98,9 @@ TEST(EndToEndApis, ToolCallDeltasAreOutput) {
 }
 
 TEST(EndToEndApis, AnthropicMessagesWithThinkingAndTheKeyFromItsVariable) {
+  // Anthropic's API has no ignore_eos: --eos-dist none makes every reply max_tokens long.
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2", "--reasoning-tokens", "2", "--api-key",
-                  "sk-ant-secret-123"});
+                  "sk-ant-secret-123", "--eos-dist", "none"});
   const std::string dir = make_temp_dir("api-anthropic");
   ::setenv("ANTHROPIC_API_KEY", "sk-ant-secret-123", 1);
   const auto r = run_process(run_args(
@@ -128,7 +129,8 @@ TEST(EndToEndApis, AnthropicMessagesWithThinkingAndTheKeyFromItsVariable) {
 }
 
 TEST(EndToEndApis, ResponsesApiStreamsReasoningAndEndsAtCompleted) {
-  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2", "--reasoning-tokens", "2"});
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2", "--reasoning-tokens", "2", "--eos-dist",
+                  "none"});
   const std::string dir = make_temp_dir("api-responses");
   const auto r = run_process(run_args(
       sim.url(), dir,
