@@ -76,6 +76,25 @@ TEST(EndToEndDatasets, TracesGiveTheirLengths) {
   EXPECT_EQ(lengths(burst), (Lengths{{40, 12}, {30, 9}, {50, 25}}));
 }
 
+TEST(EndToEndDatasets, SonnetPromptsStayWithinInputLen) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("ds-sonnet");
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--dataset-name", "sonnet", "--dataset-path", sample("sonnet.txt"),
+                "--sonnet-input-len", "80", "--sonnet-prefix-len", "40", "--sonnet-output-len", "6",
+                "--num-prompts", "5", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Lengths got = lengths(dir);
+  ASSERT_EQ(got.size(), 5u);
+  for (const auto& [in, out] : got) {
+    EXPECT_LE(in, 80);
+    EXPECT_GT(in, 80 - 12);  // lines of at most 10 words: it stops within one line of 80
+    EXPECT_EQ(out, 6);
+  }
+  EXPECT_NE(slurp(dir + "/config.yaml").find("sonnet_prefix_len: 40"), std::string::npos);
+}
+
 TEST(EndToEndDatasets, ReplaySendsAtTheTracesTimes) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
   const std::string dir = make_temp_dir("ds-replay");
@@ -107,8 +126,12 @@ TEST(EndToEndDatasets, ReplaySendsAtTheTracesTimes) {
 
 TEST(EndToEndDatasets, BadDatasetsAreOneLineErrors) {
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"--dataset", "sonnet"},
-            "--dataset 'sonnet' is not one of random, fixed, shared-prefix, jsonl"},
+           {{"--dataset", "hf"},
+            "--dataset 'hf' is not one of random, fixed, shared-prefix, jsonl"},
+           {{"--dataset", "sonnet"}, "--dataset sonnet needs --dataset-path FILE"},
+           {{"--dataset", "sonnet", "--dataset-path", sample("sonnet.txt"), "--input-len", "100",
+             "--sonnet-prefix-len", "101"},
+            "--sonnet-prefix-len 101 is out of range: give 0 to --input-len (100) tokens"},
            {{"--dataset", "csv"}, "--dataset csv needs --dataset-path FILE"},
            {{"--dataset", "fixed"}, "--dataset fixed needs --prompt TEXT"},
            {{"--prompt", "hi"}, "--prompt is the prompt of --dataset fixed"},

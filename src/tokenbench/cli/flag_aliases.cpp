@@ -24,6 +24,8 @@ constexpr Rename kRenames[] = {
     {"--random-input-len", "--input-len", "vLLM"},
     {"--random-output-len", "--output-len", "vLLM"},
     {"--random-range-ratio", "--range-ratio", "vLLM"},
+    {"--sonnet-input-len", "--input-len", "vLLM"},
+    {"--sonnet-output-len", "--output-len", "vLLM"},
     {"--result-dir", "--output-dir", "vLLM"},
     {"--metric-percentiles", "--percentiles", "vLLM"},
     {"--save-result", "", "vLLM", false},
@@ -200,14 +202,15 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
       note("--backend " + b, "vLLM", "--endpoint " + endpoint);
     } else if (n == "--dataset-name") {
       const std::string d = only_value(a);
-      if (d == "random" || d == "sharegpt" || d == "burstgpt") {
+      if (d == "random" || d == "sharegpt" || d == "sonnet" || d == "burstgpt") {
         emit("--dataset", d);
       } else if (d == "custom") {
         emit("--dataset", "jsonl");
       } else {
-        throw UsageError("--dataset-name " + d +
-                         " (vLLM) is not built in: use --dataset random, sharegpt or burstgpt "
-                         "(with --dataset-path), or another of docs/WORKLOADS.md");
+        throw UsageError(
+            "--dataset-name " + d +
+            " (vLLM) is not built in: use --dataset random, sharegpt, sonnet or burstgpt "
+            "(with --dataset-path), or another of docs/WORKLOADS.md");
       }
       note("--dataset-name " + d, "vLLM", "--dataset " + out.back());
     } else if (n == "--url") {

@@ -364,6 +364,11 @@ void check_dataset(const core::RunConfig& c) {
     }
     return;
   }
+  if (c.dataset == "sonnet" && (c.sonnet_prefix_len < 0 || c.sonnet_prefix_len > c.input_len)) {
+    throw UsageError("--sonnet-prefix-len " + std::to_string(c.sonnet_prefix_len) +
+                     " is out of range: give 0 to --input-len (" + std::to_string(c.input_len) +
+                     ") tokens");
+  }
   if (c.dataset == "random") return;
   if (c.dataset_path.empty()) {
     throw UsageError("--dataset " + c.dataset + " needs --dataset-path FILE");
@@ -621,8 +626,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   // Workload
   cmd->add_option("--dataset", c.dataset,
-                  "random | fixed | shared-prefix | jsonl | lines | csv | sharegpt | burstgpt | "
-                  "azure | mooncake (docs/WORKLOADS.md)")
+                  "random | fixed | shared-prefix | jsonl | lines | csv | sharegpt | sonnet | "
+                  "burstgpt | azure | mooncake (docs/WORKLOADS.md)")
       ->capture_default_str();
   cmd->add_option("--dataset-path", c.dataset_path,
                   "The dataset's file (every --dataset but random and fixed)");
@@ -633,7 +638,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "--dataset csv: a column of output lengths (--output-len replaces them)");
   cmd->add_option("--timestamp-field", c.timestamp_field,
                   "--dataset csv: a column of arrival times in seconds");
-  cmd->add_option("--input-len", c.input_len, "Random prompt length in tokens")
+  cmd->add_option("--input-len", c.input_len,
+                  "Prompt length in tokens (random; shared-prefix: each prompt's own part; "
+                  "sonnet: the most)")
       ->capture_default_str();
   cmd->add_option("--output-len", c.output_len,
                   "Output length in tokens (sent as max_tokens); replaces the lengths a dataset "
@@ -660,6 +667,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "--dataset shared-prefix: interleaved (a prompt of each group in turn) or "
                   "grouped")
       ->check(CLI::IsMember({"interleaved", "grouped"}))
+      ->capture_default_str();
+  cmd->add_option("--sonnet-prefix-len", c.sonnet_prefix_len,
+                  "--dataset sonnet: tokens of the head every prompt shares (the instruction and "
+                  "the file's first lines)")
       ->capture_default_str();
   cmd->add_option("--tokenizer", c.tokenizer,
                   "tokenizer.json, tokenizer.model, *.tiktoken, a model folder, or a Hugging Face "

@@ -150,6 +150,9 @@ std::string to_yaml(const RunConfig& c) {
     out << YAML::Key << "prefix_len" << YAML::Value << c.prefix_len;
     out << YAML::Key << "group_order" << YAML::Value << c.group_order;
   }
+  if (c.dataset == "sonnet") {
+    out << YAML::Key << "sonnet_prefix_len" << YAML::Value << c.sonnet_prefix_len;
+  }
   out << YAML::Key << "range_ratio" << YAML::Value << c.range_ratio;
   out << YAML::Key << "random_prefix_len" << YAML::Value << c.random_prefix_len;
   out << YAML::Key << "ignore_eos" << YAML::Value << c.ignore_eos;
@@ -271,6 +274,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (w["prompts_per_group"]) c.prompts_per_group = w["prompts_per_group"].as<std::int64_t>();
       if (w["prefix_len"]) c.prefix_len = w["prefix_len"].as<std::int64_t>();
       if (w["group_order"]) c.group_order = w["group_order"].as<std::string>();
+      if (w["sonnet_prefix_len"]) c.sonnet_prefix_len = w["sonnet_prefix_len"].as<std::int64_t>();
       if (w["range_ratio"]) c.range_ratio = w["range_ratio"].as<double>();
       if (w["random_prefix_len"]) c.random_prefix_len = w["random_prefix_len"].as<std::int64_t>();
       if (w["ignore_eos"]) c.ignore_eos = w["ignore_eos"].as<bool>();

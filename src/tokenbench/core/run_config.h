@@ -93,6 +93,7 @@ struct RunConfig {
   std::int64_t prompts_per_group = 16;      ///< P
   std::int64_t prefix_len = 512;            ///< L, the shared prefix's tokens
   std::string group_order = "interleaved";  ///< interleaved | grouped
+  std::int64_t sonnet_prefix_len = 200;     ///< sonnet: tokens of the head every prompt shares
   std::int64_t input_len = 1024;
   std::int64_t output_len = 128;
   /// True unless --output-len was given: a dataset that carries output lengths (ShareGPT's

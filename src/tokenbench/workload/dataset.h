@@ -53,6 +53,8 @@ struct DatasetOptions {
   std::string prompt_field = "prompt";  ///< csv: the prompt's column
   std::string output_len_field;         ///< csv: a column of output lengths ("" for none)
   std::string timestamp_field;          ///< csv: a column of arrival times in seconds ("" for none)
+  std::int64_t input_len = 1024;        ///< sonnet: a prompt's most tokens, instruction included
+  std::int64_t sonnet_prefix_len = 200;  ///< sonnet: tokens of the fixed head, instruction included
   std::uint64_t seed = 0;
   const tokenizer::Tokenizer* tokenizer = nullptr;
 };
@@ -71,6 +73,18 @@ std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& options);
 /// whose reply has fewer than 4 (unless --output-len), whose prompt has more than 1024 or whose
 /// prompt and reply together more than 2048. File order is kept.
 std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& options);
+
+/// The instruction that starts every sonnet prompt (vLLM's).
+inline constexpr const char* kSonnetInstruction =
+    "Pick as many lines as you can from these poem lines:\n";
+
+/// `sonnet`: vLLM's sonnet dataset, `count` requests from a text file of poem lines (blank lines
+/// skipped). Every prompt is kSonnetInstruction, then the file's first lines while the prompt
+/// stays within options.sonnet_prefix_len tokens (the same head in every prompt, for prefix
+/// caching), then lines drawn at random (seeded) until the next one drawn would take the prompt
+/// past options.input_len. Lines are counted with the tokenizer, else as words.
+std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& options,
+                                                   std::size_t count);
 
 /// `burstgpt`: the BurstGPT CSV (Timestamp, Model, Request tokens, Response tokens, Total tokens,
 /// Log Type). As vLLM reads it, only rows of Model GPT-4 with Response tokens above 0 are used;

@@ -10,8 +10,10 @@ namespace tokenbench::workload {
 namespace {
 
 // The datasets read from --dataset-path, by name.
+// `count`: the requests a generated dataset (sonnet) makes.
 std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
-                                                 const tokenizer::Tokenizer* tokenizer) {
+                                                 const tokenizer::Tokenizer* tokenizer,
+                                                 std::size_t count) {
   if (config.dataset_path.empty()) {
     throw std::runtime_error("--dataset " + config.dataset + " needs --dataset-path FILE");
   }
@@ -26,11 +28,14 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
   o.prompt_field = config.prompt_field;
   o.output_len_field = config.output_len_field;
   o.timestamp_field = config.timestamp_field;
+  o.input_len = config.input_len;
+  o.sonnet_prefix_len = config.sonnet_prefix_len;
   o.seed = config.seed;
   o.tokenizer = tokenizer;
   if (config.dataset == "lines") return load_lines_dataset(o);
   if (config.dataset == "csv") return load_csv_dataset(o);
   if (config.dataset == "sharegpt") return load_sharegpt_dataset(o);
+  if (config.dataset == "sonnet") return make_sonnet_dataset(o, count);
   if (config.dataset == "burstgpt") return load_burstgpt_dataset(o);
   if (config.dataset == "azure") return load_azure_dataset(o);
   if (config.dataset == "mooncake") return load_mooncake_dataset(o);
@@ -83,7 +88,8 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
                  make_fixed_dataset(config.prompt, warmup + measure, config.output_len, tokenizer),
                  warmup, "fixed");
   } else {
-    split_phases(w, load_file_dataset(config, tokenizer), warmup, config.dataset_path);
+    split_phases(w, load_file_dataset(config, tokenizer, warmup + measure), warmup,
+                 config.dataset_path);
   }
   return w;
 }

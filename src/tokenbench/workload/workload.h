@@ -17,7 +17,7 @@ struct Workload {
 
 /// The names --dataset takes.
 inline constexpr const char* kDatasetNames =
-    "random, fixed, shared-prefix, jsonl, lines, csv, sharegpt, burstgpt, azure, mooncake";
+    "random, fixed, shared-prefix, jsonl, lines, csv, sharegpt, sonnet, burstgpt, azure, mooncake";
 
 /// How many distinct prompts a duration-limited run cycles through.
 inline constexpr std::size_t kDurationPoolSize = 4096;
