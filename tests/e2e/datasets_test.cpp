@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "process.h"
 
@@ -95,6 +96,33 @@ TEST(EndToEndDatasets, SonnetPromptsStayWithinInputLen) {
   EXPECT_NE(slurp(dir + "/config.yaml").find("sonnet_prefix_len: 40"), std::string::npos);
 }
 
+TEST(EndToEndDatasets, LengthDistributionsBoundTheLengthsAndConfigRepeatsThem) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("ds-dist");
+  auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--input-dist", "uniform:10,20", "--output-dist", "uniform:3,5", "--num-prompts",
+                "30", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Lengths got = lengths(dir);
+  ASSERT_EQ(got.size(), 30u);
+  std::set<std::int64_t> inputs;
+  for (const auto& [in, out] : got) {
+    EXPECT_GE(in, 10);
+    EXPECT_LE(in, 20);
+    EXPECT_GE(out, 3);
+    EXPECT_LE(out, 5);
+    inputs.insert(in);
+  }
+  EXPECT_GT(inputs.size(), 3u);  // drawn, not one length
+  // config.yaml repeats the run: the same seed draws the same lengths.
+  const std::string again = make_temp_dir("ds-dist-again");
+  r = run_process({TOKENBENCH_BINARY, "run", "--config", dir + "/config.yaml", "--output-dir",
+                   again, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lengths(again), got);
+}
+
 TEST(EndToEndDatasets, ReplaySendsAtTheTracesTimes) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
   const std::string dir = make_temp_dir("ds-replay");
@@ -140,6 +168,11 @@ TEST(EndToEndDatasets, BadDatasetsAreOneLineErrors) {
              "--request-rate", "4"},
             "leave out --request-rate"},
            {{"--replay-speed", "2"}, "--replay-speed applies to --replay"},
+           {{"--input-dist", "normal:5"},
+            "--input-dist 'normal:5': normal needs two numbers MEAN,SD; use fixed, uniform:LO,HI"},
+           {{"--dataset", "sharegpt", "--dataset-path", sample("sharegpt.json"), "--output-dist",
+             "uniform:1,2"},
+            "--output-dist draws the lengths of --dataset random and shared-prefix"},
            {{"--dataset", "sharegpt", "--dataset-path", sample("sharegpt.json"), "--prompt-field",
              "q"},
             "name columns of --dataset csv"},

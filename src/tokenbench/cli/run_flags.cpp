@@ -26,6 +26,7 @@
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
+#include "tokenbench/workload/length_dist.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::cli {
@@ -330,6 +331,19 @@ void check_dataset(const core::RunConfig& c) {
       names.rfind(c.dataset + ",", 0) != 0) {
     throw UsageError("--dataset '" + c.dataset + "' is not one of " + names +
                      " (docs/WORKLOADS.md)");
+  }
+  for (const auto& [flag, spec] :
+       {std::pair{"--input-dist", c.input_dist}, std::pair{"--output-dist", c.output_dist}}) {
+    try {
+      workload::parse_length_dist(spec, flag);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (spec != "fixed" && c.dataset != "random" && c.dataset != "shared-prefix") {
+      throw UsageError(std::string(flag) +
+                       " draws the lengths of --dataset random and shared-prefix; --dataset " +
+                       c.dataset + " has its own");
+    }
   }
   if (c.replay) {
     const bool timed = c.dataset == "burstgpt" || c.dataset == "azure" || c.dataset == "mooncake" ||
@@ -649,6 +663,14 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--range-ratio", c.range_ratio,
                   "Random lengths drawn from [len*(1-r), len*(1+r)]")
+      ->capture_default_str();
+  cmd->add_option("--input-dist", c.input_dist,
+                  "random, shared-prefix: prompt lengths drawn from fixed (--input-len), "
+                  "uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE")
+      ->capture_default_str();
+  cmd->add_option("--output-dist", c.output_dist,
+                  "random, shared-prefix: output lengths drawn from fixed (--output-len), "
+                  "uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE")
       ->capture_default_str();
   cmd->add_option("--random-prefix-len", c.random_prefix_len,
                   "Random prefix of this many tokens shared by every prompt")

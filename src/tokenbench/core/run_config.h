@@ -101,7 +101,11 @@ struct RunConfig {
   bool output_len_from_dataset = true;
   double range_ratio = 0.0;
   std::int64_t random_prefix_len =
-      0;                   ///< a random prefix of this many tokens shared by all prompts
+      0;  ///< a random prefix of this many tokens shared by all prompts
+  /// --input-dist / --output-dist (workload::parse_length_dist): "fixed" keeps input_len and
+  /// output_len; uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE replace them.
+  std::string input_dist = "fixed";
+  std::string output_dist = "fixed";
   bool ignore_eos = true;  ///< ask the server to ignore EOS so that outputs reach max_tokens
   std::string
       tokenizer;  ///< tokenizer.json / tokenizer.model / *.tiktoken (or folder); empty: none

@@ -7,6 +7,7 @@
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/tokenizer/tokenizer.h"
+#include "tokenbench/workload/length_dist.h"
 
 namespace tokenbench::workload {
 
@@ -20,6 +21,9 @@ struct RandomDatasetOptions {
   /// placed before each prompt's own input_len tokens.
   std::int64_t prefix_len = 0;
   std::uint64_t seed = 0;
+  /// --input-dist / --output-dist: kFixed keeps input_len / output_len (with range_ratio).
+  LengthDist input_dist;
+  LengthDist output_dist;
 };
 
 /// `count` synthetic requests, ids from `first_id`, deterministic for a seed.
@@ -114,6 +118,10 @@ struct SharedPrefixOptions {
   std::int64_t output_len = 128;
   bool grouped = false;  ///< order: a group's prompts together; else interleaved (one per group)
   std::uint64_t seed = 0;
+  /// --input-dist / --output-dist: each prompt's own part and its output drawn from these
+  /// (question_len and output_len when kFixed).
+  LengthDist question_dist;
+  LengthDist output_dist;
 };
 
 /// `shared-prefix`: G x P requests; group g's prompts are its prefix of prefix_len random tokens

@@ -9,6 +9,15 @@ namespace tokenbench::workload {
 
 namespace {
 
+// --input-dist / --output-dist, with this module's error type.
+LengthDist length_dist(const std::string& spec, const char* flag) {
+  try {
+    return parse_length_dist(spec, flag);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
 // The datasets read from --dataset-path, by name.
 // `count`: the requests a generated dataset (sonnet) makes.
 std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
@@ -72,6 +81,8 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     options.range_ratio = config.range_ratio;
     options.prefix_len = config.random_prefix_len;
     options.seed = config.seed;
+    options.input_dist = length_dist(config.input_dist, "--input-dist");
+    options.output_dist = length_dist(config.output_dist, "--output-dist");
     split_phases(w, make_random_dataset(options, warmup + measure, 0, tokenizer), warmup, "random");
   } else if (config.dataset == "shared-prefix") {
     SharedPrefixOptions o;
@@ -82,6 +93,8 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     o.output_len = config.output_len;
     o.grouped = config.group_order == "grouped";
     o.seed = config.seed;
+    o.question_dist = length_dist(config.input_dist, "--input-dist");
+    o.output_dist = length_dist(config.output_dist, "--output-dist");
     split_phases(w, make_shared_prefix_dataset(o, tokenizer), warmup, "shared-prefix");
   } else if (config.dataset == "fixed") {
     split_phases(w,
