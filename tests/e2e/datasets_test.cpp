@@ -123,6 +123,19 @@ TEST(EndToEndDatasets, LengthDistributionsBoundTheLengthsAndConfigRepeatsThem) {
   EXPECT_EQ(lengths(again), got);
 }
 
+TEST(EndToEndDatasets, ImagesRideAlongWithChatPrompts) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("ds-images");
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--image-count", "2", "--image-size", "64x48", "--input-len", "12", "--output-len",
+                "4", "--num-prompts", "3", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // serve-sim counts the text part (images are not counted yet): the prompt arrived whole.
+  EXPECT_EQ(lengths(dir), (Lengths{{12, 4}, {12, 4}, {12, 4}}));
+  EXPECT_NE(slurp(dir + "/config.yaml").find("image_size: 64x48"), std::string::npos);
+}
+
 TEST(EndToEndDatasets, ReplaySendsAtTheTracesTimes) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
   const std::string dir = make_temp_dir("ds-replay");
@@ -173,6 +186,9 @@ TEST(EndToEndDatasets, BadDatasetsAreOneLineErrors) {
            {{"--dataset", "sharegpt", "--dataset-path", sample("sharegpt.json"), "--output-dist",
              "uniform:1,2"},
             "--output-dist draws the lengths of --dataset random and shared-prefix"},
+           {{"--image-count", "1", "--endpoint", "/v1/completions"},
+            "--image-count: images need --api openai-chat"},
+           {{"--image-count", "1", "--image-size", "64"}, "--image-size '64': give WxH"},
            {{"--dataset", "sharegpt", "--dataset-path", sample("sharegpt.json"), "--prompt-field",
              "q"},
             "name columns of --dataset csv"},

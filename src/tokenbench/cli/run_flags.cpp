@@ -27,6 +27,7 @@
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/workload/length_dist.h"
+#include "tokenbench/workload/synthetic_image.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::cli {
@@ -344,6 +345,18 @@ void check_dataset(const core::RunConfig& c) {
                        " draws the lengths of --dataset random and shared-prefix; --dataset " +
                        c.dataset + " has its own");
     }
+  }
+  if (c.image_count < 0 || c.image_count > 64) {
+    throw UsageError("--image-count " + std::to_string(c.image_count) +
+                     " is out of range: give 0 to 64 images per request");
+  }
+  try {
+    workload::parse_image_size(c.image_size);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (c.image_count > 0 && c.api != core::ApiKind::kOpenAIChat) {
+    throw UsageError("--image-count: images need --api openai-chat (chat messages carry them)");
   }
   if (c.replay) {
     const bool timed = c.dataset == "burstgpt" || c.dataset == "azure" || c.dataset == "mooncake" ||
@@ -671,6 +684,12 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--output-dist", c.output_dist,
                   "random, shared-prefix: output lengths drawn from fixed (--output-len), "
                   "uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE")
+      ->capture_default_str();
+  cmd->add_option("--image-count", c.image_count,
+                  "Synthetic PNG images sent with each chat request's prompt, as data URLs "
+                  "(0 to 64)")
+      ->capture_default_str();
+  cmd->add_option("--image-size", c.image_size, "--image-count: each image's WxH in pixels")
       ->capture_default_str();
   cmd->add_option("--random-prefix-len", c.random_prefix_len,
                   "Random prefix of this many tokens shared by every prompt")

@@ -157,6 +157,10 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "random_prefix_len" << YAML::Value << c.random_prefix_len;
   if (c.input_dist != "fixed") out << YAML::Key << "input_dist" << YAML::Value << c.input_dist;
   if (c.output_dist != "fixed") out << YAML::Key << "output_dist" << YAML::Value << c.output_dist;
+  if (c.image_count > 0) {
+    out << YAML::Key << "image_count" << YAML::Value << c.image_count;
+    out << YAML::Key << "image_size" << YAML::Value << c.image_size;
+  }
   out << YAML::Key << "ignore_eos" << YAML::Value << c.ignore_eos;
   out << YAML::Key << "tokenizer" << YAML::Value << c.tokenizer;
   out << YAML::Key << "tiktoken_encoding" << YAML::Value << c.tiktoken_encoding;
@@ -281,6 +285,8 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (w["random_prefix_len"]) c.random_prefix_len = w["random_prefix_len"].as<std::int64_t>();
       if (w["input_dist"]) c.input_dist = w["input_dist"].as<std::string>();
       if (w["output_dist"]) c.output_dist = w["output_dist"].as<std::string>();
+      if (w["image_count"]) c.image_count = w["image_count"].as<std::int64_t>();
+      if (w["image_size"]) c.image_size = w["image_size"].as<std::string>();
       if (w["ignore_eos"]) c.ignore_eos = w["ignore_eos"].as<bool>();
       if (w["tokenizer"]) c.tokenizer = w["tokenizer"].as<std::string>();
       if (w["tiktoken_encoding"]) c.tiktoken_encoding = w["tiktoken_encoding"].as<std::string>();

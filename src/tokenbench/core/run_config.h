@@ -106,6 +106,9 @@ struct RunConfig {
   /// output_len; uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE replace them.
   std::string input_dist = "fixed";
   std::string output_dist = "fixed";
+  /// Synthetic PNG images sent with each chat request's prompt (--image-count, --image-size WxH).
+  std::int64_t image_count = 0;
+  std::string image_size = "512x512";
   bool ignore_eos = true;  ///< ask the server to ignore EOS so that outputs reach max_tokens
   std::string
       tokenizer;  ///< tokenizer.json / tokenizer.model / *.tiktoken (or folder); empty: none

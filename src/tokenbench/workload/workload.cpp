@@ -1,9 +1,12 @@
 #include "tokenbench/workload/workload.h"
 
 #include <algorithm>
+#include <exception>
 #include <stdexcept>
+#include <thread>
 
 #include "tokenbench/workload/dataset.h"
+#include "tokenbench/workload/synthetic_image.h"
 
 namespace tokenbench::workload {
 
@@ -67,12 +70,46 @@ void split_phases(Workload& w, std::vector<core::RequestSpec> all, std::size_t w
                    std::make_move_iterator(all.end()));
 }
 
+// --image-count: every request's images, made on up to 8 threads (each image is a few ms).
+void attach_all_images(Workload& w, const core::RunConfig& config) {
+  ImageSize size;
+  try {
+    size = parse_image_size(config.image_size);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+  std::vector<core::RequestSpec*> specs;
+  for (auto& s : w.warmup) specs.push_back(&s);
+  for (auto& s : w.measure) specs.push_back(&s);
+  if (specs.empty()) return;
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                      std::min<std::size_t>(8, specs.size()));
+  std::vector<std::exception_ptr> errors(threads);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      try {
+        for (std::size_t i = t; i < specs.size(); i += threads) {
+          attach_images(*specs[i], config.seed, static_cast<int>(config.image_count), size);
+        }
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 }  // namespace
 
 Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer) {
   const auto warmup = static_cast<std::size_t>(std::max<std::int64_t>(0, config.warmup));
-  const std::size_t measure =
-      config.num_prompts > 0 ? static_cast<std::size_t>(config.num_prompts) : kDurationPoolSize;
+  const std::size_t measure = config.num_prompts > 0 ? static_cast<std::size_t>(config.num_prompts)
+                              : config.image_count > 0 ? kImagePoolSize
+                                                       : kDurationPoolSize;
   Workload w;
   if (config.dataset == "random") {
     RandomDatasetOptions options;
@@ -104,6 +141,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     split_phases(w, load_file_dataset(config, tokenizer, warmup + measure), warmup,
                  config.dataset_path);
   }
+  if (config.image_count > 0) attach_all_images(w, config);
   return w;
 }
 
