@@ -24,6 +24,7 @@ PACKAGES=(
   python3
   chromium
   libpcre2-dev libutf8proc-dev libsentencepiece-dev
+  libpng-dev
 )
 
 # Optional groups, named on the command line.

@@ -125,12 +125,37 @@ TEST(EndToEndAliases, EvalScopeFlagsMeanTheirTokenbenchTwins) {
   EXPECT_NE(config.find("ignore_eos: false"), std::string::npos) << config;
 }
 
+TEST(EndToEndAliases, PeersLengthSpreadsBecomeDistributions) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string genai = make_temp_dir("aliases_genai_dist");
+  auto r = run_process(
+      run_args(sim.url(), genai,
+               {"--synthetic-input-tokens-mean", "30", "--synthetic-input-tokens-stddev", "5",
+                "--output-tokens-mean", "6", "--output-tokens-stddev", "1", "--num-prompts", "4",
+                "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--synthetic-input-tokens-stddev (GenAI-Perf) is --input-dist normal:30,5"),
+            std::string::npos)
+      << r.err;
+  std::string config = slurp(genai + "/config.yaml");
+  EXPECT_NE(config.find("input_dist: normal:30,5"), std::string::npos) << config;
+  EXPECT_NE(config.find("output_dist: normal:6,1"), std::string::npos) << config;
+  const std::string evalscope = make_temp_dir("aliases_evalscope_dist");
+  r = run_process(
+      run_args(sim.url(), evalscope,
+               {"--min-prompt-length", "10", "--max-prompt-length", "20", "--num-prompts", "4",
+                "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  config = slurp(evalscope + "/config.yaml");
+  EXPECT_NE(config.find("input_dist: uniform:10,20"), std::string::npos) << config;
+}
+
 TEST(EndToEndAliases, AliasesThatMeanSomethingElseAreRefused) {
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--backend", "tgi"}, "--backend tgi (vLLM) is not an OpenAI-compatible API"},
            {{"--number", "10", "20"}, "pairs one count with each --parallel"},
-           {{"--min-prompt-length", "10", "--max-prompt-length", "100"}, "must be equal here"},
-           {{"--synthetic-input-tokens-stddev", "30"}, "use --range-ratio r instead"},
+           {{"--min-tokens", "10", "--max-tokens", "100"}, "must be equal here"},
+           {{"--output-tokens-stddev", "30"}, "needs --output-tokens-mean"},
            {{"--result-filename", "a/x.json"}, "give a file name; the directory is --output-dir"},
            {{"--result-filename", "summary.json"}, "tokenbench writes that file itself"},
            {{"--host", "h", "--base-url", "http://h:1"}, "either --base-url or --host/--port"}}) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "process.h"
 
@@ -76,6 +77,65 @@ TEST(EndToEndDatasets, TracesGiveTheirLengths) {
   EXPECT_EQ(lengths(burst), (Lengths{{40, 12}, {30, 9}, {50, 25}}));
 }
 
+TEST(EndToEndDatasets, SonnetPromptsStayWithinInputLen) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("ds-sonnet");
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--dataset-name", "sonnet", "--dataset-path", sample("sonnet.txt"),
+                "--sonnet-input-len", "80", "--sonnet-prefix-len", "40", "--sonnet-output-len", "6",
+                "--num-prompts", "5", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Lengths got = lengths(dir);
+  ASSERT_EQ(got.size(), 5u);
+  for (const auto& [in, out] : got) {
+    EXPECT_LE(in, 80);
+    EXPECT_GT(in, 80 - 12);  // lines of at most 10 words: it stops within one line of 80
+    EXPECT_EQ(out, 6);
+  }
+  EXPECT_NE(slurp(dir + "/config.yaml").find("sonnet_prefix_len: 40"), std::string::npos);
+}
+
+TEST(EndToEndDatasets, LengthDistributionsBoundTheLengthsAndConfigRepeatsThem) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("ds-dist");
+  auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--input-dist", "uniform:10,20", "--output-dist", "uniform:3,5", "--num-prompts",
+                "30", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Lengths got = lengths(dir);
+  ASSERT_EQ(got.size(), 30u);
+  std::set<std::int64_t> inputs;
+  for (const auto& [in, out] : got) {
+    EXPECT_GE(in, 10);
+    EXPECT_LE(in, 20);
+    EXPECT_GE(out, 3);
+    EXPECT_LE(out, 5);
+    inputs.insert(in);
+  }
+  EXPECT_GT(inputs.size(), 3u);  // drawn, not one length
+  // config.yaml repeats the run: the same seed draws the same lengths.
+  const std::string again = make_temp_dir("ds-dist-again");
+  r = run_process({TOKENBENCH_BINARY, "run", "--config", dir + "/config.yaml", "--output-dir",
+                   again, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lengths(again), got);
+}
+
+TEST(EndToEndDatasets, ImagesRideAlongWithChatPrompts) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("ds-images");
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--image-count", "2", "--image-size", "64x48", "--input-len", "12", "--output-len",
+                "4", "--num-prompts", "3", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // serve-sim counts the text part (images are not counted yet): the prompt arrived whole.
+  EXPECT_EQ(lengths(dir), (Lengths{{12, 4}, {12, 4}, {12, 4}}));
+  EXPECT_NE(slurp(dir + "/config.yaml").find("image_size: 64x48"), std::string::npos);
+}
+
 TEST(EndToEndDatasets, ReplaySendsAtTheTracesTimes) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
   const std::string dir = make_temp_dir("ds-replay");
@@ -107,8 +167,12 @@ TEST(EndToEndDatasets, ReplaySendsAtTheTracesTimes) {
 
 TEST(EndToEndDatasets, BadDatasetsAreOneLineErrors) {
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"--dataset", "sonnet"},
-            "--dataset 'sonnet' is not one of random, fixed, shared-prefix, jsonl"},
+           {{"--dataset", "hf"},
+            "--dataset 'hf' is not one of random, fixed, shared-prefix, jsonl"},
+           {{"--dataset", "sonnet"}, "--dataset sonnet needs --dataset-path FILE"},
+           {{"--dataset", "sonnet", "--dataset-path", sample("sonnet.txt"), "--input-len", "100",
+             "--sonnet-prefix-len", "101"},
+            "--sonnet-prefix-len 101 is out of range: give 0 to --input-len (100) tokens"},
            {{"--dataset", "csv"}, "--dataset csv needs --dataset-path FILE"},
            {{"--dataset", "fixed"}, "--dataset fixed needs --prompt TEXT"},
            {{"--prompt", "hi"}, "--prompt is the prompt of --dataset fixed"},
@@ -117,6 +181,14 @@ TEST(EndToEndDatasets, BadDatasetsAreOneLineErrors) {
              "--request-rate", "4"},
             "leave out --request-rate"},
            {{"--replay-speed", "2"}, "--replay-speed applies to --replay"},
+           {{"--input-dist", "normal:5"},
+            "--input-dist 'normal:5': normal needs two numbers MEAN,SD; use fixed, uniform:LO,HI"},
+           {{"--dataset", "sharegpt", "--dataset-path", sample("sharegpt.json"), "--output-dist",
+             "uniform:1,2"},
+            "--output-dist draws the lengths of --dataset random and shared-prefix"},
+           {{"--image-count", "1", "--endpoint", "/v1/completions"},
+            "--image-count: images need --api openai-chat"},
+           {{"--image-count", "1", "--image-size", "64"}, "--image-size '64': give WxH"},
            {{"--dataset", "sharegpt", "--dataset-path", sample("sharegpt.json"), "--prompt-field",
              "q"},
             "name columns of --dataset csv"},

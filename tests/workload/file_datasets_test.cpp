@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <set>
 
 #include "../support/word_tokenizer.h"
 #include "tokenbench/core/approx_tokens.h"
@@ -239,6 +241,75 @@ TEST(FixedDataset, TheSamePromptForEveryRequest) {
     EXPECT_EQ(specs[i].input_tokens, 5);
     EXPECT_EQ(specs[i].max_tokens, 16);
   }
+}
+
+TEST(SonnetDataset, InstructionHeadThenSeededLinesWithinInputLen) {
+  DatasetOptions o = options("sonnet.txt");
+  o.input_len = 60;
+  o.sonnet_prefix_len = 30;
+  const auto specs = make_sonnet_dataset(o, 8);
+  ASSERT_EQ(specs.size(), 8u);
+  // The instruction (11 words) and the first two lines (7 + 9) fit in 30; the third would not.
+  const std::string head = std::string(kSonnetInstruction) +
+                           "The kettle hums before the morning light,\n"
+                           "And frost has drawn its ferns across the pane;\n";
+  std::set<std::string> distinct;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto& s = specs[i];
+    EXPECT_EQ(s.id, i);
+    EXPECT_EQ(s.prompt.rfind(head, 0), 0u) << s.prompt;
+    EXPECT_GT(s.prompt.size(), head.size());  // lines drawn after the head
+    EXPECT_EQ(s.input_tokens, core::approx_token_count(s.prompt));
+    EXPECT_LE(s.input_tokens, 60);
+    EXPECT_GT(s.input_tokens, 60 - 12);  // stops at the first line that does not fit
+    EXPECT_EQ(s.input_source, core::TokenSource::kApproximate);
+    EXPECT_EQ(s.max_tokens, 128);
+    EXPECT_EQ(s.prompt.back(), '\n');
+    distinct.insert(s.prompt);
+  }
+  EXPECT_GT(distinct.size(), 1u);
+  // The same seed sends the same prompts; another seed others, after the same head.
+  const auto again = make_sonnet_dataset(o, 8);
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(again[i].prompt, specs[i].prompt);
+  o.seed = 8;
+  const auto other = make_sonnet_dataset(o, 8);
+  EXPECT_NE(other[0].prompt, specs[0].prompt);
+  EXPECT_EQ(other[0].prompt.rfind(head, 0), 0u);
+}
+
+TEST(SonnetDataset, CountsWithTheTokenizerAndNoPrefixBelowTheInstruction) {
+  // Lines the test tokenizer knows (its words are w1 ... w99).
+  DatasetOptions o = options("sonnet.txt");
+  o.path = ::testing::TempDir() + "word-sonnet.txt";
+  std::ofstream(o.path) << "w1 w2 w3\nw4 w5\nw6 w7 w8 w9\nw10\nw11 w12 w13\n";
+  const testing::WordTokenizer tok;
+  o.tokenizer = &tok;
+  o.input_len = 40;
+  o.sonnet_prefix_len = 0;  // no line of the file is fixed: only the instruction
+  const auto specs = make_sonnet_dataset(o, 3);
+  for (const auto& s : specs) {
+    EXPECT_EQ(s.input_source, core::TokenSource::kTokenizer);
+    EXPECT_EQ(s.input_tokens, static_cast<std::int64_t>(tok.count(s.prompt)));
+    EXPECT_LE(s.input_tokens, 40);
+  }
+  EXPECT_NE(specs[0].prompt.substr(std::string(kSonnetInstruction).size()),
+            specs[1].prompt.substr(std::string(kSonnetInstruction).size()));
+}
+
+TEST(SonnetDataset, MissingOrEmptyFileAndTooShortAnInputAreOneLineErrors) {
+  const auto make = [](const DatasetOptions& o) { return make_sonnet_dataset(o, 2); };
+  DatasetOptions o = options("no-such-sonnet.txt");
+  EXPECT_NE(error_of(make, o).find("cannot open dataset file " + o.path), std::string::npos);
+  const std::string empty = ::testing::TempDir() + "empty-sonnet.txt";
+  std::ofstream(empty) << "\n  \n";
+  o.path = empty;
+  EXPECT_EQ(error_of(make, o),
+            "dataset " + empty + " has no lines: --dataset sonnet needs a text file of poem lines");
+  o = options("sonnet.txt");
+  o.input_len = 11;  // the instruction alone is 11 words
+  EXPECT_EQ(error_of(make, o),
+            "--dataset sonnet: --input-len 11 leaves no room for lines after the instruction's 11 "
+            "tokens");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <initializer_list>
 #include <map>
 #include <optional>
 
@@ -24,6 +26,8 @@ constexpr Rename kRenames[] = {
     {"--random-input-len", "--input-len", "vLLM"},
     {"--random-output-len", "--output-len", "vLLM"},
     {"--random-range-ratio", "--range-ratio", "vLLM"},
+    {"--sonnet-input-len", "--input-len", "vLLM"},
+    {"--sonnet-output-len", "--output-len", "vLLM"},
     {"--result-dir", "--output-dir", "vLLM"},
     {"--metric-percentiles", "--percentiles", "vLLM"},
     {"--save-result", "", "vLLM", false},
@@ -86,6 +90,18 @@ std::string only_value(const Arg& a) {
     throw UsageError(a.name + " needs one value");
   }
   return a.values.front();
+}
+
+// The value given to the first of `names` found in `args` ("--flag V" or "--flag=V").
+std::optional<std::string> value_in(const std::vector<std::string>& args,
+                                    std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == name && i + 1 < args.size()) return args[i + 1];
+      if (args[i].rfind(std::string(name) + "=", 0) == 0) return args[i].substr(strlen(name) + 1);
+    }
+  }
+  return std::nullopt;
 }
 
 double number_of(const Arg& a) {
@@ -200,14 +216,15 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
       note("--backend " + b, "vLLM", "--endpoint " + endpoint);
     } else if (n == "--dataset-name") {
       const std::string d = only_value(a);
-      if (d == "random" || d == "sharegpt" || d == "burstgpt") {
+      if (d == "random" || d == "sharegpt" || d == "sonnet" || d == "burstgpt") {
         emit("--dataset", d);
       } else if (d == "custom") {
         emit("--dataset", "jsonl");
       } else {
-        throw UsageError("--dataset-name " + d +
-                         " (vLLM) is not built in: use --dataset random, sharegpt or burstgpt "
-                         "(with --dataset-path), or another of docs/WORKLOADS.md");
+        throw UsageError(
+            "--dataset-name " + d +
+            " (vLLM) is not built in: use --dataset random, sharegpt, sonnet or burstgpt "
+            "(with --dataset-path), or another of docs/WORKLOADS.md");
       }
       note("--dataset-name " + d, "vLLM", "--dataset " + out.back());
     } else if (n == "--url") {
@@ -230,11 +247,21 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
       emit("--num-prompts", a.values.front());
       note("--number", "EvalScope", "--num-prompts " + a.values.front());
     } else if (n == "--synthetic-input-tokens-stddev" || n == "--output-tokens-stddev") {
+      // GenAI-Perf's normal lengths: MEAN from its mean flag (or ours); 550 is its input default.
       if (number_of(a) != 0) {
-        throw UsageError(n +
-                         " (GenAI-Perf) draws lengths from a normal distribution; tokenbench "
-                         "draws them uniformly from [len x (1 - r), len x (1 + r)]: use "
-                         "--range-ratio r instead");
+        const bool input = n == "--synthetic-input-tokens-stddev";
+        auto mean = input ? value_in(args, {"--synthetic-input-tokens-mean", "--input-len"})
+                          : value_in(args, {"--output-tokens-mean", "--output-len"});
+        if (!mean && input) mean = "550";
+        if (!mean) {
+          throw UsageError(n +
+                           " (GenAI-Perf) needs --output-tokens-mean: the mean of the normal "
+                           "output lengths");
+        }
+        const std::string flag = input ? "--input-dist" : "--output-dist";
+        const std::string spec = "normal:" + *mean + "," + only_value(a);
+        emit(flag, spec);
+        note(n, "GenAI-Perf", flag + " " + spec);
       }
     }
   }
@@ -250,7 +277,7 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
     emit("--base-url", url);
     note("--host/--port", "vLLM", "--base-url " + url);
   }
-  // EvalScope's prompt and output length bounds: one fixed length is ours; a range is not.
+  // EvalScope's prompt and output length bounds: one fixed length, or (prompts) a uniform range.
   const auto bounds = [&](const char* min_flag, const char* max_flag, const char* ours) {
     const bool has_min = pending.contains(min_flag);
     const bool has_max = pending.contains(max_flag);
@@ -258,12 +285,19 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
     if (has_min && has_max && pending[min_flag] == pending[max_flag]) {
       return std::optional<std::string>(pending[max_flag]);
     }
-    throw UsageError(fmt::format(
-        "{} and {} (EvalScope) must be equal here: tokenbench sends fixed lengths, and its "
-        "--range-ratio spreads input and output lengths alike; use {} N (and --range-ratio R)",
-        min_flag, max_flag, ours));
+    throw UsageError(
+        fmt::format("{} and {} (EvalScope) must be equal here: use {} N, or draw lengths with "
+                    "--input-dist / --output-dist uniform:LO,HI",
+                    min_flag, max_flag, ours));
   };
-  if (const auto v = bounds("--min-prompt-length", "--max-prompt-length", "--input-len")) {
+  if (pending.contains("--min-prompt-length") && pending.contains("--max-prompt-length") &&
+      pending["--min-prompt-length"] != pending["--max-prompt-length"]) {
+    // EvalScope draws prompt lengths uniformly between its bounds.
+    const std::string spec =
+        "uniform:" + pending["--min-prompt-length"] + "," + pending["--max-prompt-length"];
+    emit("--input-dist", spec);
+    note("--min/--max-prompt-length", "EvalScope", "--input-dist " + spec);
+  } else if (const auto v = bounds("--min-prompt-length", "--max-prompt-length", "--input-len")) {
     emit("--input-len", *v);
     note("--min/--max-prompt-length", "EvalScope", "--input-len " + *v);
   }

@@ -27,6 +27,8 @@
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
+#include "tokenbench/workload/length_dist.h"
+#include "tokenbench/workload/synthetic_image.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::cli {
@@ -383,6 +385,7 @@ void check_sessions(const core::RunConfig& c) {
   refuse(c.drop_first_pct > 0, "--drop-first");
   refuse(!c.targets.empty(), "comparing targets (--target, --model a,b)");
   refuse(c.ramp_up != core::RampKind::kNone, "--ramp-up");
+  refuse(c.image_count > 0, "--image-count");
   if (c.turns < 0 || c.turns > 1000) throw UsageError("--turns must be an integer in [0, 1000]");
   if (c.concurrency_unit != "session" && c.concurrency_unit != "request") {
     throw UsageError("--concurrency-unit '" + c.concurrency_unit +
@@ -405,6 +408,34 @@ void check_dataset(const core::RunConfig& c) {
       names.rfind(c.dataset + ",", 0) != 0) {
     throw UsageError("--dataset '" + c.dataset + "' is not one of " + names +
                      " (docs/WORKLOADS.md)");
+  }
+  for (const auto& [flag, spec] :
+       {std::pair{"--input-dist", c.input_dist}, std::pair{"--output-dist", c.output_dist}}) {
+    try {
+      workload::parse_length_dist(spec, flag);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (spec != "fixed" && c.dataset != "random" && c.dataset != "shared-prefix") {
+      throw UsageError(std::string(flag) +
+                       " draws the lengths of --dataset random and shared-prefix; --dataset " +
+                       c.dataset + " has its own");
+    }
+  }
+  if (c.image_count < 0 || c.image_count > 64) {
+    throw UsageError("--image-count " + std::to_string(c.image_count) +
+                     " is out of range: give 0 to 64 images per request");
+  }
+  try {
+    workload::parse_image_size(c.image_size);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (c.image_count > 0 && c.api != core::ApiKind::kOpenAIChat &&
+      c.api != core::ApiKind::kAnthropicMessages && c.api != core::ApiKind::kOpenAIResponses) {
+    throw UsageError(
+        "--image-count: images need --api openai-chat, anthropic-messages or openai-responses "
+        "(their messages carry them)");
   }
   if (c.replay) {
     const bool timed = c.dataset == "burstgpt" || c.dataset == "azure" || c.dataset == "mooncake" ||
@@ -438,6 +469,11 @@ void check_dataset(const core::RunConfig& c) {
           "1 to 100000, --prefix-len 0 to 10^7");
     }
     return;
+  }
+  if (c.dataset == "sonnet" && (c.sonnet_prefix_len < 0 || c.sonnet_prefix_len > c.input_len)) {
+    throw UsageError("--sonnet-prefix-len " + std::to_string(c.sonnet_prefix_len) +
+                     " is out of range: give 0 to --input-len (" + std::to_string(c.input_len) +
+                     ") tokens");
   }
   if (c.dataset == "random") return;
   if (c.dataset_path.empty()) {
@@ -715,8 +751,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   // Workload
   cmd->add_option("--dataset", c.dataset,
-                  "random | fixed | shared-prefix | jsonl | lines | csv | sharegpt | burstgpt | "
-                  "azure | mooncake (docs/WORKLOADS.md)")
+                  "random | fixed | shared-prefix | jsonl | lines | csv | sharegpt | sonnet | "
+                  "burstgpt | azure | mooncake (docs/WORKLOADS.md)")
       ->capture_default_str();
   cmd->add_option("--dataset-path", c.dataset_path,
                   "The dataset's file (every --dataset but random and fixed)");
@@ -744,7 +780,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--concurrency-unit", c.concurrency_unit,
                   "--multi-turn: what --max-concurrency counts, session or request")
       ->capture_default_str();
-  cmd->add_option("--input-len", c.input_len, "Random prompt length in tokens")
+  cmd->add_option("--input-len", c.input_len,
+                  "Prompt length in tokens (random; shared-prefix: each prompt's own part; "
+                  "sonnet: the most)")
       ->capture_default_str();
   cmd->add_option("--output-len", c.output_len,
                   "Output length in tokens (sent as max_tokens); replaces the lengths a dataset "
@@ -753,6 +791,20 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--range-ratio", c.range_ratio,
                   "Random lengths drawn from [len*(1-r), len*(1+r)]")
+      ->capture_default_str();
+  cmd->add_option("--input-dist", c.input_dist,
+                  "random, shared-prefix: prompt lengths drawn from fixed (--input-len), "
+                  "uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE")
+      ->capture_default_str();
+  cmd->add_option("--output-dist", c.output_dist,
+                  "random, shared-prefix: output lengths drawn from fixed (--output-len), "
+                  "uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE")
+      ->capture_default_str();
+  cmd->add_option("--image-count", c.image_count,
+                  "Synthetic PNG images sent with each chat request's prompt, as data URLs "
+                  "(0 to 64)")
+      ->capture_default_str();
+  cmd->add_option("--image-size", c.image_size, "--image-count: each image's WxH in pixels")
       ->capture_default_str();
   cmd->add_option("--random-prefix-len", c.random_prefix_len,
                   "Random prefix of this many tokens shared by every prompt")
@@ -771,6 +823,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "--dataset shared-prefix: interleaved (a prompt of each group in turn) or "
                   "grouped")
       ->check(CLI::IsMember({"interleaved", "grouped"}))
+      ->capture_default_str();
+  cmd->add_option("--sonnet-prefix-len", c.sonnet_prefix_len,
+                  "--dataset sonnet: tokens of the head every prompt shares (the instruction and "
+                  "the file's first lines)")
       ->capture_default_str();
   cmd->add_option("--tokenizer", c.tokenizer,
                   "tokenizer.json, tokenizer.model, *.tiktoken, a model folder, or a Hugging Face "

@@ -204,8 +204,17 @@ std::string to_yaml(const RunConfig& c) {
     out << YAML::Key << "prefix_len" << YAML::Value << c.prefix_len;
     out << YAML::Key << "group_order" << YAML::Value << c.group_order;
   }
+  if (c.dataset == "sonnet") {
+    out << YAML::Key << "sonnet_prefix_len" << YAML::Value << c.sonnet_prefix_len;
+  }
   out << YAML::Key << "range_ratio" << YAML::Value << c.range_ratio;
   out << YAML::Key << "random_prefix_len" << YAML::Value << c.random_prefix_len;
+  if (c.input_dist != "fixed") out << YAML::Key << "input_dist" << YAML::Value << c.input_dist;
+  if (c.output_dist != "fixed") out << YAML::Key << "output_dist" << YAML::Value << c.output_dist;
+  if (c.image_count > 0) {
+    out << YAML::Key << "image_count" << YAML::Value << c.image_count;
+    out << YAML::Key << "image_size" << YAML::Value << c.image_size;
+  }
   out << YAML::Key << "ignore_eos" << YAML::Value << c.ignore_eos;
   out << YAML::Key << "tokenizer" << YAML::Value << c.tokenizer;
   out << YAML::Key << "tiktoken_encoding" << YAML::Value << c.tiktoken_encoding;
@@ -331,8 +340,13 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (w["prompts_per_group"]) c.prompts_per_group = w["prompts_per_group"].as<std::int64_t>();
       if (w["prefix_len"]) c.prefix_len = w["prefix_len"].as<std::int64_t>();
       if (w["group_order"]) c.group_order = w["group_order"].as<std::string>();
+      if (w["sonnet_prefix_len"]) c.sonnet_prefix_len = w["sonnet_prefix_len"].as<std::int64_t>();
       if (w["range_ratio"]) c.range_ratio = w["range_ratio"].as<double>();
       if (w["random_prefix_len"]) c.random_prefix_len = w["random_prefix_len"].as<std::int64_t>();
+      if (w["input_dist"]) c.input_dist = w["input_dist"].as<std::string>();
+      if (w["output_dist"]) c.output_dist = w["output_dist"].as<std::string>();
+      if (w["image_count"]) c.image_count = w["image_count"].as<std::int64_t>();
+      if (w["image_size"]) c.image_size = w["image_size"].as<std::string>();
       if (w["ignore_eos"]) c.ignore_eos = w["ignore_eos"].as<bool>();
       if (w["tokenizer"]) c.tokenizer = w["tokenizer"].as<std::string>();
       if (w["tiktoken_encoding"]) c.tiktoken_encoding = w["tiktoken_encoding"].as<std::string>();

@@ -113,6 +113,7 @@ struct RunConfig {
   std::int64_t prompts_per_group = 16;      ///< P
   std::int64_t prefix_len = 512;            ///< L, the shared prefix's tokens
   std::string group_order = "interleaved";  ///< interleaved | grouped
+  std::int64_t sonnet_prefix_len = 200;     ///< sonnet: tokens of the head every prompt shares
   std::int64_t input_len = 1024;
   std::int64_t output_len = 128;
   /// True unless --output-len was given: a dataset that carries output lengths (ShareGPT's
@@ -120,7 +121,14 @@ struct RunConfig {
   bool output_len_from_dataset = true;
   double range_ratio = 0.0;
   std::int64_t random_prefix_len =
-      0;                   ///< a random prefix of this many tokens shared by all prompts
+      0;  ///< a random prefix of this many tokens shared by all prompts
+  /// --input-dist / --output-dist (workload::parse_length_dist): "fixed" keeps input_len and
+  /// output_len; uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE replace them.
+  std::string input_dist = "fixed";
+  std::string output_dist = "fixed";
+  /// Synthetic PNG images sent with each chat request's prompt (--image-count, --image-size WxH).
+  std::int64_t image_count = 0;
+  std::string image_size = "512x512";
   bool ignore_eos = true;  ///< ask the server to ignore EOS so that outputs reach max_tokens
   std::string
       tokenizer;  ///< tokenizer.json / tokenizer.model / *.tiktoken (or folder); empty: none

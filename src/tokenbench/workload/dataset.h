@@ -7,6 +7,7 @@
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/tokenizer/tokenizer.h"
+#include "tokenbench/workload/length_dist.h"
 
 namespace tokenbench::workload {
 
@@ -20,6 +21,9 @@ struct RandomDatasetOptions {
   /// placed before each prompt's own input_len tokens.
   std::int64_t prefix_len = 0;
   std::uint64_t seed = 0;
+  /// --input-dist / --output-dist: kFixed keeps input_len / output_len (with range_ratio).
+  LengthDist input_dist;
+  LengthDist output_dist;
 };
 
 /// `count` synthetic requests, ids from `first_id`, deterministic for a seed.
@@ -60,6 +64,8 @@ struct DatasetOptions {
   /// sharegpt: every human turn with a reply becomes a prompt, keyed by its conversation
   /// (RequestSpec::session_key), for --multi-turn; vLLM's filters then apply to the first turn.
   bool all_turns = false;
+  std::int64_t input_len = 1024;         ///< sonnet: a prompt's most tokens, instruction included
+  std::int64_t sonnet_prefix_len = 200;  ///< sonnet: tokens of the fixed head, instruction included
   std::uint64_t seed = 0;
   const tokenizer::Tokenizer* tokenizer = nullptr;
 };
@@ -78,6 +84,18 @@ std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& options);
 /// whose reply has fewer than 4 (unless --output-len), whose prompt has more than 1024 or whose
 /// prompt and reply together more than 2048. File order is kept.
 std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& options);
+
+/// The instruction that starts every sonnet prompt (vLLM's).
+inline constexpr const char* kSonnetInstruction =
+    "Pick as many lines as you can from these poem lines:\n";
+
+/// `sonnet`: vLLM's sonnet dataset, `count` requests from a text file of poem lines (blank lines
+/// skipped). Every prompt is kSonnetInstruction, then the file's first lines while the prompt
+/// stays within options.sonnet_prefix_len tokens (the same head in every prompt, for prefix
+/// caching), then lines drawn at random (seeded) until the next one drawn would take the prompt
+/// past options.input_len. Lines are counted with the tokenizer, else as words.
+std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& options,
+                                                   std::size_t count);
 
 /// `burstgpt`: the BurstGPT CSV (Timestamp, Model, Request tokens, Response tokens, Total tokens,
 /// Log Type). As vLLM reads it, only rows of Model GPT-4 with Response tokens above 0 are used;
@@ -107,6 +125,10 @@ struct SharedPrefixOptions {
   std::int64_t output_len = 128;
   bool grouped = false;  ///< order: a group's prompts together; else interleaved (one per group)
   std::uint64_t seed = 0;
+  /// --input-dist / --output-dist: each prompt's own part and its output drawn from these
+  /// (question_len and output_len when kFixed).
+  LengthDist question_dist;
+  LengthDist output_dist;
 };
 
 /// `shared-prefix`: G x P requests; group g's prompts are its prefix of prefix_len random tokens

@@ -4,21 +4,10 @@
 
 #include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/workload/dataset.h"
+#include "tokenbench/workload/length_dist.h"
 #include "tokenbench/workload/prompt_synth.h"
 
 namespace tokenbench::workload {
-namespace {
-
-std::int64_t draw_length(std::mt19937_64& rng, std::int64_t len, double ratio) {
-  if (ratio <= 0.0) return std::max<std::int64_t>(1, len);
-  const auto lo = static_cast<std::int64_t>(std::floor(static_cast<double>(len) * (1.0 - ratio)));
-  const auto hi = static_cast<std::int64_t>(std::ceil(static_cast<double>(len) * (1.0 + ratio)));
-  std::uniform_int_distribution<std::int64_t> dist(std::max<std::int64_t>(1, lo),
-                                                   std::max<std::int64_t>(1, hi));
-  return dist(rng);
-}
-
-}  // namespace
 
 const std::vector<std::string>& random_prompt_vocabulary() {
   static const std::vector<std::string> kWords = {
@@ -59,11 +48,17 @@ std::vector<core::RequestSpec> make_random_dataset(const RandomDatasetOptions& o
   const std::vector<std::int32_t> prefix_ids =
       synth.exact() ? synth.random_ids(prefix_len) : std::vector<std::int32_t>{};
   const std::string prefix_words = synth.exact() ? "" : synth.random_words(prefix_len);
+  // --range-ratio spreads a fixed length; a distribution replaces it.
+  const auto dist = [&](const LengthDist& d, std::int64_t len) {
+    return d.kind == LengthDist::Kind::kFixed ? fixed_length(len, options.range_ratio) : d;
+  };
+  const LengthDist in_dist = dist(options.input_dist, options.input_len);
+  const LengthDist out_dist = dist(options.output_dist, options.output_len);
   for (std::size_t i = 0; i < count; ++i) {
     core::RequestSpec spec;
     spec.id = first_id + i;
-    const std::int64_t in = draw_length(rng, options.input_len, options.range_ratio);
-    spec.max_tokens = draw_length(rng, options.output_len, options.range_ratio);
+    const std::int64_t in = draw_length(in_dist, rng);
+    spec.max_tokens = draw_length(out_dist, rng);
     SynthPrompt p = synth.make_after(prefix_ids, prefix_words, in);
     spec.prompt = std::move(p.text);
     spec.input_tokens = p.tokens;
@@ -94,11 +89,17 @@ std::vector<core::RequestSpec> make_shared_prefix_dataset(const SharedPrefixOpti
       const std::size_t at = o.grouped ? g * per + p : p * groups + g;
       core::RequestSpec& spec = specs[at];
       spec.id = at;
-      SynthPrompt made = synth.make_after(prefix_ids[g], prefix_words[g], o.question_len);
+      // A fixed length draws nothing, so that a seed's prompts stay what they were.
+      const std::int64_t own = o.question_dist.kind == LengthDist::Kind::kFixed
+                                   ? o.question_len
+                                   : draw_length(o.question_dist, synth.rng());
+      SynthPrompt made = synth.make_after(prefix_ids[g], prefix_words[g], own);
       spec.prompt = std::move(made.text);
       spec.input_tokens = made.tokens;
       spec.input_source = made.source;
-      spec.max_tokens = o.output_len;
+      spec.max_tokens = o.output_dist.kind == LengthDist::Kind::kFixed
+                            ? o.output_len
+                            : draw_length(o.output_dist, synth.rng());
     }
   }
   return specs;

@@ -1,9 +1,11 @@
-// The datasets whose prompts are text in a file: lines, csv and ShareGPT, and the fixed prompt.
+// The datasets whose prompts are text in a file: lines, csv, ShareGPT and sonnet, and the fixed
+// prompt.
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -166,6 +168,59 @@ std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
     throw std::runtime_error("dataset " + o.path +
                              " has no conversation that passes ShareGPT's filters (a human turn "
                              "of 4 to 1024 tokens with a reply of at least 4, 2048 in all)");
+  }
+  return specs;
+}
+
+std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& o, std::size_t count) {
+  std::ifstream in(o.path);
+  if (!in)
+    throw std::runtime_error("cannot open dataset file " + o.path + ": check --dataset-path");
+  // Lines keep their line break, as vLLM's readlines() does: a prompt is lines one under another.
+  std::vector<std::string> lines;
+  std::vector<std::int64_t> lens;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    lines.push_back(line + "\n");
+    lens.push_back(std::max<std::int64_t>(1, count_text(lines.back(), o.tokenizer)));
+  }
+  if (lines.empty()) {
+    throw std::runtime_error("dataset " + o.path +
+                             " has no lines: --dataset sonnet needs a text file of poem lines");
+  }
+  const std::int64_t base = count_text(kSonnetInstruction, o.tokenizer);
+  if (o.input_len <= base) {
+    throw std::runtime_error("--dataset sonnet: --input-len " + std::to_string(o.input_len) +
+                             " leaves no room for lines after the instruction's " +
+                             std::to_string(base) + " tokens");
+  }
+  // The head: the instruction and the file's first lines, the same in every prompt.
+  std::string head = kSonnetInstruction;
+  std::int64_t head_len = base;
+  for (std::size_t i = 0; i < lines.size() && head_len + lens[i] <= o.sonnet_prefix_len; ++i) {
+    head += lines[i];
+    head_len += lens[i];
+  }
+  std::mt19937_64 rng(o.seed);
+  std::uniform_int_distribution<std::size_t> pick(0, lines.size() - 1);
+  std::vector<core::RequestSpec> specs(count);
+  for (std::size_t r = 0; r < count; ++r) {
+    std::string text = head;
+    std::int64_t len = head_len;
+    for (;;) {
+      const std::size_t i = pick(rng);
+      if (len + lens[i] > o.input_len) break;
+      text += lines[i];
+      len += lens[i];
+    }
+    core::RequestSpec& spec = specs[r];
+    spec.id = r;
+    spec.max_tokens = o.output_len;
+    // The lines' counts add up to an estimate; the prompt's own count is what is recorded.
+    count_input(spec, text, o.tokenizer);
+    spec.prompt = std::move(text);
   }
   return specs;
 }

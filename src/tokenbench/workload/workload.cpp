@@ -1,18 +1,32 @@
 #include "tokenbench/workload/workload.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "tokenbench/workload/dataset.h"
+#include "tokenbench/workload/synthetic_image.h"
 
 namespace tokenbench::workload {
 
 namespace {
 
+// --input-dist / --output-dist, with this module's error type.
+LengthDist length_dist(const std::string& spec, const char* flag) {
+  try {
+    return parse_length_dist(spec, flag);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
 // The datasets read from --dataset-path, by name.
+// `count`: the requests a generated dataset (sonnet) makes.
 std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
-                                                 const tokenizer::Tokenizer* tokenizer) {
+                                                 const tokenizer::Tokenizer* tokenizer,
+                                                 std::size_t count) {
   if (config.dataset_path.empty()) {
     throw std::runtime_error("--dataset " + config.dataset + " needs --dataset-path FILE");
   }
@@ -30,11 +44,14 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
   o.timestamp_field = config.timestamp_field;
   o.session_field = config.session_field;
   o.all_turns = config.multi_turn;
+  o.input_len = config.input_len;
+  o.sonnet_prefix_len = config.sonnet_prefix_len;
   o.seed = config.seed;
   o.tokenizer = tokenizer;
   if (config.dataset == "lines") return load_lines_dataset(o);
   if (config.dataset == "csv") return load_csv_dataset(o);
   if (config.dataset == "sharegpt") return load_sharegpt_dataset(o);
+  if (config.dataset == "sonnet") return make_sonnet_dataset(o, count);
   if (config.dataset == "burstgpt") return load_burstgpt_dataset(o);
   if (config.dataset == "azure") return load_azure_dataset(o);
   if (config.dataset == "mooncake") return load_mooncake_dataset(o);
@@ -109,12 +126,46 @@ std::vector<Session> make_sessions(std::vector<core::RequestSpec> all, std::size
   return sessions;
 }
 
+// --image-count: every request's images, made on up to 8 threads (each image is a few ms).
+void attach_all_images(Workload& w, const core::RunConfig& config) {
+  ImageSize size;
+  try {
+    size = parse_image_size(config.image_size);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+  std::vector<core::RequestSpec*> specs;
+  for (auto& s : w.warmup) specs.push_back(&s);
+  for (auto& s : w.measure) specs.push_back(&s);
+  if (specs.empty()) return;
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                      std::min<std::size_t>(8, specs.size()));
+  std::vector<std::exception_ptr> errors(threads);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      try {
+        for (std::size_t i = t; i < specs.size(); i += threads) {
+          attach_images(*specs[i], config.seed, static_cast<int>(config.image_count), size);
+        }
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 }  // namespace
 
 Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer) {
   const auto warmup = static_cast<std::size_t>(std::max<std::int64_t>(0, config.warmup));
-  const std::size_t measure =
-      config.num_prompts > 0 ? static_cast<std::size_t>(config.num_prompts) : kDurationPoolSize;
+  const std::size_t measure = config.num_prompts > 0 ? static_cast<std::size_t>(config.num_prompts)
+                              : config.image_count > 0 ? kImagePoolSize
+                                                       : kDurationPoolSize;
   // Embeddings requests carry --batch-size inputs each: that many prompts per request.
   const std::size_t batch = static_cast<std::size_t>(std::max(1, config.batch_size));
   // A multi-turn run's --num-prompts counts sessions: random and fixed prompts make --turns each.
@@ -130,6 +181,8 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     options.range_ratio = config.range_ratio;
     options.prefix_len = config.random_prefix_len;
     options.seed = config.seed;
+    options.input_dist = length_dist(config.input_dist, "--input-dist");
+    options.output_dist = length_dist(config.output_dist, "--output-dist");
     all = make_random_dataset(options, wanted, 0, tokenizer);
   } else if (config.dataset == "shared-prefix") {
     SharedPrefixOptions o;
@@ -140,11 +193,13 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     o.output_len = config.output_len;
     o.grouped = config.group_order == "grouped";
     o.seed = config.seed;
+    o.question_dist = length_dist(config.input_dist, "--input-dist");
+    o.output_dist = length_dist(config.output_dist, "--output-dist");
     all = make_shared_prefix_dataset(o, tokenizer);
   } else if (config.dataset == "fixed") {
     all = make_fixed_dataset(config.prompt, wanted, config.output_len, tokenizer);
   } else {
-    all = load_file_dataset(config, tokenizer);
+    all = load_file_dataset(config, tokenizer, wanted);
     name = config.dataset_path;
   }
   Workload w;
@@ -164,6 +219,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     return w;
   }
   split_phases(w, batch > 1 ? group_inputs(std::move(all), batch) : std::move(all), warmup, name);
+  if (config.image_count > 0) attach_all_images(w, config);
   return w;
 }
 

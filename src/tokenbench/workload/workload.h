@@ -26,14 +26,18 @@ struct Workload {
 
 /// The names --dataset takes.
 inline constexpr const char* kDatasetNames =
-    "random, fixed, shared-prefix, jsonl, lines, csv, sharegpt, burstgpt, azure, mooncake";
+    "random, fixed, shared-prefix, jsonl, lines, csv, sharegpt, sonnet, burstgpt, azure, mooncake";
 
 /// How many distinct prompts a duration-limited run cycles through.
 inline constexpr std::size_t kDurationPoolSize = 4096;
+/// The same with --image-count, whose requests carry their images (about 125 KB of base64 each
+/// at 512x512): fewer, so that a run's bodies stay within memory.
+inline constexpr std::size_t kImagePoolSize = 512;
 
 /// Builds the workload that `config` describes (any of kDatasetNames); prompts are token-exact
-/// and input counts come from `tokenizer` when one is given. Throws std::runtime_error with a
-/// one-line message on a bad dataset.
+/// and input counts come from `tokenizer` when one is given. With config.image_count, every
+/// request also carries that many synthetic images (synthetic_image.h; made on several threads).
+/// Throws std::runtime_error with a one-line message on a bad dataset.
 Workload build_workload(const core::RunConfig& config,
                         const tokenizer::Tokenizer* tokenizer = nullptr);
 
