@@ -1,8 +1,8 @@
 // serve-sim's request reading: the bytes of a connection go through Boost.Beast's
 // http::request_parser<string_body> with the limits sim/http_session.cpp sets, read in pieces as
 // a socket delivers them, pipelined requests one after another; each complete request is routed
-// as HttpSession::on_request does (target without query, keep-alive, Expect, Authorization) and a
-// completion body goes to sim::parse_completion_request.
+// as HttpSession does: the coding checks of sim/http_fields.h, then sim::route_request (path,
+// method, API key, each API's request parser, the context length).
 //
 // Input: one byte choosing how the rest is split into reads, then the connection's bytes.
 
@@ -16,7 +16,8 @@
 #include <variant>
 
 #include "fuzz_support.h"
-#include "tokenbench/sim/openai_request.h"
+#include "tokenbench/sim/http_fields.h"
+#include "tokenbench/sim/router.h"
 
 namespace {
 
@@ -27,18 +28,38 @@ namespace http = beast::http;
 constexpr std::uint64_t kBodyLimit = 64ull << 20;
 constexpr std::uint32_t kHeaderLimit = 64u << 10;
 
+// Routes a complete request as HttpSession::on_header and on_request do: the coding checks, then
+// sim::route_request, once without an API key (so that bodies reach their parsers) and once
+// with one.
 std::size_t route(const http::request<http::string_body>& req) {
+  using namespace tokenbench::sim;
   std::size_t sum = req.keep_alive() ? 1 : 0;
-  std::string_view target(req.target().data(), req.target().size());
-  if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
   sum += beast::iequals(req[http::field::expect], "100-continue") ? 1 : 0;
-  sum += req[http::field::authorization].size();
-  const bool chat = target == "/v1/chat/completions";
-  if ((chat || target == "/v1/completions") && req.method() == http::verb::post) {
-    using tokenbench::sim::ApiKind;
-    const auto parsed = tokenbench::sim::parse_completion_request(
-        chat ? ApiKind::kChat : ApiKind::kCompletions, req.body(), "tiny-llama", 16, 16);
-    sum += parsed.index();
+  sum += unsupported_coding(req, http::field::transfer_encoding, {"chunked", "identity"}).size();
+  sum += unsupported_coding(req, http::field::content_encoding, {"identity"}).size();
+  sum += usable_request_id(std::string_view(req["X-Request-Id"].data(), req["X-Request-Id"].size()))
+             ? 1
+             : 0;
+  const auto view = [](beast::string_view v) { return std::string_view(v.data(), v.size()); };
+  const HttpRequestView request{.method = view(req.method_string()),
+                                .target = view(req.target()),
+                                .authorization = view(req[http::field::authorization]),
+                                .x_api_key = view(req["x-api-key"]),
+                                .body = req.body()};
+  for (const std::string_view key : {std::string_view(), std::string_view("k")}) {
+    const RouterConfig config{.model = "tiny-llama",
+                              .default_max_tokens = 16,
+                              .hash_block_size = 16,
+                              .context_limit = 4096,
+                              .api_key = key};
+    const RoutedRequest routed = route_request(request, config);
+    sum += routed.index();
+    if (const auto* error = std::get_if<ErrorReply>(&routed)) {
+      if (error->status < 400 || error->status > 599 || error->body.empty()) {
+        tokenbench::fuzz::fail("an error reply without an error status and body");
+      }
+      sum += error->body.size();
+    }
   }
   return sum;
 }
