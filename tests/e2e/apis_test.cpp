@@ -26,11 +26,11 @@ const std::vector<std::string> kQuiet{"--server-metrics", "off", "--gpu-metrics"
 TEST(EndToEndApis, EmbeddingsBatchesCountInputsAndInputTokens) {
   SimProcess sim({"--ttft-ms", "2", "--itl-ms", "0.2"});
   const std::string dir = make_temp_dir("api-embeddings");
-  const auto r = run_process(run_args(
-      sim.url(), dir,
-      with({"--api", "openai-embeddings", "--batch-size", "3", "--num-prompts", "6",
-            "--input-len", "10", "--max-concurrency", "2"},
-           kQuiet)));
+  const auto r =
+      run_process(run_args(sim.url(), dir,
+                           with({"--api", "openai-embeddings", "--batch-size", "3", "--num-prompts",
+                                 "6", "--input-len", "10", "--max-concurrency", "2"},
+                                kQuiet)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto records = measured(dir);
   ASSERT_EQ(records.size(), 6u);
@@ -45,20 +45,36 @@ TEST(EndToEndApis, EmbeddingsBatchesCountInputsAndInputTokens) {
   const json& e = summary["tokenbench"]["embeddings"];
   EXPECT_EQ(e["total_inputs"], 18);
   EXPECT_GT(e["input_throughput"].get<double>(), 0);
-  EXPECT_NEAR(e["input_token_throughput"].get<double>(),
-              e["input_throughput"].get<double>() * 10, 1e-6);
+  EXPECT_NEAR(e["input_token_throughput"].get<double>(), e["input_throughput"].get<double>() * 10,
+              1e-6);
   EXPECT_EQ(summary["total_input_tokens"], 180);
   EXPECT_NE(r.out.find("Input throughput (inputs/s)"), std::string::npos) << r.out;
+}
+
+TEST(EndToEndApis, VllmEmbeddingsBackendIsTheEmbeddingsApi) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("api-embeddings-vllm");
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      with({"--backend", "openai-embeddings", "--num-prompts", "3", "--input-len", "5"}, kQuiet)));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --backend openai-embeddings (vLLM) is --endpoint /v1/embeddings"),
+            std::string::npos)
+      << r.err;
+  const json summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["backend"], "openai-embeddings");
+  EXPECT_EQ(summary["completed"], 3);
+  EXPECT_EQ(summary["tokenbench"]["embeddings"]["total_inputs"], 3);
 }
 
 TEST(EndToEndApis, ChatReasoningThenContentHasTwoFirstTokenStamps) {
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2", "--reasoning-tokens", "3"});
   const std::string dir = make_temp_dir("api-reasoning");
-  const auto r = run_process(run_args(
-      sim.url(), dir,
-      with({"--num-prompts", "4", "--input-len", "8", "--output-len", "8", "--max-concurrency",
-            "2", "--max-tokens-field", "max_completion_tokens"},
-           kQuiet)));
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               with({"--num-prompts", "4", "--input-len", "8", "--output-len", "8",
+                     "--max-concurrency", "2", "--max-tokens-field", "max_completion_tokens"},
+                    kQuiet)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto& rec : measured(dir)) {
     EXPECT_EQ(rec["error"], "none") << rec.dump();
@@ -67,9 +83,9 @@ TEST(EndToEndApis, ChatReasoningThenContentHasTwoFirstTokenStamps) {
     ASSERT_EQ(rec["chunk_ns"].size(), 8u);
     EXPECT_EQ(rec["first_reasoning_ns"], rec["first_token_ns"]);
     EXPECT_EQ(rec["first_answer_ns"], rec["chunk_ns"][3]);  // after three reasoning tokens
-    EXPECT_GE(rec["first_answer_ns"].get<std::int64_t>() -
-                  rec["first_reasoning_ns"].get<std::int64_t>(),
-              3 * 2'000'000 - 500'000);
+    EXPECT_GE(
+        rec["first_answer_ns"].get<std::int64_t>() - rec["first_reasoning_ns"].get<std::int64_t>(),
+        3 * 2'000'000 - 500'000);
   }
   const json summary = read_json(dir + "/summary.json");
   const json& tb = summary["tokenbench"];
@@ -103,12 +119,12 @@ TEST(EndToEndApis, AnthropicMessagesWithThinkingAndTheKeyFromItsVariable) {
                   "sk-ant-secret-123", "--eos-dist", "none"});
   const std::string dir = make_temp_dir("api-anthropic");
   ::setenv("ANTHROPIC_API_KEY", "sk-ant-secret-123", 1);
-  const auto r = run_process(run_args(
-      sim.url(), dir,
-      with({"--api", "anthropic-messages", "--num-prompts", "4", "--input-len", "8",
-            "--output-len", "6", "--max-concurrency", "2", "--extra-body",
-            R"({"thinking":{"type":"enabled","budget_tokens":1024}})"},
-           kQuiet)));
+  const auto r =
+      run_process(run_args(sim.url(), dir,
+                           with({"--api", "anthropic-messages", "--num-prompts", "4", "--input-len",
+                                 "8", "--output-len", "6", "--max-concurrency", "2", "--extra-body",
+                                 R"({"thinking":{"type":"enabled","budget_tokens":1024}})"},
+                                kQuiet)));
   ::unsetenv("ANTHROPIC_API_KEY");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto records = measured(dir);
@@ -128,15 +144,32 @@ TEST(EndToEndApis, AnthropicMessagesWithThinkingAndTheKeyFromItsVariable) {
   EXPECT_EQ(r.out.find("sk-ant-secret-123"), std::string::npos);
 }
 
+TEST(EndToEndApis, ImagesReachTheMessagesAndResponsesApis) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2", "--eos-dist", "none"});
+  for (const std::string api : {"anthropic-messages", "openai-responses"}) {
+    const std::string dir = make_temp_dir("api-images");
+    const auto r =
+        run_process(run_args(sim.url(), dir,
+                             with({"--api", api, "--image-count", "1", "--image-size", "64x48",
+                                   "--num-prompts", "2", "--input-len", "8", "--output-len", "3"},
+                                  kQuiet)));
+    ASSERT_EQ(r.exit_code, 0) << api << " " << r.err;
+    for (const auto& rec : measured(dir)) {
+      EXPECT_EQ(rec["error"], "none") << rec.dump();
+      EXPECT_EQ(rec["prompt_tokens"], 8 + 6) << api;  // the text and a 3 x 2 patch image
+    }
+  }
+}
+
 TEST(EndToEndApis, ResponsesApiStreamsReasoningAndEndsAtCompleted) {
-  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2", "--reasoning-tokens", "2", "--eos-dist",
-                  "none"});
+  SimProcess sim(
+      {"--ttft-ms", "5", "--itl-ms", "2", "--reasoning-tokens", "2", "--eos-dist", "none"});
   const std::string dir = make_temp_dir("api-responses");
-  const auto r = run_process(run_args(
-      sim.url(), dir,
-      with({"--api", "openai-responses", "--num-prompts", "4", "--input-len", "8",
-            "--output-len", "6", "--max-concurrency", "2"},
-           kQuiet)));
+  const auto r =
+      run_process(run_args(sim.url(), dir,
+                           with({"--api", "openai-responses", "--num-prompts", "4", "--input-len",
+                                 "8", "--output-len", "6", "--max-concurrency", "2"},
+                                kQuiet)));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto records = measured(dir);
   ASSERT_EQ(records.size(), 4u);

@@ -131,8 +131,9 @@ TEST(EndToEndDatasets, ImagesRideAlongWithChatPrompts) {
                {"--image-count", "2", "--image-size", "64x48", "--input-len", "12", "--output-len",
                 "4", "--num-prompts", "3", "--server-metrics", "off", "--gpu-metrics", "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // serve-sim counts the text part (images are not counted yet): the prompt arrived whole.
-  EXPECT_EQ(lengths(dir), (Lengths{{12, 4}, {12, 4}, {12, 4}}));
+  // serve-sim counts the text (12 words) and each 64x48 image as ceil(64/28) x ceil(48/28) = 6
+  // tokens: the prompt and both images arrived.
+  EXPECT_EQ(lengths(dir), (Lengths{{24, 4}, {24, 4}, {24, 4}}));
   EXPECT_NE(slurp(dir + "/config.yaml").find("image_size: 64x48"), std::string::npos);
 }
 

@@ -204,13 +204,15 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
       std::string endpoint;
       if (b == "openai-chat") {
         endpoint = "/v1/chat/completions";
+      } else if (b == "openai-embeddings") {
+        endpoint = "/v1/embeddings";
       } else if (b == "vllm" || b == "openai" || b == "sglang" || b == "lmdeploy" ||
                  b == "scalellm") {
         endpoint = "/v1/completions";
       } else {
         throw UsageError("--backend " + b +
                          " (vLLM) is not an OpenAI-compatible API tokenbench speaks: use --backend "
-                         "openai-chat or vllm, or --endpoint PATH");
+                         "openai-chat, openai-embeddings or vllm, or --endpoint PATH");
       }
       if (!has_flag(args, "--endpoint")) emit("--endpoint", endpoint);
       note("--backend " + b, "vLLM", "--endpoint " + endpoint);

@@ -136,12 +136,9 @@ class AnthropicAdapter : public ApiAdapter {
   ApiEvent parse_response(std::string_view body) override {
     ApiEvent ev;
     element root;
-    if (!parse_object(body, root, ev)) return ev;
-    element err;
-    if (string_field(root, "type") == "error" ||
-        (root["error"].get(err) == simdjson::SUCCESS && !err.is_null())) {
-      set_error(ev, root["error"].get(err) == simdjson::SUCCESS ? string_field(err, "message")
-                                                                : std::string_view());
+    if (!parse_object(body, root, ev) || error_in(root, ev)) return ev;
+    if (string_field(root, "type") == "error") {
+      set_error(ev, {});
       return ev;
     }
     ev.response_id = string_field(root, "id");

@@ -133,6 +133,15 @@ bool ApiAdapter::parse_object(std::string_view json, element& root, ApiEvent& ev
   return false;
 }
 
+bool ApiAdapter::error_in(const element& root, ApiEvent& ev) {
+  element err;
+  if (root["error"].get(err) != simdjson::SUCCESS || err.is_null()) return false;
+  std::string_view msg;
+  if (err.get(msg) != simdjson::SUCCESS) msg = string_field(err, "message");
+  set_error(ev, msg);
+  return true;
+}
+
 void ApiAdapter::set_error(ApiEvent& ev, std::string_view message) {
   ev.kind = ApiEvent::Kind::kError;
   error_.assign(message.empty() ? std::string_view("error object without message") : message);
@@ -180,14 +189,7 @@ ApiEvent OpenAIAdapter::parse_response(std::string_view body) { return parse(bod
 ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
   ApiEvent ev;
   element root;
-  if (!parse_object(json, root, ev)) return ev;
-  element err;
-  if (root["error"].get(err) == simdjson::SUCCESS && !err.is_null()) {
-    std::string_view msg;
-    if (err.get(msg) != simdjson::SUCCESS) msg = string_field(err, "message");
-    set_error(ev, msg);
-    return ev;
-  }
+  if (!parse_object(json, root, ev) || error_in(root, ev)) return ev;
   // Servers put "id" first (vLLM, SGLang) or third (llama.cpp): a lookup of a few key compares.
   ev.response_id = string_field(root, "id");
   bool has_usage_object = false;

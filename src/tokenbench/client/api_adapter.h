@@ -97,6 +97,9 @@ class ApiAdapter {
  protected:
   /// Parses `json` as an object into `root`. False, with `ev` made kMalformed, when it is not.
   bool parse_object(std::string_view json, simdjson::dom::element& root, ApiEvent& ev);
+  /// True, with `ev` made kError, when `root` carries a non-null "error" (a string, or an object
+  /// with a "message").
+  bool error_in(const simdjson::dom::element& root, ApiEvent& ev);
   /// Makes `ev` a kError event carrying `message` (copied).
   void set_error(ApiEvent& ev, std::string_view message);
   /// Makes `ev` carry the finish reason `reason` (copied).

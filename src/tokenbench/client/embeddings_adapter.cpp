@@ -42,14 +42,7 @@ class EmbeddingsAdapter : public ApiAdapter {
   ApiEvent parse_response(std::string_view body) override {
     ApiEvent ev;
     element root;
-    if (!parse_object(body, root, ev)) return ev;
-    element err;
-    if (root["error"].get(err) == simdjson::SUCCESS && !err.is_null()) {
-      std::string_view msg;
-      if (err.get(msg) != simdjson::SUCCESS) msg = string_field(err, "message");
-      set_error(ev, msg);
-      return ev;
-    }
+    if (!parse_object(body, root, ev) || error_in(root, ev)) return ev;
     ev.response_id = string_field(root, "id");
     element data;
     if (root["data"].get(data) == simdjson::SUCCESS && data.is_array()) {

@@ -144,12 +144,7 @@ class ResponsesAdapter : public ApiAdapter {
   ApiEvent parse_response(std::string_view body) override {
     ApiEvent ev;
     element root;
-    if (!parse_object(body, root, ev)) return ev;
-    element err;
-    if (root["error"].get(err) == simdjson::SUCCESS && !err.is_null()) {
-      set_error(ev, err.is_object() ? string_field(err, "message") : std::string_view());
-      return ev;
-    }
+    if (!parse_object(body, root, ev) || error_in(root, ev)) return ev;
     ev.response_id = string_field(root, "id");
     tool_.clear();
     element output;
