@@ -101,6 +101,39 @@ TEST(EndToEndSessions, SyntheticSessionsThinkAndStayWithinTheSessionLimit) {
   EXPECT_EQ(summary["tokenbench"]["sessions"]["by_turn"].size(), 3u);
 }
 
+TEST(EndToEndSessions, RetriedTurnsStayInTheirSessionAndFailedTurnsEndIt) {
+  // Every 4th request fails with 503: --retries sends it again, and the session goes on.
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2", "--fault", "http_503:every=4"});
+  const std::string dir = make_temp_dir("sessions-retry");
+  auto r =
+      run_process(run_args(sim.url(), dir,
+                           {"--multi-turn", "--turns", "3", "--num-prompts", "4",
+                            "--max-concurrency", "2", "--input-len", "8", "--output-len", "4",
+                            "--retries", "3", "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int retried = 0;
+  std::map<std::pair<std::int64_t, std::int64_t>, int> ok;
+  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+    ASSERT_TRUE(rec.contains("session")) << rec.dump();
+    if (rec.value("retried", false)) {
+      ++retried;
+    } else if (rec["error"] == "none") {
+      ++ok[{rec["session"].get<std::int64_t>(), rec["turn"].get<std::int64_t>()}];
+    }
+  }
+  EXPECT_GT(retried, 0);
+  EXPECT_EQ(ok.size(), 12u);  // every turn of every session, once
+  // Without retries a failed turn ends its session: fewer than 12 requests, and the run ends.
+  const std::string bare = make_temp_dir("sessions-fail");
+  r = run_process(run_args(sim.url(), bare,
+                           {"--multi-turn", "--turns", "3", "--num-prompts", "4",
+                            "--max-concurrency", "2", "--input-len", "8", "--output-len", "4",
+                            "--server-metrics", "off", "--gpu-metrics", "off"}));
+  const auto records = read_jsonl(bare + "/requests.jsonl");
+  EXPECT_LT(records.size(), 12u);
+  EXPECT_GE(records.size(), 4u);
+}
+
 TEST(EndToEndSessions, BadSessionFlagsGetOneLine) {
   const std::string dir = make_temp_dir("sessions-bad");
   auto r = run_process(run_args("http://127.0.0.1:9", dir, {"--turns", "3"}));

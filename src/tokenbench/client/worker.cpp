@@ -432,6 +432,8 @@ bool Worker::schedule_retry(Transfer* t) {
   next.scheduled = t->rec.done + wait;
   next.request_id = t->rec.request_id;
   next.nonstream_sample = t->rec.nonstream_sample;
+  next.session = t->rec.session;  // a retried turn stays its session's turn
+  next.turn = t->rec.turn;
   t->rec.retried = true;
   (*sink_)(std::move(t->rec));
   t->rec = std::move(next);
