@@ -62,7 +62,6 @@ class AnthropicAdapter : public ApiAdapter {
  public:
   std::string build_body(const core::RequestSpec& spec, const BodyOptions& options) const override {
     nlohmann::json body = nlohmann::json::object();
-    if (!options.model.empty()) body["model"] = options.model;
     body["max_tokens"] = spec.max_tokens > 0 ? spec.max_tokens : kAnthropicDefaultMaxTokens;
     std::string system;
     nlohmann::json messages = nlohmann::json::array();

@@ -107,6 +107,7 @@ nlohmann::json chat_messages(const core::RequestSpec& spec) {
 }
 
 std::string ApiAdapter::finish_body(nlohmann::json body, const BodyOptions& options) {
+  if (!options.model.empty()) body["model"] = options.model;
   if (!options.extra_body.empty()) {
     auto extra = nlohmann::json::parse(options.extra_body, nullptr, false);
     if (!extra.is_object()) {
@@ -157,7 +158,6 @@ void ApiAdapter::set_finish(ApiEvent& ev, std::string_view reason) {
 std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
                                       const BodyOptions& options) const {
   nlohmann::json body = nlohmann::json::object();
-  if (!options.model.empty()) body["model"] = options.model;
   if (api_ == core::ApiKind::kOpenAIChat) {
     body["messages"] = chat_messages(spec);
   } else {

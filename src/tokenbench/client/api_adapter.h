@@ -104,7 +104,7 @@ class ApiAdapter {
   void set_error(ApiEvent& ev, std::string_view message);
   /// Makes `ev` carry the finish reason `reason` (copied).
   void set_finish(ApiEvent& ev, std::string_view reason);
-  /// A copy of `json` with "model" set, `extra_body` merged and serialised.
+  /// `body` with "model" set (when options name one), then extra_body merged, serialised.
   static std::string finish_body(nlohmann::json body, const BodyOptions& options);
 
   simdjson::dom::parser parser_;

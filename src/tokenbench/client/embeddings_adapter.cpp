@@ -17,7 +17,6 @@ class EmbeddingsAdapter : public ApiAdapter {
  public:
   std::string build_body(const core::RequestSpec& spec, const BodyOptions& options) const override {
     nlohmann::json body = nlohmann::json::object();
-    if (!options.model.empty()) body["model"] = options.model;
     if (spec.more_inputs.empty()) {
       body["input"] = spec.prompt;
     } else {

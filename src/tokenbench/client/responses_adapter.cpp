@@ -61,7 +61,6 @@ class ResponsesAdapter : public ApiAdapter {
  public:
   std::string build_body(const core::RequestSpec& spec, const BodyOptions& options) const override {
     nlohmann::json body = nlohmann::json::object();
-    if (!options.model.empty()) body["model"] = options.model;
     if (spec.messages_json.empty()) {
       body["input"] = spec.prompt;
     } else {

@@ -618,21 +618,11 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
         static_cast<std::int32_t>(std::min<std::int64_t>(ev.content_bytes, INT32_MAX)));
     t->rec.output_chars += ev.content_bytes;
     if (turns_ != nullptr) {
-      if (static_cast<std::int64_t>(t->rec.answer_text.size() + ev.content_text.size()) >
-          t->limits.text_bytes) {
-        abort_transfer(t, core::ErrorClass::kProtocol,
-                       "the reply's text exceeded " + mib_text(t->limits.text_bytes) +
-                           " for max_tokens " + std::to_string(t->spec->max_tokens));
-        return;
-      }
+      if (!text_fits(t, t->rec.answer_text.size(), ev.content_text.size())) return;
       t->rec.answer_text.append(ev.content_text);
     }
     if (config_.keep_text) {
-      if (static_cast<std::int64_t>(t->rec.output_text.size()) + ev.content_bytes >
-          t->limits.text_bytes) {
-        abort_transfer(t, core::ErrorClass::kProtocol,
-                       "the reply's text exceeded " + mib_text(t->limits.text_bytes) +
-                           " for max_tokens " + std::to_string(t->spec->max_tokens));
+      if (!text_fits(t, t->rec.output_text.size(), static_cast<std::size_t>(ev.content_bytes))) {
         return;
       }
       t->rec.output_text.append(ev.reasoning_text);
@@ -648,6 +638,14 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
   if (t->rec.response_id.empty() && !ev.response_id.empty()) {
     t->rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
   }
+}
+
+bool Worker::text_fits(Transfer* t, std::size_t kept, std::size_t adding) {
+  if (static_cast<std::int64_t>(kept + adding) <= t->limits.text_bytes) return true;
+  abort_transfer(t, core::ErrorClass::kProtocol,
+                 "the reply's text exceeded " + mib_text(t->limits.text_bytes) +
+                     " for max_tokens " + std::to_string(t->spec->max_tokens));
+  return false;
 }
 
 void Worker::abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message) {

@@ -101,6 +101,9 @@ class Worker {
   bool schedule_retry(Transfer* t);
   void on_event(Transfer* t, std::string_view data, core::Nanos now);
   void abort_transfer(Transfer* t, core::ErrorClass error, std::string_view message);
+  /// True when `adding` more bytes of text beside the `kept` ones stay within `t`'s text bound
+  /// (ReplyLimits::text_bytes); otherwise aborts `t` as a protocol failure and returns false.
+  bool text_fits(Transfer* t, std::size_t kept, std::size_t adding);
   /// Counts `len` more bytes of `t`'s reply; past its limit, aborts it and returns false.
   bool count_reply_bytes(Transfer* t, std::size_t len);
   /// Ends the transfers that waited too long for a first token (--ttft-timeout) or for their
