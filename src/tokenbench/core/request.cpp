@@ -40,6 +40,11 @@ constexpr std::array<std::pair<TokenSource, std::string_view>, 6> kSources{{
     {TokenSource::kApproximate, "approximate"},
 }};
 
+constexpr std::array<std::pair<StampSource, std::string_view>, 2> kStampSources{{
+    {StampSource::kUser, "user"},
+    {StampSource::kKernel, "kernel"},
+}};
+
 template <typename E, std::size_t N>
 std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
   for (const auto& [v, name] : table) {
@@ -62,6 +67,10 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
 std::string_view to_string(Phase p) { return name_of(kPhases, p); }
 std::string_view to_string(ErrorClass e) { return name_of(kErrors, e); }
 std::string_view to_string(TokenSource s) { return name_of(kSources, s); }
+std::string_view to_string(StampSource s) { return name_of(kStampSources, s); }
+std::optional<StampSource> stamp_source_from_string(std::string_view s) {
+  return value_of(kStampSources, s);
+}
 std::optional<Phase> phase_from_string(std::string_view s) { return value_of(kPhases, s); }
 std::optional<ErrorClass> error_class_from_string(std::string_view s) {
   return value_of(kErrors, s);

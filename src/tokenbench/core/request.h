@@ -51,9 +51,17 @@ enum class TokenSource {
   kApproximate,  ///< a documented approximation (random prompts before a tokenizer exists)
 };
 
+/// Where a request's receive stamps came from (RequestRecord::stamps).
+enum class StampSource {
+  kUser,    ///< the client's clock, read in user space when the read returned
+  kKernel,  ///< the kernel's receive time of the read (SO_TIMESTAMPING), on the run's clock
+};
+
 std::string_view to_string(Phase p);
 std::string_view to_string(ErrorClass e);
 std::string_view to_string(TokenSource s);
+std::string_view to_string(StampSource s);
+std::optional<StampSource> stamp_source_from_string(std::string_view s);
 std::optional<Phase> phase_from_string(std::string_view s);
 std::optional<ErrorClass> error_class_from_string(std::string_view s);
 std::optional<TokenSource> token_source_from_string(std::string_view s);
@@ -133,6 +141,13 @@ struct RequestRecord {
   /// when no answer came; first_reasoning when no reasoning did.
   Nanos first_reasoning = kNever;
   Nanos first_answer = kNever;
+  /// --connection-mode per-request: when the request's own connection was established (TCP, and
+  /// TLS for https), between `sent` and the first byte; kNever when it reused a connection
+  /// opened before the measure phase.
+  Nanos connected = kNever;
+  /// Where headers, first_token, last_token, done and the chunk stamps came from: the kernel's
+  /// receive time when the transport could read it, else user space.
+  StampSource stamps = StampSource::kUser;
 
   /// Content-bearing chunks in arrival order. Role-only and empty chunks are absent.
   std::vector<ChunkStamp> chunks;
