@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -65,6 +66,10 @@ class FakeServer {
       if (accept_delay_.count() > 0) std::this_thread::sleep_for(accept_delay_);
       const int c = accept(fd_, nullptr, nullptr);
       if (c < 0) return;
+      // As real servers do: paced pieces go out at once, not held by Nagle's algorithm until
+      // the client's delayed ACK (40 ms) on a kept-alive connection.
+      const int one = 1;
+      setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       ++connections_;
       while (read_request(c)) {
         ++requests_;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/client/http_target.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/text.h"
@@ -516,6 +517,28 @@ void finalize_run_flags(RunFlags& f) {
                      "' is not known: use round-robin or least-inflight");
   }
 
+  if (c.stamps == "kernel") {
+    // Kernel stamps need the native transport: refuse rather than silently fall back.
+    std::vector<std::string> urls = f.base_urls;
+    for (const auto& t : f.target_items) {
+      if (const auto at = t.find("url="); at != std::string::npos) {
+        urls.push_back(t.substr(at + 4, t.find(',', at) - at - 4));
+      }
+    }
+    for (const auto& url : urls) {
+      const std::string proxy = client::proxy_for(url);
+      if (c.transport == "curl" || url.rfind("http://", 0) != 0 || !proxy.empty()) {
+        throw UsageError(
+            "--stamps kernel needs the native transport, which carries plain "
+            "http:// without a proxy; " +
+            (c.transport == "curl" ? std::string("--transport curl is set")
+             : !proxy.empty()      ? proxy + " applies to " + url
+                                   : url + " is not http://") +
+            ": use --stamps auto (user-space stamps there)");
+      }
+    }
+  }
+
   c.targets.clear();
   for (const auto& item : f.target_items) {
     c.targets.push_back(parse_target(item));
@@ -676,6 +699,23 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--connect-timeout", c.connect_timeout_s,
                   "Seconds to establish a connection (class connect_timeout)")
+      ->capture_default_str();
+  cmd->add_option("--connection-mode", c.connection_mode,
+                  "keep-alive: connections opened before the run and reused, so TTFT holds no "
+                  "TCP set-up | per-request: a new connection per request, its set-up stamped "
+                  "as connect time")
+      ->check(CLI::IsMember({"keep-alive", "per-request"}))
+      ->capture_default_str();
+  cmd->add_option("--stamps", c.stamps,
+                  "auto | kernel: stamp each read with the kernel's receive time (plain http://; "
+                  "https and proxies use user space) | user: the client's clock when the read "
+                  "returned")
+      ->check(CLI::IsMember({"auto", "kernel", "user"}))
+      ->capture_default_str();
+  cmd->add_option("--transport", c.transport,
+                  "auto: the native HTTP/1.1 transport for http:// without a proxy, libcurl for "
+                  "https and proxies | curl: libcurl for everything")
+      ->check(CLI::IsMember({"auto", "curl"}))
       ->capture_default_str();
   cmd->add_option("--ttft-timeout", c.ttft_timeout_s,
                   "Fail a request with no first token this many seconds after its send (class "

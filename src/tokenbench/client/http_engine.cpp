@@ -81,8 +81,7 @@ std::vector<std::vector<core::CpuSample>> HttpEngine::cpu_samples() const {
   return out;
 }
 
-void HttpEngine::run_phase(load::WorkQueue& queue, const PhaseWork& work,
-                           std::size_t expected_count, const RecordSink& sink) {
+std::vector<std::size_t> HttpEngine::slots_for(std::size_t expected_count) const {
   const std::size_t n = workers_.size();
   std::vector<std::size_t> slots(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -96,6 +95,49 @@ void HttpEngine::run_phase(load::WorkQueue& queue, const PhaseWork& work,
       slots[i] = std::numeric_limits<std::size_t>::max();
     }
   }
+  return slots;
+}
+
+void HttpEngine::preopen(std::size_t expected_count, double timeout_s) {
+  // Only with a concurrency limit: it is the number of connections the run keeps busy. Without
+  // one, a connection opened ahead may never carry a request, and a server that serves one
+  // connection at a time would wait on it.
+  if (config_.per_request_connections || !config_.native_transport ||
+      config_.max_concurrency <= 0) {
+    return;
+  }
+  std::vector<std::size_t> slots = slots_for(expected_count);
+  // No more connections than requests.
+  std::size_t left = expected_count;
+  for (std::size_t& s : slots) {
+    s = std::min(s, left);
+    left -= s;
+  }
+  const core::Nanos deadline = clock_.now() + static_cast<core::Nanos>(timeout_s * 1e9);
+  const std::size_t endpoints = config_.endpoints.size();
+  auto open = [&](std::size_t i) {
+    if (slots[i] == 0) return;
+    // Requests routed by target may all go to one endpoint; replicas share the slots.
+    const std::size_t per_endpoint =
+        config_.routing == Routing::kBySpec ? slots[i] : (slots[i] + endpoints - 1) / endpoints;
+    workers_[i]->preopen(std::min<std::size_t>(per_endpoint, 1 << 16), deadline);
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < workers_.size(); ++i) threads.emplace_back(open, i);
+  open(0);
+  for (auto& t : threads) t.join();
+}
+
+std::size_t HttpEngine::idle_connections() const {
+  std::size_t n = 0;
+  for (const auto& w : workers_) n += w->idle_connections();
+  return n;
+}
+
+void HttpEngine::run_phase(load::WorkQueue& queue, const PhaseWork& work,
+                           std::size_t expected_count, const RecordSink& sink) {
+  const std::size_t n = workers_.size();
+  const std::vector<std::size_t> slots = slots_for(expected_count);
   // A worker that fails (out of memory, say) stops the whole run instead of the process: the
   // other workers cancel their requests, and what was recorded is kept.
   auto run_worker = [&](std::size_t i) {

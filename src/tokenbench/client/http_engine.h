@@ -52,6 +52,16 @@ struct EngineConfig {
   /// Send X-Request-Id and traceparent (client/request_id.h) and record the id.
   bool request_ids = false;
   std::uint64_t run_id = 0;  ///< the high half of every trace id (client::new_run_id)
+  /// Plain http:// endpoints without a proxy go through the native HTTP/1.1 transport, which
+  /// stamps reads with the kernel's receive time; false sends every request through libcurl.
+  bool native_transport = true;
+  /// The native transport's stamps: the kernel's receive time of each read (true), or the
+  /// client's clock read when the read returned (false: what libcurl's path always does).
+  bool kernel_stamps = true;
+  /// Each request opens its own connection and closes it after the reply
+  /// (--connection-mode per-request), its set-up stamped as RequestRecord::connected; otherwise
+  /// connections are kept alive and opened before the first phase (HttpEngine::preopen).
+  bool per_request_connections = false;
 };
 
 /// True for failures worth another attempt: no connection, 429, 5xx, or a reply cut before any
@@ -149,10 +159,12 @@ using RecordSink = std::function<void(core::RequestRecord&&)>;
 
 class Worker;
 
-/// The HTTP load engine: `workers` threads, each owning a libcurl multi handle driven through the
-/// multi-socket API on its own epoll loop, its connections (kept alive across requests and phases)
-/// and its in-flight requests. Nothing is shared on the hot path except the lock-free WorkQueue.
-/// Stamps are taken from `clock` first thing in the callback that sees the bytes.
+/// The HTTP load engine: `workers` threads, each with its own epoll loop, its connections (kept
+/// alive across requests and phases) and its in-flight requests. Plain http:// endpoints go
+/// through the native HTTP/1.1 transport, whose reads carry the kernel's receive time
+/// (SO_TIMESTAMPING); https and proxied endpoints through a libcurl multi handle on the same loop,
+/// stamped from `clock` first thing in the callback that sees the bytes. Nothing is shared on the
+/// hot path except the lock-free WorkQueue.
 ///
 /// run_phase() must be called from one thread at a time; cancel() may be called from any thread.
 class HttpEngine {
@@ -167,6 +179,15 @@ class HttpEngine {
   /// (when the schedule is finite) spreads unlimited concurrency evenly over the workers.
   void run_phase(load::WorkQueue& queue, const PhaseWork& work, std::size_t expected_count,
                  const RecordSink& sink);
+
+  /// Opens the connections that `expected_count` requests at the configured concurrency will use
+  /// (each worker its share of the --max-concurrency slots, per native endpoint, no more than
+  /// `expected_count` in all), before any phase, so that no measured request pays for TCP
+  /// set-up. Nothing in per-request mode or without a concurrency limit. Returns after at most
+  /// `timeout_s`.
+  void preopen(std::size_t expected_count, double timeout_s);
+  /// Idle native connections of all workers (between phases only).
+  std::size_t idle_connections() const;
 
   /// Stops issuing requests and ends the ones in flight, recording them as canceled.
   void cancel() { canceled_.store(true, std::memory_order_relaxed); }
@@ -184,6 +205,9 @@ class HttpEngine {
   RouteState route_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::atomic<bool> canceled_{false};
+
+  /// Each worker's request slots for a phase of `expected_count` requests.
+  std::vector<std::size_t> slots_for(std::size_t expected_count) const;
 };
 
 }  // namespace tokenbench::client

@@ -14,6 +14,7 @@
 #include "tokenbench/client/error_classify.h"
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/client/http_target.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
@@ -37,25 +38,13 @@ std::string host_of(const std::string& url) {
   return rest.substr(0, rest.find(':'));
 }
 
-// The proxy variable libcurl would use for `url`, or "" (no_proxy is not interpreted here).
-std::string proxy_variable(const std::string& url) {
-  const bool https = url.rfind("https://", 0) == 0;
-  for (const char* name :
-       https ? std::vector<const char*>{"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}
-             : std::vector<const char*>{"http_proxy", "all_proxy", "ALL_PROXY"}) {
-    const char* v = std::getenv(name);
-    if (v != nullptr && *v != '\0') return name;
-  }
-  return "";
-}
-
 double since_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 ProbeStep resolve_step(const ProbeTarget& target) {
   const std::string host = host_of(target.base_url);
-  if (const std::string proxy = proxy_variable(target.base_url); !proxy.empty()) {
+  if (const std::string proxy = proxy_for(target.base_url); !proxy.empty()) {
     return step(
         "resolve", Status::kSkipped, -1,
         fmt::format("{} is set: the proxy resolves {} (NO_PROXY exempts hosts)", proxy, host));

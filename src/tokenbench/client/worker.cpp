@@ -1,7 +1,9 @@
 #include "tokenbench/client/worker.h"
 
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,8 +26,20 @@ constexpr std::size_t kMaxErrorBody = 64 * 1024;
 // Response headers beyond this are a broken or hostile server (libcurl itself refuses one header
 // line over 100 KB).
 constexpr std::int64_t kMaxHeaderBytes = 256 * 1024;
+// The native reader's bound on a whole header (Boost.Beast parses a header once it is complete).
+constexpr std::uint32_t kReaderHeaderLimit = kMaxHeaderBytes;
 constexpr int kMaxEvents = 512;
 constexpr int kIdleWaitMs = 50;  // upper bound on a wait, so cancellation is seen promptly
+// The native transport's read buffer, shared by a worker's connections: one read takes what a
+// burst of events holds, while a connection keeps only what a read left unparsed.
+constexpr std::size_t kReadBuffer = 64 * 1024;
+
+// epoll's data word: a descriptor (the timer, libcurl's sockets) shifted left by one, or a native
+// connection's address with the low bit set.
+std::uint64_t fd_tag(int fd) { return static_cast<std::uint64_t>(fd) << 1; }
+std::uint64_t connection_tag(const Http1Connection* c) {
+  return reinterpret_cast<std::uintptr_t>(c) | 1u;
+}
 
 bool header_is(std::string_view line, std::string_view name) {
   if (line.size() <= name.size() || line[name.size()] != ':') return false;
@@ -54,7 +68,11 @@ std::string mib_text(std::int64_t bytes) {
 }  // namespace
 
 Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteState& route)
-    : config_(config), clock_(clock), route_(route), adapter_(make_adapter(config.api)) {
+    : config_(config),
+      clock_(clock),
+      route_(route),
+      adapter_(make_adapter(config.api)),
+      realtime_(clock) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   multi_ = curl_multi_init();
@@ -63,7 +81,7 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
   }
   epoll_event ev{};
   ev.events = EPOLLIN;
-  ev.data.fd = timer_fd_;
+  ev.data.u64 = fd_tag(timer_fd_);
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, timer_fd_, &ev);
 
   curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Worker::on_socket);
@@ -71,8 +89,27 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
   curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Worker::on_timer);
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
 
+  if (config_.native_transport && config_.kernel_stamps) keep_rx_stamps_on();
   for (const Endpoint& endpoint : config_.endpoints) {
+    std::string why_not;
+    targets_.push_back(config_.native_transport ? native_target(endpoint.url, why_not)
+                                                : std::nullopt);
+    idle_.emplace_back();
+    if (!targets_.back()) any_curl_ = true;
     for (const bool stream : {true, false}) {
+      if (targets_.back()) {
+        // The native request head's fixed part: the same headers libcurl's path sends.
+        std::string head = "POST " + targets_.back()->path +
+                           " HTTP/1.1\r\nHost: " + targets_.back()->host_header +
+                           "\r\nContent-Type: application/json\r\nAccept: " +
+                           (config_.stream && stream ? "text/event-stream" : "application/json") +
+                           "\r\nAccept-Encoding: identity\r\n";
+        if (config_.per_request_connections) head += "Connection: close\r\n";
+        for (const auto& h : endpoint.headers) head += h + "\r\n";
+        head_prefix_[stream ? 0 : 1].push_back(std::move(head));
+      } else {
+        head_prefix_[stream ? 0 : 1].emplace_back();
+      }
       curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
       list = curl_slist_append(list, config_.stream && stream ? "Accept: text/event-stream"
                                                               : "Accept: application/json");
@@ -89,7 +126,14 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
     }
   }
   double wait_timeout = 0;
-  for (const double s : {config_.ttft_timeout_s, config_.stall_timeout_s}) {
+  std::vector<double> waits{config_.ttft_timeout_s, config_.stall_timeout_s};
+  if (std::any_of(targets_.begin(), targets_.end(), [](const auto& t) { return t.has_value(); })) {
+    read_buffer_.resize(kReadBuffer);
+    // The native transport keeps its own connect and total timeouts.
+    waits.push_back(config_.timeout_s);
+    waits.push_back(config_.connect_timeout_s);
+  }
+  for (const double s : waits) {
     if (s > 0 && (wait_timeout == 0 || s < wait_timeout)) wait_timeout = s;
   }
   if (wait_timeout > 0) {
@@ -100,6 +144,9 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
 }
 
 Worker::~Worker() {
+  for (auto& c : connections_) {
+    if (c->fd >= 0) close(c->fd);
+  }
   for (auto& t : pool_) {
     if (t->easy != nullptr) {
       curl_multi_remove_handle(multi_, t->easy);
@@ -121,6 +168,12 @@ Transfer* Worker::acquire() {
   }
   auto t = std::make_unique<Transfer>();
   t->worker = this;
+  t->sse.set_max_event_bytes(config_.max_event_bytes);
+  if (!any_curl_) {
+    Transfer* raw = t.get();
+    pool_.push_back(std::move(t));
+    return raw;
+  }
   t->easy = curl_easy_init();
   if (t->easy == nullptr) throw std::runtime_error("curl_easy_init failed");
   CURL* e = t->easy;
@@ -141,7 +194,10 @@ Transfer* Worker::acquire() {
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::max(1.0, config_.connect_timeout_s * 1000.0)));
   }
-  t->sse.set_max_event_bytes(config_.max_event_bytes);
+  if (config_.per_request_connections) {
+    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+  }
   Transfer* raw = t.get();
   pool_.push_back(std::move(t));
   return raw;
@@ -201,7 +257,13 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
 
     const int n = epoll_wait(epoll_fd_, events, kMaxEvents, kIdleWaitMs);
     for (int i = 0; i < n; ++i) {
-      const int fd = events[i].data.fd;
+      const std::uint64_t tag = events[i].data.u64;
+      if (tag & 1u) {
+        on_connection_event(reinterpret_cast<Http1Connection*>(tag & ~std::uint64_t{1}),
+                            events[i].events);
+        continue;
+      }
+      const int fd = static_cast<int>(tag >> 1);
       if (fd == timer_fd_) {
         std::uint64_t expirations = 0;
         [[maybe_unused]] const auto r = read(timer_fd_, &expirations, sizeof expirations);
@@ -334,7 +396,9 @@ void Worker::begin(Transfer* t, const core::RequestSpec& spec, const std::string
   const std::uint32_t endpoint = route(spec);
   if (endpoint != t->endpoint) {
     t->endpoint = endpoint;
-    curl_easy_setopt(t->easy, CURLOPT_URL, config_.endpoints[endpoint].url.c_str());
+    if (t->easy != nullptr) {
+      curl_easy_setopt(t->easy, CURLOPT_URL, config_.endpoints[endpoint].url.c_str());
+    }
   }
   t->rec.endpoint = endpoint;
   t->rec.intended = intended;
@@ -378,6 +442,12 @@ void Worker::launch(Transfer* t) {
   t->last_byte = core::kNever;
   t->usage_prompt = -1;
   t->usage_completion = -1;
+  t->location.clear();
+  t->native = native_endpoint(t->endpoint);
+  if (t->native) {
+    launch_native(t);
+    return;
+  }
   curl_slist* headers = (t->stream ? headers_ : whole_headers_)[t->endpoint];
   if (config_.request_ids) {
     // The same X-Request-Id for every attempt, a span id of the attempt's own.
@@ -446,7 +516,7 @@ bool Worker::schedule_retry(Transfer* t) {
 int Worker::on_socket(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
   auto* self = static_cast<Worker*>(userp);
   epoll_event ev{};
-  ev.data.fd = fd;
+  ev.data.u64 = fd_tag(fd);
   if (what == CURL_POLL_REMOVE) {
     epoll_ctl(self->epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
     curl_multi_assign(self->multi_, fd, nullptr);
@@ -480,17 +550,20 @@ int Worker::on_timer(CURLM*, long timeout_ms, void* userp) {
 std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void* userp) {
   const core::Nanos now = static_cast<Transfer*>(userp)->worker->clock_.now();
   auto* t = static_cast<Transfer*>(userp);
-  Worker* self = t->worker;
   const std::size_t len = size * n;
+  return t->worker->header_line(t, std::string_view(data, len), now) ? len : 0;
+}
+
+bool Worker::header_line(Transfer* t, std::string_view line, core::Nanos now) {
+  Worker* self = this;
   t->last_activity = now;
-  if (!self->count_reply_bytes(t, len)) return 0;
+  if (!count_reply_bytes(t, line.size())) return false;
   if (t->rec.headers == core::kNever && t->reply_bytes > kMaxHeaderBytes) {
-    self->abort_transfer(t, core::ErrorClass::kProtocol,
-                         "the response headers exceed " + std::to_string(kMaxHeaderBytes / 1024) +
-                             " KiB: a broken server or proxy");
-    return 0;
+    abort_transfer(t, core::ErrorClass::kProtocol,
+                   "the response headers exceed " + std::to_string(kMaxHeaderBytes / 1024) +
+                       " KiB: a broken server or proxy");
+    return false;
   }
-  std::string_view line(data, len);
   if (line.rfind("HTTP/", 0) == 0) {
     // A new status line (e.g. after "100 Continue"): forget earlier headers.
     t->event_stream = t->stream;
@@ -513,6 +586,8 @@ std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void*
     } else if (const time_t at = curl_getdate(value.c_str(), nullptr); at > 0) {
       t->retry_after_s = std::max(0.0, std::difftime(at, std::time(nullptr)));
     }
+  } else if (header_is(line, "location")) {
+    t->location.assign(header_value(line).substr(0, 2048));
   } else if (header_is(line, "content-encoding") || header_is(line, "transfer-encoding")) {
     // Only identity was asked for (and chunked framing, which libcurl removes).
     const std::string_view value = header_value(line);
@@ -524,10 +599,10 @@ std::size_t Worker::on_header(char* data, std::size_t size, std::size_t n, void*
           "the server sent a body encoded '" + std::string(value.substr(0, 40)) +
               "' although the request asked for none (Accept-Encoding: identity); it is refused "
               "unread, since a compressed stream is buffered and moves every token stamp");
-      return 0;
+      return false;
     }
   }
-  return len;
+  return true;
 }
 
 bool Worker::count_reply_bytes(Transfer* t, std::size_t len) {
@@ -542,16 +617,23 @@ bool Worker::count_reply_bytes(Transfer* t, std::size_t len) {
 
 std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* userp) {
   auto* t = static_cast<Transfer*>(userp);
-  Worker* self = t->worker;
-  const core::Nanos now = self->clock_.now();  // the stamp comes first, before any parsing
+  const core::Nanos now = t->worker->clock_.now();  // the stamp comes first, before any parsing
   const std::size_t len = size * n;
-  t->last_byte = now;
-  t->last_activity = now;
-  if (!self->count_reply_bytes(t, len)) return 0;  // returning less than len ends the transfer
   if (!t->status_known) {
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
     t->status_known = true;
   }
+  // Returning less than len ends the transfer.
+  return t->worker->body_bytes(t, std::string_view(data, len), now) ? len : 0;
+}
+
+bool Worker::body_bytes(Transfer* t, std::string_view bytes, core::Nanos now) {
+  Worker* self = this;
+  const char* data = bytes.data();
+  const std::size_t len = bytes.size();
+  t->last_byte = now;
+  t->last_activity = now;
+  if (!count_reply_bytes(t, len)) return false;
   const bool success = t->status >= 200 && t->status < 300;
   if (success && t->event_stream) {
     t->sse.feed(std::string_view(data, len), [t, self, now](std::string_view event) {
@@ -563,7 +645,7 @@ std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* 
                                mib_text(static_cast<std::int64_t>(t->sse.max_event_bytes())) +
                                " (--max-event-bytes): a broken server or the wrong URL");
     }
-    return t->aborted ? 0 : len;
+    return !t->aborted;
   }
   if (success && !t->html) {
     if (static_cast<std::int64_t>(t->body.size() + len) > t->limits.body_bytes) {
@@ -571,13 +653,13 @@ std::size_t Worker::on_write(char* data, std::size_t size, std::size_t n, void* 
                            "the reply body exceeded " + mib_text(t->limits.body_bytes) +
                                " for max_tokens " + std::to_string(t->spec->max_tokens) +
                                " (--max-reply-bytes raises the bound)");
-      return 0;
+      return false;
     }
     t->body.append(data, len);
   } else if (t->body.size() < kMaxErrorBody) {
     t->body.append(data, std::min(len, kMaxErrorBody - t->body.size()));
   }
-  return len;
+  return true;
 }
 
 void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
@@ -673,6 +755,11 @@ void Worker::drain_completed() {
 void Worker::finish(Transfer* t, CURLcode result, bool added) {
   if (added && t->in_multi) curl_multi_remove_handle(multi_, t->easy);
   t->in_multi = false;
+  if (t->conn != nullptr) {
+    // A reply not read to its end leaves its connection unusable.
+    close_connection(t->conn);
+    t->conn = nullptr;
+  }
   core::RequestRecord& rec = t->rec;
   // A reply that ended cleanly is done when its last bytes arrived, not when this loop turn got
   // to it; any other end is stamped now.
@@ -685,7 +772,17 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
     });
   }
   long status = 0;
-  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (t->native) {
+    status = t->status;
+  } else {
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_off_t connect_us = 0;
+    if (config_.per_request_connections &&
+        curl_easy_getinfo(t->easy, CURLINFO_CONNECT_TIME_T, &connect_us) == CURLE_OK &&
+        connect_us > 0) {
+      rec.connected = rec.sent + connect_us * 1000;
+    }
+  }
   rec.http_status = static_cast<int>(status);
 
   if (!t->aborted) classify(t, result, status);
@@ -742,7 +839,11 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
   }
   if (status >= 300 && status < 400) {
     char* location = nullptr;
-    curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &location);
+    if (t->native) {
+      location = t->location.empty() ? nullptr : t->location.data();
+    } else {
+      curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &location);
+    }
     rec.error = core::ErrorClass::kRedirect;
     rec.error_message = "HTTP " + std::to_string(status) + ": the URL redirects" +
                         (location != nullptr ? std::string(" to ") + location : std::string());
@@ -830,10 +931,24 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
 core::Nanos Worker::expire_waits(core::Nanos now) {
   const core::Nanos ttft = seconds_to_nanos(config_.ttft_timeout_s);
   const core::Nanos stall = seconds_to_nanos(config_.stall_timeout_s);
+  const core::Nanos connect = seconds_to_nanos(config_.connect_timeout_s);
+  const core::Nanos total = seconds_to_nanos(config_.timeout_s);
   for (auto& owned : pool_) {
     Transfer* t = owned.get();
-    if (!t->in_multi) continue;
-    if (ttft > 0 && t->rec.first_token == core::kNever && now - t->rec.sent >= ttft) {
+    if (!t->in_multi && t->conn == nullptr) continue;
+    if (t->conn != nullptr && !t->conn->connected && connect > 0 && now - t->rec.sent >= connect) {
+      abort_transfer(t, core::ErrorClass::kConnectTimeout,
+                     "Connection timed out after " +
+                         std::to_string((now - t->rec.sent) / 1'000'000) +
+                         " milliseconds (--connect-timeout)");
+      finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/true);
+    } else if (t->conn != nullptr && total > 0 && now - t->rec.sent >= total) {
+      abort_transfer(t, core::ErrorClass::kTimeout,
+                     "Operation timed out after " +
+                         std::to_string((now - t->rec.sent) / 1'000'000) + " milliseconds with " +
+                         std::to_string(t->reply_bytes) + " bytes received (--timeout)");
+      finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/true);
+    } else if (ttft > 0 && t->rec.first_token == core::kNever && now - t->rec.sent >= ttft) {
       abort_transfer(t, core::ErrorClass::kTtftTimeout,
                      "no first token within " + core::format_seconds(config_.ttft_timeout_s) +
                          " (--ttft-timeout)");
@@ -882,6 +997,367 @@ void Worker::disarm_timer() {
   armed_ = core::kNever;
   itimerspec spec{};
   timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+// ---- The native HTTP/1.1 transport ----------------------------------------------------------
+
+void Transfer::on_status(int code, int version) {
+  status = code;
+  status_known = true;
+  char line[32];
+  const int n =
+      std::snprintf(line, sizeof line, "HTTP/%d.%d %d\r\n", version / 10, version % 10, code);
+  worker->header_line(this, std::string_view(line, static_cast<std::size_t>(n)), read_at);
+}
+
+void Transfer::on_field(std::string_view name, std::string_view value) {
+  std::string& line = worker->field_line_;
+  line.assign(name);
+  line.append(": ");
+  line.append(value);
+  line.append("\r\n");
+  worker->header_line(this, line, read_at);
+}
+
+void Transfer::on_header_end() { worker->header_line(this, "\r\n", read_at); }
+
+bool Transfer::on_body(std::string_view data) {
+  return !aborted && worker->body_bytes(this, data, read_at);
+}
+
+void Worker::launch_native(Transfer* t) {
+  const std::string& prefix = head_prefix_[t->stream ? 0 : 1][t->endpoint];
+  t->head.assign(prefix);
+  if (config_.request_ids) {
+    t->id_headers.fill(t->trace, t->attempt);
+    t->head.append(t->id_headers.request_id.data()).append("\r\n");
+    t->head.append(t->id_headers.traceparent.data()).append("\r\n");
+  }
+  t->head.append("Content-Length: ").append(std::to_string(t->request_body->size()));
+  t->head.append("\r\n\r\n");
+  t->written = 0;
+  t->got_bytes = false;
+  t->rec.stamps = config_.kernel_stamps ? core::StampSource::kKernel : core::StampSource::kUser;
+  t->reader.reset(t, kReaderHeaderLimit);
+  Http1Connection* c = nullptr;
+  auto& idle = idle_[t->endpoint];
+  if (!idle.empty()) {
+    c = idle.back();
+    idle.pop_back();
+  }
+  t->rec.sent = clock_.now();
+  t->last_activity = t->rec.sent;
+  if (c == nullptr) {
+    std::string error;
+    c = open_connection(t->endpoint, error);
+    if (c == nullptr) {
+      abort_transfer(t, core::ErrorClass::kConnect, error);
+      finish(t, CURLE_COULDNT_CONNECT, /*added=*/false);
+      return;
+    }
+  }
+  attach(t, c);
+}
+
+Http1Connection* Worker::open_connection(std::uint32_t endpoint, std::string& error) {
+  const int fd = client::open_connection(*targets_[endpoint], error);
+  if (fd < 0) return nullptr;
+  if (config_.kernel_stamps) enable_rx_stamps(fd);
+  Http1Connection* c = nullptr;
+  if (!free_connections_.empty()) {
+    c = free_connections_.back();
+    free_connections_.pop_back();
+  } else {
+    connections_.push_back(std::make_unique<Http1Connection>());
+    c = connections_.back().get();
+  }
+  *c = Http1Connection{};
+  c->fd = fd;
+  c->endpoint = endpoint;
+  epoll_event ev{};
+  ev.events = EPOLLOUT;
+  ev.data.u64 = connection_tag(c);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    error = std::string("cannot watch the connection: ") + std::strerror(errno);
+    close(fd);
+    free_connections_.push_back(c);
+    return nullptr;
+  }
+  c->watched = EPOLLOUT;
+  return c;
+}
+
+void Worker::watch(Http1Connection* c, std::uint32_t events) {
+  if (c->watched == events) return;
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.u64 = connection_tag(c);
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd, &ev);
+  c->watched = events;
+}
+
+void Worker::close_connection(Http1Connection* c) {
+  if (c->transfer == nullptr) {
+    auto& idle = idle_[c->endpoint];
+    if (const auto it = std::find(idle.begin(), idle.end(), c); it != idle.end()) idle.erase(it);
+  } else {
+    c->transfer->conn = nullptr;
+  }
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+  close(c->fd);
+  c->fd = -1;
+  c->transfer = nullptr;
+  c->carry = std::string();
+  free_connections_.push_back(c);
+}
+
+void Worker::attach(Transfer* t, Http1Connection* c) {
+  t->conn = c;
+  c->transfer = t;
+  c->carry.clear();
+  if (c->connected) {
+    write_request(t);
+  } else {
+    watch(c, EPOLLOUT);
+  }
+}
+
+void Worker::write_request(Transfer* t) {
+  Http1Connection* c = t->conn;
+  const std::string& body = *t->request_body;
+  const std::size_t total = t->head.size() + body.size();
+  while (t->written < total) {
+    iovec iov[2];
+    int count = 0;
+    if (t->written < t->head.size()) {
+      iov[count++] = {t->head.data() + t->written, t->head.size() - t->written};
+      iov[count++] = {const_cast<char*>(body.data()), body.size()};
+    } else {
+      const std::size_t off = t->written - t->head.size();
+      iov[count++] = {const_cast<char*>(body.data()) + off, body.size() - off};
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<std::size_t>(count);
+    const ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      t->written += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      watch(c, EPOLLIN | EPOLLOUT);
+      return;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    fail_native(t, core::ErrorClass::kConnect,
+                std::string("Send failure: ") + std::strerror(n < 0 ? errno : EPIPE));
+    return;
+  }
+  watch(c, EPOLLIN);
+}
+
+void Worker::on_connection_event(Http1Connection* c, std::uint32_t events) {
+  Transfer* t = c->transfer;
+  if (!c->connected) {
+    int error = 0;
+    socklen_t len = sizeof error;
+    getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &error, &len);
+    if (error == 0 && (events & (EPOLLERR | EPOLLHUP)) != 0) error = ECONNREFUSED;
+    if (error != 0) {
+      if (t == nullptr) {
+        close_connection(c);  // opened ahead: a request will try again and record the failure
+        return;
+      }
+      const HttpTarget& target = *targets_[c->endpoint];
+      abort_transfer(t, core::ErrorClass::kConnect,
+                     "Failed to connect to " + target.host + " port " +
+                         std::to_string(target.port) + ": " + std::strerror(error));
+      finish(t, CURLE_COULDNT_CONNECT, /*added=*/false);
+      return;
+    }
+    c->connected = true;
+    if (t == nullptr) {
+      watch(c, EPOLLIN);  // opened ahead, idle: a close or stray bytes end it
+      return;
+    }
+    if (config_.per_request_connections) t->rec.connected = clock_.now();
+    write_request(t);
+    return;
+  }
+  if (t == nullptr) {
+    // An idle connection became readable: the server closed it (or sent what nobody asked for).
+    close_connection(c);
+    return;
+  }
+  if ((events & EPOLLOUT) != 0 && t->written < t->head.size() + t->request_body->size()) {
+    write_request(t);
+    if (t->conn != c) return;
+  }
+  if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) read_reply(c, t);
+}
+
+void Worker::read_reply(Http1Connection* c, Transfer* t) {
+  std::int64_t realtime = 0;
+  const ssize_t n = recv_stamped(c->fd, read_buffer_.data(), read_buffer_.size(), realtime);
+  const core::Nanos now = clock_.now();
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n > 0) {
+    if (config_.kernel_stamps && realtime != 0) {
+      t->read_at = realtime_.to_run(realtime, now);
+    } else {
+      t->read_at = now;
+      t->rec.stamps = core::StampSource::kUser;  // the kernel gave none: user space it is
+    }
+    t->got_bytes = true;
+    if (c->carry.empty()) {
+      parse_reply(c, t, std::string_view(read_buffer_.data(), static_cast<std::size_t>(n)), false);
+    } else {
+      c->carry.append(read_buffer_.data(), static_cast<std::size_t>(n));
+      parse_reply(c, t, c->carry, true);
+    }
+    return;
+  }
+  // The connection ended (0) or failed (< 0).
+  const int error = n < 0 ? errno : 0;
+  t->read_at = now;
+  if (t->reader.end_of_stream() == Http1Reader::Result::kDone && !t->aborted) {
+    end_native(t, /*complete=*/true);
+    return;
+  }
+  if (t->aborted) {
+    finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+    return;
+  }
+  if (!t->got_bytes) {
+    fail_native(t, core::ErrorClass::kStreamCut,
+                error != 0 ? std::string("Recv failure: ") + std::strerror(error)
+                           : std::string("Empty reply from server"));
+    return;
+  }
+  fail_native(t, core::ErrorClass::kStreamCut,
+              std::string("the connection ended in the middle of the reply") +
+                  (error != 0 ? std::string(" (") + std::strerror(error) + ")" : std::string()) +
+                  " after " + std::to_string(t->reply_bytes) + " bytes");
+}
+
+void Worker::parse_reply(Http1Connection* c, Transfer* t, std::string_view data, bool from_carry) {
+  std::size_t consumed = 0;
+  const Http1Reader::Result result = t->reader.feed(data, consumed);
+  switch (result) {
+    case Http1Reader::Result::kMore:
+      if (from_carry) {
+        c->carry.erase(0, consumed);
+      } else {
+        c->carry.assign(data.substr(consumed));
+      }
+      if (t->aborted) finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+      return;
+    case Http1Reader::Result::kDone:
+      if (t->aborted) {
+        finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+      } else {
+        end_native(t, /*complete=*/true);
+      }
+      return;
+    case Http1Reader::Result::kStopped:
+      finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+      return;
+    case Http1Reader::Result::kError:
+      if (t->aborted) {
+        finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+      } else if (t->reader.header_too_large()) {
+        abort_transfer(t, core::ErrorClass::kProtocol,
+                       "the response headers exceed " + std::to_string(kMaxHeaderBytes / 1024) +
+                           " KiB: a broken server or proxy");
+        finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+      } else {
+        abort_transfer(t, core::ErrorClass::kMalformed,
+                       "the reply is not valid HTTP/1.1 (" + t->reader.error() + ")");
+        finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+      }
+      return;
+  }
+}
+
+void Worker::end_native(Transfer* t, bool complete) {
+  Http1Connection* c = t->conn;
+  if (c != nullptr && complete && t->reader.keep_alive() && !config_.per_request_connections) {
+    // Back to the idle pool, watched for a close by the server.
+    t->conn = nullptr;
+    c->transfer = nullptr;
+    c->reused = true;
+    c->carry.clear();
+    watch(c, EPOLLIN);
+    idle_[c->endpoint].push_back(c);
+  }
+  finish(t, CURLE_OK, /*added=*/false);
+}
+
+void Worker::fail_native(Transfer* t, core::ErrorClass error, std::string message) {
+  Http1Connection* c = t->conn;
+  if (c != nullptr && (c->reused || c->pre_opened) && !t->got_bytes && !t->aborted) {
+    // The server closed an idle keep-alive connection as this request went out on it: the
+    // request never reached it, so it goes again on a fresh connection.
+    close_connection(c);
+    std::string open_error;
+    Http1Connection* fresh = open_connection(t->endpoint, open_error);
+    if (fresh != nullptr) {
+      t->written = 0;
+      t->reader.reset(t, kReaderHeaderLimit);
+      attach(t, fresh);
+      return;
+    }
+    message = open_error;
+    error = core::ErrorClass::kConnect;
+  }
+  if (!t->aborted) abort_transfer(t, error, message);
+  finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
+}
+
+void Worker::preopen(std::size_t per_endpoint, core::Nanos deadline) {
+  epoll_event events[kMaxEvents];
+  for (std::uint32_t e = 0; e < targets_.size(); ++e) {
+    if (!targets_[e]) continue;
+    std::size_t opened = idle_[e].size();
+    std::size_t pending = 0;
+    std::vector<Http1Connection*> connecting;
+    while ((opened < per_endpoint || pending > 0) && clock_.now() < deadline) {
+      while (opened < per_endpoint && pending < kConnectWindow) {
+        std::string error;
+        Http1Connection* c = open_connection(e, error);
+        if (c == nullptr) {
+          opened = per_endpoint;  // out of descriptors or ports: the requests will say so
+          break;
+        }
+        c->pre_opened = true;
+        connecting.push_back(c);
+        ++opened;
+        ++pending;
+      }
+      const int n = epoll_wait(epoll_fd_, events, kMaxEvents, 10);
+      for (int i = 0; i < n; ++i) {
+        const std::uint64_t tag = events[i].data.u64;
+        if ((tag & 1u) == 0) continue;
+        auto* c = reinterpret_cast<Http1Connection*>(tag & ~std::uint64_t{1});
+        const bool was_connecting = !c->connected;
+        on_connection_event(c, events[i].events);
+        if (was_connecting) {
+          --pending;
+          if (c->fd >= 0 && c->connected) idle_[e].push_back(c);
+        }
+      }
+    }
+    // Handshakes still in progress at the deadline are dropped.
+    for (Http1Connection* c : connecting) {
+      if (c->fd >= 0 && !c->connected && c->transfer == nullptr) close_connection(c);
+    }
+  }
+}
+
+std::size_t Worker::idle_connections() const {
+  std::size_t n = 0;
+  for (const auto& idle : idle_) n += idle.size();
+  return n;
 }
 
 }  // namespace tokenbench::client

@@ -6,21 +6,40 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tokenbench/client/api_adapter.h"
+#include "tokenbench/client/http1_reader.h"
 #include "tokenbench/client/http_engine.h"
+#include "tokenbench/client/http_target.h"
 #include "tokenbench/client/request_id.h"
+#include "tokenbench/client/rx_stamps.h"
 #include "tokenbench/client/sse_parser.h"
 
 namespace tokenbench::client {
 
-/// One request in flight: its curl handle, its stream state and the record being filled.
-/// Owned by a Worker's pool and reused for later requests.
-struct Transfer {
+struct Transfer;
+
+/// One connection of the native HTTP/1.1 transport (http:// endpoints without a proxy): a
+/// non-blocking socket with kernel receive stamps, kept alive across requests. Owned by a Worker.
+struct Http1Connection {
+  int fd = -1;
+  std::uint32_t endpoint = 0;
+  bool connected = false;        // the TCP handshake completed
+  bool reused = false;           // it carried a complete reply before
+  bool pre_opened = false;       // opened before the requests (HttpEngine::preopen)
+  std::uint32_t watched = 0;     // the epoll events registered
+  Transfer* transfer = nullptr;  // the request it carries; null while idle
+  std::string carry;  // bytes received but not yet parsed (a partial header or chunk line)
+};
+
+/// One request in flight: its transport (a curl handle, or a native connection), its stream state
+/// and the record being filled. Owned by a Worker's pool and reused for later requests.
+struct Transfer final : ResponseSink {
   class Worker* worker = nullptr;
-  CURL* easy = nullptr;
+  CURL* easy = nullptr;  // created only when some endpoint goes through libcurl
   const core::RequestSpec* spec = nullptr;
   std::uint32_t endpoint = 0;  // whose URL and headers the handle carries now
   bool stream = true;          // this request asks for a stream (not one of --nonstream-sample)
@@ -51,6 +70,23 @@ struct Transfer {
   TraceId trace;
   IdHeaders id_headers;
   curl_slist id_nodes[2] = {};
+  // The native transport: the connection carrying this attempt (null when none, or libcurl's),
+  // the reply's reader, the request head and how much of head + body is written, the stamp of
+  // the read being parsed, the reply's Location header (redirects) and whether any reply byte
+  // arrived in this attempt.
+  bool native = false;
+  Http1Connection* conn = nullptr;
+  Http1Reader reader;
+  std::string head;
+  std::size_t written = 0;
+  core::Nanos read_at = 0;
+  std::string location;
+  bool got_bytes = false;
+
+  void on_status(int status, int version) override;
+  void on_field(std::string_view name, std::string_view value) override;
+  void on_header_end() override;
+  bool on_body(std::string_view data) override;
 };
 
 /// The internals of one HttpEngine worker: a curl multi handle on an epoll loop with a timerfd for
@@ -70,6 +106,16 @@ class Worker {
   /// end and about every kCpuSamplePeriod in between), in time order.
   const std::vector<core::CpuSample>& cpu_samples() const { return cpu_samples_; }
 
+  /// Opens up to `per_endpoint` idle connections to each native endpoint before a phase, at most
+  /// kConnectWindow handshakes at a time so that a listen backlog does not overflow; returns when
+  /// they are open or `deadline` passes. Failures are left for the requests to record.
+  void preopen(std::size_t per_endpoint, core::Nanos deadline);
+  /// Idle native connections open now (tests, benchmarks).
+  std::size_t idle_connections() const;
+
+  /// Handshakes in progress at once while connections are opened ahead of a phase.
+  static constexpr std::size_t kConnectWindow = 256;
+
   /// How often a worker reads its CPU clock while it measures.
   static constexpr core::Nanos kCpuSamplePeriod = 250'000'000;
 
@@ -78,6 +124,34 @@ class Worker {
   static int on_timer(CURLM* multi, long timeout_ms, void* userp);
   static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* userp);
   static std::size_t on_write(char* data, std::size_t size, std::size_t n, void* userp);
+  friend struct Transfer;
+  /// One response header line (status line, field, or the blank end) of `t`, received at `now`;
+  /// false when it ended the transfer.
+  bool header_line(Transfer* t, std::string_view line, core::Nanos now);
+  /// Body bytes of `t` received at `now`; false when they ended the transfer.
+  bool body_bytes(Transfer* t, std::string_view data, core::Nanos now);
+
+  // The native transport.
+  void launch_native(Transfer* t);
+  /// A new connection to `endpoint`, registered with epoll; null with `error` set on failure.
+  Http1Connection* open_connection(std::uint32_t endpoint, std::string& error);
+  void watch(Http1Connection* c, std::uint32_t events);
+  void close_connection(Http1Connection* c);
+  /// Hands `t` to connection `c` and writes the request when `c` is connected.
+  void attach(Transfer* t, Http1Connection* c);
+  void write_request(Transfer* t);
+  void on_connection_event(Http1Connection* c, std::uint32_t events);
+  void read_reply(Http1Connection* c, Transfer* t);
+  /// Parses the bytes of `t`'s reply held in `data` (the read buffer or the carry).
+  void parse_reply(Http1Connection* c, Transfer* t, std::string_view data, bool from_carry);
+  /// The reply of `t` ended (complete, or with the connection): finishes it and keeps or closes
+  /// the connection.
+  void end_native(Transfer* t, bool complete);
+  /// A native attempt failed at the transport: `error` with `message`. A reused connection that
+  /// failed before any byte of the reply is replaced by a fresh one once (the server closed an
+  /// idle keep-alive connection), as libcurl does.
+  void fail_native(Transfer* t, core::ErrorClass error, std::string message);
+  bool native_endpoint(std::uint32_t endpoint) const { return targets_[endpoint].has_value(); }
 
   /// Claims and starts every request that is due while slots are free; returns the due time of the
   /// next request not yet started (kNever when none) and sets exhausted_ when the queue is empty.
@@ -151,6 +225,18 @@ class Worker {
   TurnSource* turns_ = nullptr;  // multi-turn phases: where requests come from and end
   core::Phase phase_ = core::Phase::kMeasure;
   bool open_loop_ = false;
+  // The native transport: per endpoint its target (nullopt: libcurl carries it), its idle
+  // connections, the fixed part of the request head (streamed, then non-streamed); the owned
+  // connections and their free list; the read buffer shared by all connections.
+  std::vector<std::optional<HttpTarget>> targets_;
+  std::vector<std::vector<Http1Connection*>> idle_;
+  std::vector<std::string> head_prefix_[2];
+  std::vector<std::unique_ptr<Http1Connection>> connections_;
+  std::vector<Http1Connection*> free_connections_;
+  std::vector<char> read_buffer_;
+  bool any_curl_ = false;
+  RealtimeToRun realtime_;
+  std::string field_line_;                    // a native header field as a line, for header_line
   std::vector<core::CpuSample> cpu_samples_;  // this thread's CPU clock during measure phases
   core::Nanos next_cpu_sample_ = core::kNever;
 };

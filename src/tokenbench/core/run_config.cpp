@@ -121,6 +121,9 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "batch_size" << YAML::Value << c.batch_size;
   out << YAML::Key << "timeout_s" << YAML::Value << c.timeout_s;
   out << YAML::Key << "connect_timeout_s" << YAML::Value << c.connect_timeout_s;
+  out << YAML::Key << "connection_mode" << YAML::Value << c.connection_mode;
+  out << YAML::Key << "stamps" << YAML::Value << c.stamps;
+  out << YAML::Key << "transport" << YAML::Value << c.transport;
   out << YAML::Key << "ttft_timeout_s" << YAML::Value << c.ttft_timeout_s;
   out << YAML::Key << "stall_timeout_s" << YAML::Value << c.stall_timeout_s;
   out << YAML::Key << "max_event_bytes" << YAML::Value << c.max_event_bytes;
@@ -265,6 +268,9 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["batch_size"]) c.batch_size = t["batch_size"].as<int>();
       if (t["timeout_s"]) c.timeout_s = t["timeout_s"].as<double>();
       if (t["connect_timeout_s"]) c.connect_timeout_s = t["connect_timeout_s"].as<double>();
+      if (t["connection_mode"]) c.connection_mode = t["connection_mode"].as<std::string>();
+      if (t["stamps"]) c.stamps = t["stamps"].as<std::string>();
+      if (t["transport"]) c.transport = t["transport"].as<std::string>();
       if (t["ttft_timeout_s"]) c.ttft_timeout_s = t["ttft_timeout_s"].as<double>();
       if (t["stall_timeout_s"]) c.stall_timeout_s = t["stall_timeout_s"].as<double>();
       if (t["max_event_bytes"]) c.max_event_bytes = t["max_event_bytes"].as<std::int64_t>();

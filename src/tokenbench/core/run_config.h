@@ -53,8 +53,17 @@ struct RunConfig {
   int batch_size = 1;
   double timeout_s = 600.0;         ///< per request, from send to the reply's end
   double connect_timeout_s = 30.0;  ///< to establish a connection
-  double ttft_timeout_s = 0;        ///< no first token within it fails a request; 0: none
-  double stall_timeout_s = 0;       ///< no byte for it mid-reply fails a request; 0: none
+  /// keep-alive (connections opened before the run and reused) or per-request (each request
+  /// opens its own, its set-up stamped as RequestRecord::connected).
+  std::string connection_mode = "keep-alive";
+  /// auto or kernel: the kernel's receive time of each read where the native transport carries
+  /// the endpoint; user: the client's clock when the read returned.
+  std::string stamps = "auto";
+  /// auto: the native HTTP/1.1 transport for http:// without a proxy, libcurl otherwise; curl:
+  /// libcurl for every endpoint.
+  std::string transport = "auto";
+  double ttft_timeout_s = 0;   ///< no first token within it fails a request; 0: none
+  double stall_timeout_s = 0;  ///< no byte for it mid-reply fails a request; 0: none
   std::int64_t max_event_bytes = std::int64_t{4} << 20;  ///< the largest SSE event accepted
   std::int64_t max_reply_bytes = 0;  ///< the most bytes of one reply; 0: derived from max_tokens
   int retries = 0;                   ///< attempts after a retryable failure; 0: none

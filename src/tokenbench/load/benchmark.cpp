@@ -104,6 +104,9 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.stream = config.stream;
   engine.timeout_s = config.timeout_s;
   engine.connect_timeout_s = config.connect_timeout_s;
+  engine.native_transport = config.transport != "curl";
+  engine.kernel_stamps = config.stamps != "user";
+  engine.per_request_connections = config.connection_mode == "per-request";
   engine.ttft_timeout_s = config.ttft_timeout_s;
   engine.stall_timeout_s = config.stall_timeout_s;
   engine.max_event_bytes = static_cast<std::size_t>(config.max_event_bytes);
@@ -119,6 +122,11 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
 }
 
 void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
+  // Connections first, so that no request of any phase pays for TCP set-up.
+  engine_->preopen(config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts) *
+                                                 std::max<std::size_t>(1, per_prompt_)
+                                           : ArrivalSchedule::kUnbounded,
+                   config_.connect_timeout_s);
   if (config_.multi_turn) {
     if (!workload_.warmup_sessions.empty()) {
       run_sessions(core::Phase::kWarmup, workload_.warmup_sessions,
