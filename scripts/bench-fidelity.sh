@@ -12,12 +12,14 @@
 #   c. memory: peak RSS per stream with 10,000 concurrent streams on one worker;
 #   d. workers: tokens/s with --workers 2 over --workers 1 when the client is the bottleneck.
 #
-# Each figure is the median of FIDELITY_RUNS runs (default 3). Client CPU is user + system time of
+# Each figure is the median of FIDELITY_RUNS runs (default 3); FIDELITY_PARTS=bc runs only those
+# tables (default abcd). Client CPU is user + system time of
 # the whole client process (all threads, startup and report writing included) from /usr/bin/time
 # (the `time` package, scripts/install-deps.sh); peak RSS is its %M.
 set -euo pipefail
 BUILD=${1:-build}
 RUNS=${FIDELITY_RUNS:-3}
+PARTS=${FIDELITY_PARTS:-abcd}
 TB="$BUILD/tokenbench"
 SERVER="$BUILD/bench/tokenbench_fidelity_server"
 MINC="$BUILD/bench/tokenbench_min_client"
@@ -86,6 +88,9 @@ timed() {
 cpu_of() { awk '{printf "%.4f", $2 + $3}' "$1"; }
 rss_of() { awk '{print $4}' "$1"; }
 
+# The machine's other load, printed with the tables: these figures are only as quiet as it is.
+echo "Load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs."
+echo
 HAS_STAMPS=0
 if "$TB" run --help 2>/dev/null | grep -q -- '--stamps'; then HAS_STAMPS=1; fi
 
@@ -110,6 +115,7 @@ tb() {
 }
 
 # ---------------------------------------------------------------------------------------------
+if [[ $PARTS == *a* ]]; then
 echo "### a. Client CPU per token: tokenbench against the floor (min client)"
 echo
 echo "Same fidelity server for both clients; client CPU = user + system of the whole process"
@@ -155,25 +161,27 @@ stop_server
 echo
 echo "tokenbench's fixed cost per run (one request of one token, startup to exit): $(median "${fixed[@]}") ms CPU."
 echo
-
+fi
 # ---------------------------------------------------------------------------------------------
+if [[ $PARTS == *b* ]]; then
 echo "### b. Fidelity: the client's ITL against the server's own write gaps"
 echo
-echo "256 streams, 1 ms between tokens (\`--itl-ms 1\`), 256 tokens per request, 1,024 requests,"
-echo "one worker; client pinned to CPU ${PIN_CLIENT[2]:-any}, server to CPU ${PIN_SERVER[2]:-any}."
+echo "256 streams (the target's case) and 64 (one core keeps up), 1 ms between tokens"
+echo "(\`--itl-ms 1\`), 256 tokens per request, 4 requests per stream, one worker; client pinned to"
+echo "CPU ${PIN_CLIENT[2]:-any}, server to CPU ${PIN_SERVER[2]:-any}."
 echo "Server: gaps between consecutive token writes of a response, stamped after write() returns."
 echo "Client: summary.json \`mean_itl_ms\` and \`p99_itl_ms\`. Median of $RUNS runs (each figure)."
 echo
-echo "| stamps | server gap mean ms | client ITL mean ms | mean off by | server gap p99 ms | client ITL p99 ms | p99 off by ms | targets (1 %, 0.3 ms) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| stamps | streams | server gap mean ms | client ITL mean ms | mean off by | server gap p99 ms | client ITL p99 ms | p99 off by ms | targets (1 %, 0.3 ms) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 fidelity_row() {
-  local label=$1
-  shift
+  local label=$1 streams=$2
+  shift 2
   local sm=() cm=() sp=() cp=()
   for r in $(seq "$RUNS"); do
     start_server "${PIN_SERVER[@]}" -- --itl-ms 1 --max-tokens 256
     local d="$WORK/b-$NSERVER"
-    tb "${PIN_CLIENT[@]}" -- "$d" 256 1024 256 1 "$@"
+    tb "${PIN_CLIENT[@]}" -- "$d" "$streams" $((streams * 4)) 256 1 "$@"
     stop_server
     sm+=("$(kv "$SERVER_SUMMARY" gap_mean_ms)") sp+=("$(kv "$SERVER_SUMMARY" gap_p99_ms)")
     cm+=("$(json "$d/summary.json" mean_itl_ms)") cp+=("$(json "$d/summary.json" p99_itl_ms)")
@@ -183,25 +191,29 @@ fidelity_row() {
   local dm dp verdict
   dm=$(calc %.2f "($b - $a) / $a * 100")
   dp=$(calc %.3f "$e - $c")
-  verdict=$(awk "BEGIN {m = ($dm < 0 ? -$dm : $dm) <= 1; p = ($dp < 0 ? -$dp : $dp) <= 0.3;
-    print (m ? \"mean met\" : \"mean not met\") \", \" (p ? \"p99 met\" : \"p99 not met\")}")
-  printf '| %s | %.3f | %.3f | %+.2f %% | %.3f | %.3f | %+.3f | %s |\n' "$label" "$a" "$b" "$dm" \
-    "$c" "$e" "$dp" "$verdict"
+  verdict=$(awk -v dm="$dm" -v dp="$dp" 'BEGIN {
+    m = (dm < 0 ? -dm : dm) <= 1; p = (dp < 0 ? -dp : dp) <= 0.3
+    print (m ? "mean met" : "mean not met") ", " (p ? "p99 met" : "p99 not met") }')
+  printf '| %s | %s | %.3f | %.3f | %+.2f %% | %.3f | %.3f | %+.3f | %s |\n' "$label" "$streams" \
+    "$a" "$b" "$dm" "$c" "$e" "$dp" "$verdict"
 }
-if [ "$HAS_STAMPS" = 1 ]; then
-  fidelity_row "user-space stamps" --stamps user
-  fidelity_row "kernel stamps" --stamps kernel
-else
-  fidelity_row "user-space stamps"
-  echo "| kernel stamps | n/a (needs --stamps) | | | | | | |"
-fi
+for streams in 256 64; do
+  if [ "$HAS_STAMPS" = 1 ]; then
+    fidelity_row "user-space stamps" "$streams" --stamps user
+    fidelity_row "kernel stamps" "$streams" --stamps kernel
+  else
+    fidelity_row "user-space stamps" "$streams"
+    echo "| kernel stamps | $streams | n/a (needs --stamps) | | | | | | |"
+  fi
+done
 echo
-
+fi
 # ---------------------------------------------------------------------------------------------
+if [[ $PARTS == *c* ]]; then
 echo "### c. Memory per stream: 10,000 concurrent streams on one worker"
 echo
 echo "tokenbench --workers 1 --max-concurrency 10000 --num-prompts 10000 --output-len 16 against"
-echo "the server with --ttft-ms 1000 --itl-ms 100 (every request lasts about 2.5 s, so all 10,000"
+echo "the server with --ttft-ms 2000 --itl-ms 200 (every request lasts about 5 s, so all 10,000"
 echo "are open together; the server's max_conns shows it), minus the same command with"
 echo "--max-concurrency 10 against a server without delays (10,000 requests, 10 at a time)."
 echo "Peak RSS is /usr/bin/time's %M. Median of $RUNS runs."
@@ -210,7 +222,7 @@ echo "| streams | peak RSS MiB | failed | server max connections | wall s |"
 echo "|---|---|---|---|---|"
 rss_big=() rss_small=() fail_big=() fail_small=() conns_big=() wall_big=() wall_small=()
 for r in $(seq "$RUNS"); do
-  start_server -- --ttft-ms 1000 --itl-ms 100
+  start_server -- --ttft-ms 2000 --itl-ms 200
   d="$WORK/c-big-$r"
   tb -- "$d" 10000 10000 16 1 || true
   stop_server
@@ -237,30 +249,38 @@ verdict=$(awk "BEGIN {print ($per <= 16) ? \"met\" : \"not met\"}")
 echo
 echo "KiB per stream: ($big - $small) KiB / 9,990 = **$per** (target <= 16: $verdict)."
 echo
-
+fi
 # ---------------------------------------------------------------------------------------------
+if [[ $PARTS == *d* ]]; then
 echo "### d. Workers: tokens/s with 2 workers over 1, the client the bottleneck"
 echo
 echo "Server \`--burst 16 --itl-ms 0\` (16 tokens per write, no delay), 256 streams, 4,096"
 echo "requests of 256 tokens; summary.json \`output_throughput\`. The server shares the two CPUs"
 echo "with the client. Median of $RUNS runs."
 echo
-echo "| workers | tokens/s | client CPU s |"
-echo "|---|---|---|"
+echo "| workers | tokens/s | client CPU s | worker busy %, each run (each worker) |"
+echo "|---|---|---|---|"
 start_server -- --burst 16 --itl-ms 0 --max-tokens 256
 declare -A TPUT
 for w in 1 2; do
-  tp=() cpu=()
+  tp=() cpu=() busy=()
   for r in $(seq "$RUNS"); do
     d="$WORK/d-$w-$r"
     tb -- "$d" 256 4096 256 "$w"
     tp+=("$(json "$d/summary.json" output_throughput)") cpu+=("$(cpu_of "$WORK/tb.time")")
+    # The workers' own busy share (summary.json checks.client): is the client the bottleneck?
+    busy+=("$(python3 -c 'import json,sys
+w = json.load(open(sys.argv[1]))["tokenbench"]["checks"]["client"]["workers"]
+print("/".join("%.0f" % x["busy_mean_pct"] for x in w))' "$d/summary.json")")
   done
   TPUT[$w]=$(median "${tp[@]}")
-  printf '| %s | %.0f | %s |\n' "$w" "${TPUT[$w]}" "$(median "${cpu[@]}")"
+  printf '| %s | %.0f | %s | %s |\n' "$w" "${TPUT[$w]}" "$(median "${cpu[@]}")" "${busy[*]}"
 done
 stop_server
 ratio=$(calc %.2f "${TPUT[2]} / ${TPUT[1]}")
 verdict=$(awk "BEGIN {print ($ratio >= 1.8) ? \"met\" : \"not met\"}")
 echo
 echo "2 workers / 1 worker: **$ratio** (target >= 1.8: $verdict)."
+fi
+echo
+echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg)."
