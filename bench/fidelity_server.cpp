@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -91,8 +92,8 @@ struct Conn {
   int fd = -1;
   uint32_t id = 0;
   std::string in;
-  std::string out;        // bytes not yet accepted by the kernel
-  size_t out_off = 0;     // first unwritten byte of `out`
+  std::string out;     // bytes not yet accepted by the kernel
+  size_t out_off = 0;  // first unwritten byte of `out`
   std::vector<PendingToken> pending;
   bool want_out = false;  // EPOLLOUT armed
   // The response under way.
@@ -101,8 +102,8 @@ struct Conn {
   uint32_t response = 0;  // a process-wide response number
   uint64_t gen = 0;       // invalidates heap entries of a closed connection or a finished response
   long n_tokens = 0;
-  long next_token = 0;    // the first token not yet rendered
-  long write_index = 0;   // writes rendered so far in this response
+  long next_token = 0;   // the first token not yet rendered
+  long write_index = 0;  // writes rendered so far in this response
   long prompt_tokens = 0;
   int64_t first_due = 0;
   int64_t last_write_ns = -1;  // last token write of this response
@@ -191,7 +192,8 @@ void append_chunk(std::string& out, std::string_view data) {
   out.append("\r\n");
 }
 
-constexpr std::string_view kCompletionEvent = "data: {\"choices\":[{\"text\":\"tok\",\"index\":0}]}\n\n";
+constexpr std::string_view kCompletionEvent =
+    "data: {\"choices\":[{\"text\":\"tok\",\"index\":0}]}\n\n";
 constexpr std::string_view kChatEvent =
     "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
     "\"tok\"}}]}\n\n";
@@ -212,7 +214,8 @@ int Server::run() {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(opt_.port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(lfd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(lfd_, 65535) != 0) {
+  if (bind(lfd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(lfd_, 65535) != 0) {
     std::perror("fidelity_server: bind/listen");
     return 1;
   }
@@ -363,7 +366,7 @@ bool Server::try_request(Conn& c) {
   size_t sp2 = sp1 == std::string_view::npos ? sp1 : head.find(' ', sp1 + 1);
   std::string method(head.substr(0, sp1));
   std::string path(sp2 == std::string_view::npos ? std::string_view()
-                                                  : head.substr(sp1 + 1, sp2 - sp1 - 1));
+                                                 : head.substr(sp1 + 1, sp2 - sp1 - 1));
   std::string body = c.in.substr(head_end + 4, content_length);
   c.in.erase(0, total);
   if (method == "POST" && (path == "/v1/completions" || path == "/v1/chat/completions")) {
@@ -493,7 +496,8 @@ double percentile_ms(std::vector<int64_t>& v, double q) {
   std::nth_element(v.begin(), v.begin() + static_cast<long>(lo), v.end());
   double a = static_cast<double>(v[lo]);
   double b = a;
-  if (hi != lo) b = static_cast<double>(*std::min_element(v.begin() + static_cast<long>(hi), v.end()));
+  if (hi != lo)
+    b = static_cast<double>(*std::min_element(v.begin() + static_cast<long>(hi), v.end()));
   return (a + (b - a) * (pos - static_cast<double>(lo))) / 1e6;
 }
 
@@ -508,12 +512,11 @@ void Server::print_summary() {
   double p50 = percentile_ms(gaps_, 0.50);
   double p99 = percentile_ms(gaps_, 0.99);
   double p999 = percentile_ms(gaps_, 0.999);
-  std::printf(
-      "fidelity_server: tokens=%" PRIu64 " writes=%" PRIu64 " responses=%" PRIu64
-      " gaps=%zu gap_mean_ms=%.4f gap_p50_ms=%.4f gap_p99_ms=%.4f gap_p999_ms=%.4f"
-      " cpu_us_per_event=%.3f max_conns=%zu\n",
-      tokens_, writes_, responses_, gaps_.size(), mean, p50, p99, p999,
-      tokens_ ? cpu_us / static_cast<double>(tokens_) : 0.0, max_open_);
+  std::printf("fidelity_server: tokens=%" PRIu64 " writes=%" PRIu64 " responses=%" PRIu64
+              " gaps=%zu gap_mean_ms=%.4f gap_p50_ms=%.4f gap_p99_ms=%.4f gap_p999_ms=%.4f"
+              " cpu_us_per_event=%.3f max_conns=%zu\n",
+              tokens_, writes_, responses_, gaps_.size(), mean, p50, p99, p999,
+              tokens_ ? cpu_us / static_cast<double>(tokens_) : 0.0, max_open_);
   std::fflush(stdout);
 }
 

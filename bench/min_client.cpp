@@ -118,13 +118,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc) usage("a flag without its value");
     const char* v = argv[i + 1];
-    if (strcmp(argv[i], "--port") == 0) port = atol(v);
-    else if (strcmp(argv[i], "--streams") == 0) streams = atol(v);
-    else if (strcmp(argv[i], "--requests") == 0) requests = atol(v);
-    else if (strcmp(argv[i], "--max-tokens") == 0) max_tokens = atol(v);
-    else if (strcmp(argv[i], "--path") == 0) path = v;
-    else if (strcmp(argv[i], "--max-seconds") == 0) max_seconds = atof(v);
-    else usage("unknown flag");
+    if (strcmp(argv[i], "--port") == 0)
+      port = atol(v);
+    else if (strcmp(argv[i], "--streams") == 0)
+      streams = atol(v);
+    else if (strcmp(argv[i], "--requests") == 0)
+      requests = atol(v);
+    else if (strcmp(argv[i], "--max-tokens") == 0)
+      max_tokens = atol(v);
+    else if (strcmp(argv[i], "--path") == 0)
+      path = v;
+    else if (strcmp(argv[i], "--max-seconds") == 0)
+      max_seconds = atof(v);
+    else
+      usage("unknown flag");
   }
   if (port <= 0 || port > 65535 || streams < 1 || requests < 1 || max_tokens < 1)
     usage("--port, --streams, --requests and --max-tokens must be positive");
@@ -240,9 +247,10 @@ int main(int argc, char** argv) {
   }
   double wall = now_s() - t0, cpu = cpu_s() - c0;
   long tokens = (long)data_events - 2 * done;
-  printf("min_client: streams=%ld requests=%ld tokens=%ld wall_s=%.4f tokens_per_s=%.0f "
-         "cpu_us_per_token=%.4f\n",
-         streams, done, tokens, wall, tokens / wall, tokens > 0 ? cpu * 1e6 / tokens : 0.0);
+  printf(
+      "min_client: streams=%ld requests=%ld tokens=%ld wall_s=%.4f tokens_per_s=%.0f "
+      "cpu_us_per_token=%.4f\n",
+      streams, done, tokens, wall, tokens / wall, tokens > 0 ? cpu * 1e6 / tokens : 0.0);
   for (long i = 0; i < streams; ++i) close(s[i].fd);
   free(s);
   return 0;
