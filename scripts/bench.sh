@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make bench: micro-benchmarks (Google Benchmark), then the end-to-end load benchmark.
+# make bench: micro-benchmarks (Google Benchmark), the end-to-end load benchmark, the tokenizers,
+# then the fidelity tables (scripts/bench-fidelity.sh: tokenbench against its own instruments).
 set -euo pipefail
 BUILD=${1:-build}
 echo "== micro-benchmarks =="
@@ -27,3 +28,6 @@ bash scripts/install-tokenizer-refs.sh "$BUILD/tokenizer-refs"
 "$BUILD/bench/tokenbench_tokenizer_bench" "$BUILD/tokenizer-fixtures" "${TOKENIZER_CORPUS[@]}"
 node scripts/bench-tokenizers-ref.mjs "$BUILD/tokenizer-fixtures" "$BUILD/tokenizer-refs" \
   "${TOKENIZER_CORPUS[@]}"
+echo
+echo "== fidelity and the floor: tokenbench against bench/fidelity_server.cpp and bench/min_client.cpp =="
+bash scripts/bench-fidelity.sh "$BUILD"

@@ -2,7 +2,7 @@
 # Installs every build and test dependency of tokenbench from Debian packages.
 # Idempotent: packages already installed are skipped, and nothing is fetched when all are present.
 #
-#   install-deps.sh         what `make test` needs
+#   install-deps.sh         what `make test` needs (and `make bench`: /usr/bin/time from `time`)
 #   install-deps.sh fuzz    that, plus clang and its runtimes (libFuzzer, sanitizers) for `make fuzz`
 #
 # Then the chart library that report.html embeds (uPlot, docs/REPORTS.md) from the npm registry,
@@ -25,6 +25,7 @@ PACKAGES=(
   chromium
   libpcre2-dev libutf8proc-dev libsentencepiece-dev
   libpng-dev
+  time
 )
 
 # Optional groups, named on the command line.
