@@ -12,7 +12,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev libssl-dev
   libsimdjson-dev
   nlohmann-json3-dev
   libcli11-dev

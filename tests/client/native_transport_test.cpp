@@ -3,12 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include <mutex>
-
 #include "fake_server.h"
+#include "run_engine.h"
 #include "tokenbench/client/http_engine.h"
-#include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 namespace {
@@ -36,29 +33,8 @@ std::vector<Piece> paced_reply(int tokens) {
 
 std::vector<core::RequestRecord> run(EngineConfig config, std::size_t count,
                                      std::size_t preopen = 0) {
-  core::RunClock clock;
-  config.max_concurrency = 1;
   config.timeout_s = 10;
-  HttpEngine engine(config, clock);
-  if (preopen > 0) {
-    engine.preopen(preopen, 5);                // at most one connection a slot
-    EXPECT_EQ(engine.idle_connections(), 1u);  // one slot: one connection
-  }
-  std::vector<core::RequestSpec> specs(1);
-  specs[0].max_tokens = 8;
-  std::vector<std::string> bodies{R"({"messages":[{"role":"user","content":"hi"}]})"};
-  const auto schedule = load::ArrivalSchedule::immediate(count);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
-  std::mutex m;
-  std::vector<core::RequestRecord> records;
-  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
-    std::lock_guard<std::mutex> lock(m);
-    records.push_back(std::move(r));
-  });
-  return records;
+  return tokenbench::testing::run_engine(std::move(config), count, preopen);
 }
 
 EngineConfig config_for(const std::string& url) {

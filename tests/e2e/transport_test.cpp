@@ -3,6 +3,7 @@
 // refused where the native transport cannot go.
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <nlohmann/json.hpp>
 
@@ -54,9 +55,12 @@ TEST(Transport, PerRequestConnectionsRecordTheirConnectTime) {
 
 TEST(Transport, KernelStampsAreRefusedWhereTheNativeTransportCannotGo) {
   const std::string dir = make_temp_dir("stamps-refused");
-  auto r = run_process(run_args("https://127.0.0.1:9", dir, with(kSmall, {"--stamps", "kernel"})));
+  setenv("http_proxy", "http://127.0.0.1:9", 1);  // inherited by the child
+  auto r = run_process(run_args("http://127.0.0.1:9", dir, with(kSmall, {"--stamps", "kernel"})));
+  unsetenv("http_proxy");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("--stamps kernel needs the native transport"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("http_proxy applies"), std::string::npos) << r.err;
   r = run_process(run_args("http://127.0.0.1:9", dir,
                            with(kSmall, {"--stamps", "kernel", "--transport", "curl"})));
   EXPECT_EQ(r.exit_code, 1) << r.err;

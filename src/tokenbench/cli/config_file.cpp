@@ -62,6 +62,8 @@ constexpr Rule kRules[] = {
     {"metrics_interval_s", "--metrics-interval", Kind::kValue},
     {"sim_time", "--sim-time", Kind::kIfTrue},
     {"multi_turn", "--multi-turn", Kind::kIfTrue},
+    {"ca_file", "--cacert", Kind::kValue},
+    {"insecure", "--insecure", Kind::kIfTrue},
     {"sim_time_scale", "", Kind::kSkip},
     {"output_len_from_dataset", "", Kind::kSkip},
     {"started_at", "", Kind::kSkip},

@@ -16,6 +16,7 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/client/http_target.h"
+#include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/text.h"
@@ -517,6 +518,8 @@ void finalize_run_flags(RunFlags& f) {
                      "' is not known: use round-robin or least-inflight");
   }
 
+  // TLS trust is process-wide: the preflight, the load and the /metrics scraper all follow it.
+  client::set_tls_options({c.ca_file, c.insecure});
   if (c.stamps == "kernel") {
     // Kernel stamps need the native transport: refuse rather than silently fall back.
     std::vector<std::string> urls = f.base_urls;
@@ -527,13 +530,14 @@ void finalize_run_flags(RunFlags& f) {
     }
     for (const auto& url : urls) {
       const std::string proxy = client::proxy_for(url);
-      if (c.transport == "curl" || url.rfind("http://", 0) != 0 || !proxy.empty()) {
+      const bool web = url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
+      if (c.transport == "curl" || !web || !proxy.empty()) {
         throw UsageError(
-            "--stamps kernel needs the native transport, which carries plain "
-            "http:// without a proxy; " +
+            "--stamps kernel needs the native transport, which carries http:// and https:// "
+            "without a proxy; " +
             (c.transport == "curl" ? std::string("--transport curl is set")
              : !proxy.empty()      ? proxy + " applies to " + url
-                                   : url + " is not http://") +
+                                   : url + " is not http(s)://") +
             ": use --stamps auto (user-space stamps there)");
       }
     }
@@ -707,16 +711,21 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->check(CLI::IsMember({"keep-alive", "per-request"}))
       ->capture_default_str();
   cmd->add_option("--stamps", c.stamps,
-                  "auto | kernel: stamp each read with the kernel's receive time (plain http://; "
-                  "https and proxies use user space) | user: the client's clock when the read "
-                  "returned")
+                  "auto | kernel: stamp each read with the kernel's receive time (proxies use "
+                  "user space) | user: the client's clock when the read returned")
       ->check(CLI::IsMember({"auto", "kernel", "user"}))
       ->capture_default_str();
   cmd->add_option("--transport", c.transport,
-                  "auto: the native HTTP/1.1 transport for http:// without a proxy, libcurl for "
-                  "https and proxies | curl: libcurl for everything")
+                  "auto: the native HTTP/1.1 transport (epoll, OpenSSL for https), libcurl for "
+                  "proxies | curl: libcurl for everything")
       ->check(CLI::IsMember({"auto", "curl"}))
       ->capture_default_str();
+  cmd->add_option("--cacert", c.ca_file,
+                  "https: verify servers against this PEM bundle instead of the system's "
+                  "certificates (a private CA, a self-signed server)")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--insecure", c.insecure,
+                "https: do not verify the server's certificate or name (a test server only)");
   cmd->add_option("--ttft-timeout", c.ttft_timeout_s,
                   "Fail a request with no first token this many seconds after its send (class "
                   "ttft_timeout); 0: none")

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "tokenbench/client/tls_options.h"
+
 namespace tokenbench::client {
 namespace {
 
@@ -53,6 +55,15 @@ void ensure_curl_initialized() {
   (void)done;
 }
 
+void apply_tls_options(CURL* easy) {
+  const TlsOptions& tls = tls_options();
+  if (!tls.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, tls.ca_file.c_str());
+  if (tls.insecure) {
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+}
+
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,
                        double timeout_s) {
   ensure_curl_initialized();
@@ -74,6 +85,7 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
+  apply_tls_options(easy);
   const CURLcode rc = curl_easy_perform(easy);
   result.code = rc;
   result.resolve_ms = info_ms(easy, CURLINFO_NAMELOOKUP_TIME_T);

@@ -31,6 +31,9 @@ inline constexpr std::size_t kMaxGetBody = std::size_t{4} << 20;
 /// Initialises libcurl once per process (thread-safe; idempotent). Every entry point calls it.
 void ensure_curl_initialized();
 
+/// Applies the process's TLS options (client/tls_options.h) to a libcurl handle.
+void apply_tls_options(CURL* easy);
+
 /// A blocking GET for start-up work (preflight, /v1/models), never for the measured load.
 /// `headers` are full header lines. Thread-safe (one easy handle per call).
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,

@@ -95,7 +95,7 @@ std::optional<HttpTarget> native_target(const std::string& url, std::string& why
     why_not = "not an absolute URL";
     return std::nullopt;
   }
-  if (scheme != "http") {
+  if (scheme != "http" && scheme != "https") {
     why_not = scheme + ":// is carried by libcurl";
     return std::nullopt;
   }
@@ -108,6 +108,8 @@ std::optional<HttpTarget> native_target(const std::string& url, std::string& why
     return std::nullopt;
   }
   HttpTarget target;
+  target.tls = scheme == "https";
+  target.port = target.tls ? 443 : 80;
   target.path = path;
   std::string port;
   if (authority[0] == '[') {

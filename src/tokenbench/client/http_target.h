@@ -8,10 +8,11 @@
 
 namespace tokenbench::client {
 
-/// Where the native HTTP/1.1 transport sends an endpoint's requests: a plain http:// URL that no
-/// proxy from the environment applies to, resolved once. Plain data.
+/// Where the native HTTP/1.1 transport sends an endpoint's requests: an http:// or https:// URL
+/// that no proxy from the environment applies to, resolved once. Plain data.
 struct HttpTarget {
   std::string host;  ///< as written in the URL (brackets removed from IPv6)
+  bool tls = false;  ///< https://
   std::uint16_t port = 80;
   std::string path;         ///< the request target: path and query, at least "/"
   std::string host_header;  ///< the Host header's value (host, and ":port" unless 80)
@@ -25,7 +26,7 @@ struct HttpTarget {
 std::string proxy_for(const std::string& url);
 
 /// `url` as a native target, or nullopt with `why_not` set when the native transport cannot carry
-/// it (not http://, or a proxy applies): libcurl carries those.
+/// it (neither http:// nor https://, or a proxy applies): libcurl carries those.
 std::optional<HttpTarget> native_target(const std::string& url, std::string& why_not);
 
 /// Opens a non-blocking TCP connection to `target` (the connect may still be in progress), with

@@ -16,6 +16,8 @@
 #include <string>
 
 #include "tokenbench/client/error_classify.h"
+#include "tokenbench/client/http_get.h"
+#include "tokenbench/client/tls_stream.h"
 #include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/core/text.h"
 
@@ -96,6 +98,9 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
                                                 : std::nullopt);
     idle_.emplace_back();
     if (!targets_.back()) any_curl_ = true;
+    if (targets_.back() && targets_.back()->tls && tls_context_ == nullptr) {
+      tls_context_ = std::make_unique<TlsContext>();
+    }
     for (const bool stream : {true, false}) {
       if (targets_.back()) {
         // The native request head's fixed part: the same headers libcurl's path sends.
@@ -189,6 +194,7 @@ Transfer* Worker::acquire() {
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  apply_tls_options(e);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_s * 1000.0));
   if (config_.connect_timeout_s > 0) {
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
@@ -936,7 +942,8 @@ core::Nanos Worker::expire_waits(core::Nanos now) {
   for (auto& owned : pool_) {
     Transfer* t = owned.get();
     if (!t->in_multi && t->conn == nullptr) continue;
-    if (t->conn != nullptr && !t->conn->connected && connect > 0 && now - t->rec.sent >= connect) {
+    if (t->conn != nullptr && !(t->conn->connected && (!t->conn->tls || t->conn->secured)) &&
+        connect > 0 && now - t->rec.sent >= connect) {
       abort_transfer(t, core::ErrorClass::kConnectTimeout,
                      "Connection timed out after " +
                          std::to_string((now - t->rec.sent) / 1'000'000) +
@@ -1108,6 +1115,7 @@ void Worker::close_connection(Http1Connection* c) {
   c->fd = -1;
   c->transfer = nullptr;
   c->carry = std::string();
+  c->tls.reset();
   free_connections_.push_back(c);
 }
 
@@ -1115,7 +1123,7 @@ void Worker::attach(Transfer* t, Http1Connection* c) {
   t->conn = c;
   c->transfer = t;
   c->carry.clear();
-  if (c->connected) {
+  if (c->connected && (c->tls == nullptr || c->secured)) {
     write_request(t);
   } else {
     watch(c, EPOLLOUT);
@@ -1126,6 +1134,32 @@ void Worker::write_request(Transfer* t) {
   Http1Connection* c = t->conn;
   const std::string& body = *t->request_body;
   const std::size_t total = t->head.size() + body.size();
+  if (c->tls != nullptr) {
+    while (t->written < total) {
+      const bool in_head = t->written < t->head.size();
+      const char* p =
+          in_head ? t->head.data() + t->written : body.data() + (t->written - t->head.size());
+      const std::size_t len = in_head ? t->head.size() - t->written : total - t->written;
+      std::size_t n = 0;
+      switch (c->tls->write(p, len, n)) {
+        case TlsSession::Io::kDone:
+          t->written += n;
+          continue;
+        case TlsSession::Io::kWantWrite:
+          watch(c, EPOLLIN | EPOLLOUT);
+          return;
+        case TlsSession::Io::kWantRead:
+          watch(c, EPOLLIN);
+          return;
+        case TlsSession::Io::kClosed:
+        case TlsSession::Io::kError:
+          fail_native(t, core::ErrorClass::kConnect, "Send failure: " + c->tls->error());
+          return;
+      }
+    }
+    watch(c, EPOLLIN);
+    return;
+  }
   while (t->written < total) {
     iovec iov[2];
     int count = 0;
@@ -1176,15 +1210,27 @@ void Worker::on_connection_event(Http1Connection* c, std::uint32_t events) {
       return;
     }
     c->connected = true;
-    if (t == nullptr) {
-      watch(c, EPOLLIN);  // opened ahead, idle: a close or stray bytes end it
+    if (targets_[c->endpoint]->tls) {
+      c->tls = std::make_unique<TlsSession>(*tls_context_, c->fd, targets_[c->endpoint]->host);
+      continue_handshake(c);
       return;
     }
-    if (config_.per_request_connections) t->rec.connected = clock_.now();
-    write_request(t);
+    connection_ready(c);
+    return;
+  }
+  if (c->tls != nullptr && !c->secured) {
+    continue_handshake(c);
     return;
   }
   if (t == nullptr) {
+    if (c->tls != nullptr) {
+      // TLS 1.3 servers send session tickets after the handshake: records that are read
+      // without a byte of data are not a close.
+      std::size_t n = 0;
+      if (c->tls->read(read_buffer_.data(), read_buffer_.size(), n) == TlsSession::Io::kWantRead) {
+        return;
+      }
+    }
     // An idle connection became readable: the server closed it (or sent what nobody asked for).
     close_connection(c);
     return;
@@ -1196,30 +1242,94 @@ void Worker::on_connection_event(Http1Connection* c, std::uint32_t events) {
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) read_reply(c, t);
 }
 
+void Worker::continue_handshake(Http1Connection* c) {
+  switch (c->tls->handshake()) {
+    case TlsSession::Io::kDone:
+      c->secured = true;
+      connection_ready(c);
+      return;
+    case TlsSession::Io::kWantRead:
+      watch(c, EPOLLIN);
+      return;
+    case TlsSession::Io::kWantWrite:
+      watch(c, EPOLLOUT);
+      return;
+    case TlsSession::Io::kClosed:
+    case TlsSession::Io::kError:
+      break;
+  }
+  Transfer* t = c->transfer;
+  if (t == nullptr) {
+    close_connection(c);  // opened ahead: a request will try again and record the failure
+    return;
+  }
+  const HttpTarget& target = *targets_[c->endpoint];
+  abort_transfer(t, core::ErrorClass::kTls,
+                 "TLS with " + target.host + " port " + std::to_string(target.port) + ": " +
+                     (c->tls->error().empty() ? std::string("the server closed the connection")
+                                              : c->tls->error()));
+  finish(t, CURLE_SSL_CONNECT_ERROR, /*added=*/false);
+}
+
+void Worker::connection_ready(Http1Connection* c) {
+  Transfer* t = c->transfer;
+  if (t == nullptr) {
+    watch(c, EPOLLIN);  // opened ahead, idle: a close or stray bytes end it
+    return;
+  }
+  if (config_.per_request_connections) t->rec.connected = clock_.now();
+  write_request(t);
+}
+
+void Worker::received(Http1Connection* c, Transfer* t, std::size_t n, std::int64_t realtime,
+                      core::Nanos now) {
+  if (config_.kernel_stamps && realtime != 0) {
+    t->read_at = realtime_.to_run(realtime, now);
+  } else {
+    t->read_at = now;
+    t->rec.stamps = core::StampSource::kUser;  // the kernel gave none: user space it is
+  }
+  t->got_bytes = true;
+  if (c->carry.empty()) {
+    parse_reply(c, t, std::string_view(read_buffer_.data(), n), false);
+  } else {
+    c->carry.append(read_buffer_.data(), n);
+    parse_reply(c, t, c->carry, true);
+  }
+}
+
 void Worker::read_reply(Http1Connection* c, Transfer* t) {
+  if (c->tls != nullptr) {
+    // One socket event may bring several TLS records: read until the session holds no more.
+    while (true) {
+      std::size_t n = 0;
+      const TlsSession::Io io = c->tls->read(read_buffer_.data(), read_buffer_.size(), n);
+      const core::Nanos now = clock_.now();
+      if (io == TlsSession::Io::kWantRead || io == TlsSession::Io::kWantWrite) return;
+      if (io == TlsSession::Io::kDone) {
+        received(c, t, n, c->tls->realtime(), now);
+        if (t->conn != c || !c->tls->pending()) return;
+        continue;
+      }
+      t->read_at = now;
+      reply_ended(t, io == TlsSession::Io::kError ? c->tls->error() : std::string());
+      return;
+    }
+  }
   std::int64_t realtime = 0;
   const ssize_t n = recv_stamped(c->fd, read_buffer_.data(), read_buffer_.size(), realtime);
   const core::Nanos now = clock_.now();
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n > 0) {
-    if (config_.kernel_stamps && realtime != 0) {
-      t->read_at = realtime_.to_run(realtime, now);
-    } else {
-      t->read_at = now;
-      t->rec.stamps = core::StampSource::kUser;  // the kernel gave none: user space it is
-    }
-    t->got_bytes = true;
-    if (c->carry.empty()) {
-      parse_reply(c, t, std::string_view(read_buffer_.data(), static_cast<std::size_t>(n)), false);
-    } else {
-      c->carry.append(read_buffer_.data(), static_cast<std::size_t>(n));
-      parse_reply(c, t, c->carry, true);
-    }
+    received(c, t, static_cast<std::size_t>(n), realtime, now);
     return;
   }
   // The connection ended (0) or failed (< 0).
-  const int error = n < 0 ? errno : 0;
   t->read_at = now;
+  reply_ended(t, n < 0 ? std::strerror(errno) : std::string());
+}
+
+void Worker::reply_ended(Transfer* t, const std::string& error) {
   if (t->reader.end_of_stream() == Http1Reader::Result::kDone && !t->aborted) {
     end_native(t, /*complete=*/true);
     return;
@@ -1230,14 +1340,13 @@ void Worker::read_reply(Http1Connection* c, Transfer* t) {
   }
   if (!t->got_bytes) {
     fail_native(t, core::ErrorClass::kStreamCut,
-                error != 0 ? std::string("Recv failure: ") + std::strerror(error)
-                           : std::string("Empty reply from server"));
+                !error.empty() ? "Recv failure: " + error : std::string("Empty reply from server"));
     return;
   }
   fail_native(t, core::ErrorClass::kStreamCut,
               std::string("the connection ended in the middle of the reply") +
-                  (error != 0 ? std::string(" (") + std::strerror(error) + ")" : std::string()) +
-                  " after " + std::to_string(t->reply_bytes) + " bytes");
+                  (!error.empty() ? " (" + error + ")" : std::string()) + " after " +
+                  std::to_string(t->reply_bytes) + " bytes");
 }
 
 void Worker::parse_reply(Http1Connection* c, Transfer* t, std::string_view data, bool from_carry) {

@@ -17,6 +17,7 @@
 #include "tokenbench/client/request_id.h"
 #include "tokenbench/client/rx_stamps.h"
 #include "tokenbench/client/sse_parser.h"
+#include "tokenbench/client/tls_stream.h"
 
 namespace tokenbench::client {
 
@@ -33,6 +34,8 @@ struct Http1Connection {
   std::uint32_t watched = 0;     // the epoll events registered
   Transfer* transfer = nullptr;  // the request it carries; null while idle
   std::string carry;  // bytes received but not yet parsed (a partial header or chunk line)
+  std::unique_ptr<TlsSession> tls;  // https: the session over fd
+  bool secured = false;             // https: the handshake completed
 };
 
 /// One request in flight: its transport (a curl handle, or a native connection), its stream state
@@ -142,6 +145,16 @@ class Worker {
   void write_request(Transfer* t);
   void on_connection_event(Http1Connection* c, std::uint32_t events);
   void read_reply(Http1Connection* c, Transfer* t);
+  /// https: moves the handshake of `c` on; on success, connection_ready.
+  void continue_handshake(Http1Connection* c);
+  /// `c` can carry requests: an idle one waits, a request's is written.
+  void connection_ready(Http1Connection* c);
+  /// `n` bytes of `t`'s reply are in read_buffer_, received at kernel time `realtime` (0: none)
+  /// and read at `now`.
+  void received(Http1Connection* c, Transfer* t, std::size_t n, std::int64_t realtime,
+                core::Nanos now);
+  /// The connection of `t` ended or failed (`error`, "" for a clean end) while its reply was read.
+  void reply_ended(Transfer* t, const std::string& error);
   /// Parses the bytes of `t`'s reply held in `data` (the read buffer or the carry).
   void parse_reply(Http1Connection* c, Transfer* t, std::string_view data, bool from_carry);
   /// The reply of `t` ended (complete, or with the connection): finishes it and keeps or closes
@@ -235,6 +248,7 @@ class Worker {
   std::vector<Http1Connection*> free_connections_;
   std::vector<char> read_buffer_;
   bool any_curl_ = false;
+  std::unique_ptr<TlsContext> tls_context_;  // https on the native transport
   RealtimeToRun realtime_;
   std::string field_line_;                    // a native header field as a line, for header_line
   std::vector<core::CpuSample> cpu_samples_;  // this thread's CPU clock during measure phases

@@ -89,7 +89,8 @@ std::string_view error_hint(ErrorClass error, int http_status) {
              "HTTP(S)_PROXY/NO_PROXY; raise --connect-timeout for a slow network";
     case ErrorClass::kTls:
       return "check https:// against http:// and the server's certificate (verified against the "
-             "system's CA store)";
+             "system's CA store; --cacert FILE trusts a private CA or a self-signed server, "
+             "--insecure skips the check on a test server)";
     case ErrorClass::kTimeout:
       return "the reply took longer than --timeout: raise it, lower the load, or cap --output-len";
     case ErrorClass::kTtftTimeout:

@@ -124,6 +124,8 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "connection_mode" << YAML::Value << c.connection_mode;
   out << YAML::Key << "stamps" << YAML::Value << c.stamps;
   out << YAML::Key << "transport" << YAML::Value << c.transport;
+  out << YAML::Key << "ca_file" << YAML::Value << c.ca_file;
+  out << YAML::Key << "insecure" << YAML::Value << c.insecure;
   out << YAML::Key << "ttft_timeout_s" << YAML::Value << c.ttft_timeout_s;
   out << YAML::Key << "stall_timeout_s" << YAML::Value << c.stall_timeout_s;
   out << YAML::Key << "max_event_bytes" << YAML::Value << c.max_event_bytes;
@@ -271,6 +273,8 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["connection_mode"]) c.connection_mode = t["connection_mode"].as<std::string>();
       if (t["stamps"]) c.stamps = t["stamps"].as<std::string>();
       if (t["transport"]) c.transport = t["transport"].as<std::string>();
+      if (t["ca_file"]) c.ca_file = t["ca_file"].as<std::string>();
+      if (t["insecure"]) c.insecure = t["insecure"].as<bool>();
       if (t["ttft_timeout_s"]) c.ttft_timeout_s = t["ttft_timeout_s"].as<double>();
       if (t["stall_timeout_s"]) c.stall_timeout_s = t["stall_timeout_s"].as<double>();
       if (t["max_event_bytes"]) c.max_event_bytes = t["max_event_bytes"].as<std::int64_t>();

@@ -62,6 +62,10 @@ struct RunConfig {
   /// auto: the native HTTP/1.1 transport for http:// without a proxy, libcurl otherwise; curl:
   /// libcurl for every endpoint.
   std::string transport = "auto";
+  /// https: a PEM bundle to verify servers against instead of the system's (--cacert), and no
+  /// verification at all (--insecure).
+  std::string ca_file;
+  bool insecure = false;
   double ttft_timeout_s = 0;   ///< no first token within it fails a request; 0: none
   double stall_timeout_s = 0;  ///< no byte for it mid-reply fails a request; 0: none
   std::int64_t max_event_bytes = std::int64_t{4} << 20;  ///< the largest SSE event accepted
