@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "tokenbench/report/chunk_codec.h"
 #include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
 
@@ -106,12 +107,13 @@ void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
   bool ok = true;
   for (auto& record : batch) {
     if (finalize_) finalize_(record);
+    // The summary sees the stamps as the file keeps them; this also fits the vector to size.
+    record.chunks = quantize_chunk_stamps(record.chunks);
     const std::string line = record_to_jsonl_line(record);
     ok &= std::fwrite(line.data(), 1, line.size(), file_) == line.size();
     // What only the finalizer needed is dropped; the summary needs the stamps alone.
     record.output_text = std::string();
     record.chunk_text_bytes = std::vector<std::int32_t>();
-    record.chunks.shrink_to_fit();
     records_.push_back(std::move(record));
   }
   batch.clear();

@@ -18,7 +18,8 @@ namespace tokenbench::report {
 
 /// Receives finished requests from the engine's workers and appends them to requests.jsonl on its
 /// own thread, flushing at least once a second, so that a killed run keeps what it measured.
-/// Keeps every record in memory for the summary.
+/// Keeps every record in memory for the summary, as the file holds it (chunk stamps rounded to
+/// the microsecond, report/chunk_codec.h), so that `report` rebuilds the same figures.
 ///
 /// add() is thread-safe and cheap (a lock and a move); everything else is for the owning thread.
 class Recorder {
