@@ -14,6 +14,7 @@
 
 #include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/report/chunk_codec.h"
+#include "tokenbench/report/zstd_stream.h"
 
 namespace tokenbench::report {
 namespace {
@@ -430,7 +431,18 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string text = buffer.str();
+  RecordsReadReport local;
+  if (!text.empty() && (path.ends_with(".zst") || is_zstd(text))) {
+    try {
+      ZstdDecoded decoded = zstd_decompress(text);
+      text = std::move(decoded.text);
+      local.cut_frame = decoded.cut;
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(
+          fmt::format("{}: {}; the file is damaged \u2014 rerun", path, e.what()));
+    }
+  }
 
   // Split first so that the final non-blank line is known before parsing.
   struct Line {
@@ -449,7 +461,6 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
     pos = end + 1;
   }
 
-  RecordsReadReport local;
   std::vector<core::RequestRecord> records;
   records.reserve(lines.size());
   // Each phase numbers its requests from 0 (the dropped ones among the measured): the line of
@@ -488,6 +499,15 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
     }
     records.push_back(std::move(record));
     ++local.lines_read;
+  }
+  if (local.cut_frame) {
+    local.warning = fmt::format(
+        "{}: the zstd stream ends inside its frame (a run killed before closing it); kept the {} "
+        "records written before the cut{}",
+        path, local.lines_read,
+        local.skipped_lines > 0 ? " and skipped its partial last line" : "");
+  } else {
+    local.warning = local.skipped_reason;
   }
   if (report != nullptr) *report = std::move(local);
   return records;

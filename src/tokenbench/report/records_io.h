@@ -51,14 +51,22 @@ struct RecordsReadReport {
   std::int64_t lines_read = 0;     ///< non-blank lines turned into records
   std::int64_t skipped_lines = 0;  ///< a final line cut short (a run killed mid-write): 0 or 1
   std::string skipped_reason;      ///< why the final line was skipped, naming file and line
+  /// A compressed file ended inside its zstd frame (a run killed before closing it): the
+  /// records of the blocks written before the cut were read.
+  bool cut_frame = false;
+  /// One line for the user saying what was passed over, naming the file; "" when nothing was.
+  std::string warning;
 };
 
-/// Reads every record of a requests.jsonl file, in file order. Blank lines are ignored. A final
-/// line that is not valid JSON (a run killed while writing it) is skipped and reported in
-/// `report` when given. Throws std::runtime_error when the file cannot be opened, and otherwise
-/// with one line, "PATH line N: PROBLEM; the file is damaged or was edited — rerun, or fix the
-/// line", for any other line that is not valid JSON, that record_from_json rejects, or whose id
-/// repeats one of the same phase (warmup, or measure with its dropped requests).
+/// Reads every record of a requests.jsonl file, in file order; a zstd-compressed one
+/// (requests.jsonl.zst: its name ends in .zst, or it starts with zstd's magic number) is
+/// decompressed first. Blank lines are ignored. A final line that is not valid JSON (a run killed
+/// while writing it), and a zstd frame cut short, are passed over and reported in `report` when
+/// given. Throws std::runtime_error when the file cannot be opened, "PATH: zstd: REASON; the file
+/// is damaged — rerun" on compressed data that does not decode, and otherwise with one line,
+/// "PATH line N: PROBLEM; the file is damaged or was edited — rerun, or fix the line", for any
+/// other line that is not valid JSON, that record_from_json rejects, or whose id repeats one of
+/// the same phase (warmup, or measure with its dropped requests).
 std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
                                                     RecordsReadReport* report = nullptr);
 
