@@ -25,6 +25,7 @@ PACKAGES=(
   chromium
   libpcre2-dev libutf8proc-dev libsentencepiece-dev
   libpng-dev
+  libzstd-dev
   time
 )
 

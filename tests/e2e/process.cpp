@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tokenbench/report/records_io.h"
+
 namespace tokenbench::e2e {
 namespace {
 
@@ -178,6 +180,14 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
 }
 
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+
+std::vector<core::ChunkStamp> chunks_of(const nlohmann::json& record) {
+  return report::record_from_json(record).chunks;
+}
+
+std::int64_t floor_us(const nlohmann::json& stamp_ns) {
+  return stamp_ns.get<std::int64_t>() / 1000 * 1000;
+}
 
 std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   std::vector<nlohmann::json> out;

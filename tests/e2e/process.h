@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/core/request.h"
+
 namespace tokenbench::e2e {
 
 /// What a finished child process left behind.
@@ -68,6 +70,13 @@ nlohmann::json read_json(const std::string& path);
 
 /// A JSON Lines file, one parsed object per non-empty line.
 std::vector<nlohmann::json> read_jsonl(const std::string& path);
+
+/// The content-chunk stamps of one requests.jsonl record, read as `tokenbench report` reads them
+/// (microsecond stamps; report/chunk_codec.h).
+std::vector<core::ChunkStamp> chunks_of(const nlohmann::json& record);
+
+/// A stamp of requests.jsonl in ns, rounded down to the microsecond as chunk stamps are.
+std::int64_t floor_us(const nlohmann::json& stamp_ns);
 
 /// A fresh empty directory under the test temp dir.
 std::string make_temp_dir(const std::string& name);

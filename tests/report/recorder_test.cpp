@@ -62,6 +62,31 @@ TEST(Recorder, FinalizerRunsBeforeEachRecordIsWritten) {
   EXPECT_EQ(recorder.records()[0].output_tokens, 42);
 }
 
+// The summary of a run and the one `report` rebuilds from its file see the same chunk stamps.
+TEST(Recorder, KeepsChunkStampsAsTheFileHoldsThem) {
+  const std::string path = ::testing::TempDir() + "recorder-chunks.jsonl";
+  Recorder recorder(path);
+  core::RequestRecord r = record(3, true);
+  r.sent = 1'000'400;
+  r.chunks = {{2'345'678, 1}, {3'456'789, 2}};
+  r.first_token = 2'345'678;
+  r.last_token = 3'456'789;
+  r.done = 4'000'000;
+  recorder.add(std::move(r));
+  recorder.close();
+  const auto back = read_records_jsonl(path);
+  ASSERT_EQ(back.size(), 1u);
+  const auto& kept = recorder.records()[0].chunks;
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].t, 2'345'000);
+  EXPECT_EQ(kept[1].t, 3'456'000);
+  ASSERT_EQ(back[0].chunks.size(), 2u);
+  EXPECT_EQ(back[0].chunks[0].t, kept[0].t);
+  EXPECT_EQ(back[0].chunks[1].t, kept[1].t);
+  EXPECT_EQ(back[0].chunks[1].tokens, 2);
+  EXPECT_EQ(back[0].first_token, 2'345'678);  // the other stamps keep their nanoseconds
+}
+
 TEST(Recorder, UnwritablePathIsAnErrorNamingIt) {
   try {
     Recorder recorder("/nonexistent-dir/requests.jsonl");

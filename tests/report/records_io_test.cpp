@@ -11,6 +11,7 @@
 
 #include "../metrics/test_records.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/report/chunk_codec.h"
 #include "tokenbench/report/summary_json.h"
 
 namespace tokenbench::report {
@@ -85,18 +86,72 @@ core::RequestRecord odd_record() {
   return r;
 }
 
-TEST(RecordsIoTest, LineIsOneCompactObjectWithParallelChunkArrays) {
+TEST(RecordsIoTest, LineIsOneCompactObjectWithPackedChunks) {
   const core::RequestRecord r = test_records::streamed_record(7, 0, 1, {{10, 1}, {12, 3}}, 20, 5);
   const std::string line = record_to_jsonl_line(r);
   ASSERT_FALSE(line.empty());
   EXPECT_EQ(line.back(), '\n');
   EXPECT_EQ(line.find('\n'), line.size() - 1);
-  EXPECT_NE(line.find("\"chunk_ns\":[10000000,12000000]"), std::string::npos) << line;
-  EXPECT_NE(line.find("\"chunk_tokens\":[1,3]"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"chunks\":\"" + chunk_stamps_to_field(r.chunks, r.sent) + "\""),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("chunk_ns"), std::string::npos) << line;
+  EXPECT_EQ(line.find("chunk_tokens"), std::string::npos) << line;
   EXPECT_NE(line.find("\"phase\":\"measure\""), std::string::npos) << line;
   EXPECT_NE(line.find("\"output_source\":\"usage\""), std::string::npos) << line;
   EXPECT_NE(line.find("\"error\":\"none\""), std::string::npos) << line;
   EXPECT_NE(line.find("\"sent_ns\":1000000"), std::string::npos) << line;
+}
+
+// Files written before the packed field hold chunk_ns and chunk_tokens: read exactly, to the ns.
+TEST(RecordsIoTest, OldChunkArraysStillRead) {
+  const core::RequestRecord r = record_from_jsonl_line(
+      R"({"id":1,"sent_ns":1000,"first_token_ns":41999,"last_token_ns":43001,"done_ns":50000,)"
+      R"("chunk_ns":[41999,42000,43001],"chunk_tokens":[1,0,4]})");
+  ASSERT_EQ(r.chunks.size(), 3u);
+  EXPECT_EQ(r.chunks[0].t, 41999);
+  EXPECT_EQ(r.chunks[1].t, 42000);
+  EXPECT_EQ(r.chunks[2].t, 43001);
+  EXPECT_EQ(r.chunks[1].tokens, 0);
+  EXPECT_EQ(r.chunks[2].tokens, 4);
+  // Written again, they are packed at microsecond resolution, non-decreasing.
+  const core::RequestRecord again = record_from_jsonl_line(record_to_jsonl_line(r));
+  ASSERT_EQ(again.chunks.size(), 3u);
+  EXPECT_EQ(again.chunks[0].t, 41000);
+  EXPECT_EQ(again.chunks[1].t, 42000);
+  EXPECT_EQ(again.chunks[2].t, 43000);
+  EXPECT_EQ(again.chunks[2].tokens, 4);
+  EXPECT_EQ(again.first_token, 41999);  // the other stamps keep their nanoseconds
+}
+
+TEST(RecordsIoTest, PackedAndOldChunksTogetherOrAPackedNonStringAreRefused) {
+  EXPECT_THROW(record_from_jsonl_line(R"({"chunks":"","chunk_ns":[],"chunk_tokens":[]})"),
+               std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"chunks":[1]})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"chunks":"%%"})"), std::runtime_error);
+  EXPECT_TRUE(record_from_jsonl_line(R"({"chunks":""})").chunks.empty());
+}
+
+TEST(RecordsIoTest, StampSourceAndConnectedAreWrittenOnlyWhenSet) {
+  core::RequestRecord r = test_records::streamed_record(7, 0, 1, {{10, 1}, {12, 3}}, 20, 5);
+  const std::string plain = record_to_jsonl_line(r);
+  EXPECT_EQ(plain.find("\"stamps\""), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("connected_ns"), std::string::npos) << plain;
+  const core::RequestRecord plain_back = record_from_jsonl_line(plain);
+  EXPECT_EQ(plain_back.stamps, core::StampSource::kUser);
+  EXPECT_EQ(plain_back.connected, core::kNever);
+
+  r.stamps = core::StampSource::kKernel;
+  r.connected = 1'234'567;
+  const std::string line = record_to_jsonl_line(r);
+  EXPECT_NE(line.find("\"stamps\":\"kernel\""), std::string::npos) << line;
+  EXPECT_NE(line.find("\"connected_ns\":1234567"), std::string::npos) << line;
+  EXPECT_EQ(nlohmann::json::parse(line), record_to_json(r));
+  const core::RequestRecord back = record_from_jsonl_line(line);
+  EXPECT_EQ(back.stamps, core::StampSource::kKernel);
+  EXPECT_EQ(back.connected, 1'234'567);
+  EXPECT_THROW(record_from_jsonl_line(R"({"stamps":"ebpf"})"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl_line(R"({"connected_ns":-7})"), std::runtime_error);
 }
 
 TEST(RecordsIoTest, RoundTripIsExact) {
@@ -210,10 +265,20 @@ TEST_F(RecordsFileTest, MalformedMiddleLineNamesFileAndLine) {
   }
 }
 
-// One record's line with `field` replaced by `value` (raw JSON text).
+// One record's line with `field` replaced by `value` (raw JSON text). An edit of chunk_ns or
+// chunk_tokens makes it a line of the older format, with those two arrays in place of chunks.
 std::string edited_line(const core::RequestRecord& r, const std::string& field,
                         const std::string& value) {
   nlohmann::json o = record_to_json(r);
+  if (field == "chunk_ns" || field == "chunk_tokens") {
+    o.erase("chunks");
+    o["chunk_ns"] = nlohmann::json::array();
+    o["chunk_tokens"] = nlohmann::json::array();
+    for (const core::ChunkStamp& c : r.chunks) {
+      o["chunk_ns"].push_back(c.t);
+      o["chunk_tokens"].push_back(c.tokens);
+    }
+  }
   o[field] = nlohmann::json::parse(value);
   return o.dump() + "\n";
 }
@@ -243,6 +308,8 @@ TEST_F(RecordsFileTest, DoctoredLineIsRefusedNamingTheLine) {
       {"chunk_ns", "[100000000,99000000,120000000]",
        "chunk_ns[1] (99000000) is before chunk_ns[0]"},
       {"chunk_tokens", "[1,1.5,1]", "chunk_tokens[1] is 1.5"},
+      {"chunks", "\"AAA*\"", "chunks has '*' at offset 3, not a base64 character"},
+      {"stamps", "\"ebpf\"", "field 'stamps' has unknown value 'ebpf'"},
       {"phase", "\"later\"", "field 'phase' has unknown value 'later'"},
       {"error", "\"oops\"", "field 'error' has unknown value 'oops'"},
       {"id", "-1", "id is -1, not a non-negative integer"},

@@ -1,6 +1,6 @@
 // `tokenbench report DIR`: rebuilds summary.json, the console tables and report.html from
-// requests.jsonl (at an experiment's root: its report.html from sweep.json, search.json or
-// compare.json);
+// requests.jsonl or requests.jsonl.zst (at an experiment's root: its report.html from sweep.json,
+// search.json or compare.json);
 // --export csv rebuilds the CSV exports, --as PEER prints the figures under a peer tool's
 // definitions beside tokenbench's.
 
@@ -41,8 +41,8 @@ bool export_sweep_root(const std::string& dir) {
   report::write_text_file(dir + "/" + report::kLevelsCsvFile, report::levels_to_csv(sweep));
   for (const auto& level : sweep.value("levels", nlohmann::json::array())) {
     const std::string sub = dir + "/" + level.value("dir", std::string());
-    const std::string requests = sub + "/" + report::kRequestsFile;
-    if (!level.contains("dir") || !std::filesystem::is_regular_file(requests)) continue;
+    const std::string requests = report::find_requests_file(sub);
+    if (!level.contains("dir") || requests.empty()) continue;
     report::write_text_file(sub + "/" + report::kRequestsCsvFile,
                             report::requests_to_csv(report::read_records_jsonl(requests)));
   }
@@ -54,7 +54,7 @@ bool export_sweep_root(const std::string& dir) {
 int report_command(const ReportFlags& f) {
   try {
     const std::string config_path = f.dir + "/" + report::kConfigFile;
-    const std::string requests_path = f.dir + "/" + report::kRequestsFile;
+    const std::string requests_path = report::find_requests_file(f.dir);
     const bool csv = report::wants_csv_export(f.exports);
     std::optional<metrics::Peer> peer;
     if (!f.as.empty()) {
@@ -67,7 +67,7 @@ int report_command(const ReportFlags& f) {
         return kExitUsage;
       }
     }
-    if (!std::filesystem::is_regular_file(requests_path)) {
+    if (requests_path.empty()) {
       const std::string hint = experiment::experiment_root_hint(f.dir);
       if (!hint.empty() && !peer) {
         // An experiment's root: its page (and with --export csv, levels.csv) from what it stored.
@@ -93,8 +93,8 @@ int report_command(const ReportFlags& f) {
     }
     report::RecordsReadReport read;
     const auto records = report::read_records_jsonl(requests_path, &read);
-    if (read.skipped_lines > 0) {
-      std::fprintf(stderr, "tokenbench: warning: %s\n", read.skipped_reason.c_str());
+    if (!read.warning.empty()) {
+      std::fprintf(stderr, "tokenbench: warning: %s\n", read.warning.c_str());
     }
     report::RunNotes notes = report::read_telemetry(f.dir);
     notes.environment = report::read_environment(f.dir);

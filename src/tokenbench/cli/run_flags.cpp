@@ -352,9 +352,9 @@ void check_result_filename(const std::string& name) {
     fail("give a file name; the directory is --output-dir");
   }
   for (const char* own :
-       {report::kSummaryFile, report::kRequestsFile, report::kConfigFile, report::kReportFile,
-        report::kTelemetryFile, report::kEnvironmentFile, report::kHtmlReportFile,
-        report::kRequestsCsvFile, report::kLevelsCsvFile}) {
+       {report::kSummaryFile, report::kRequestsFile, report::kRequestsZstFile, report::kConfigFile,
+        report::kReportFile, report::kTelemetryFile, report::kEnvironmentFile,
+        report::kHtmlReportFile, report::kRequestsCsvFile, report::kLevelsCsvFile}) {
     if (name == own) fail("tokenbench writes that file itself; choose another name");
   }
 }
@@ -940,6 +940,11 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "Also write exports of the results: csv (requests.csv per run, levels.csv at "
                   "a sweep's root; docs/REPORTS.md)")
       ->check(CLI::IsMember({"csv"}));
+  cmd->add_option("--records-compress", c.records_compress,
+                  "Store the per-request records compressed: none (requests.jsonl) or zstd "
+                  "(requests.jsonl.zst, flushed as often; `tokenbench report` reads both)")
+      ->check(CLI::IsMember({"none", "zstd"}))
+      ->capture_default_str();
   cmd->add_flag("--quiet", flags.quiet, "No progress line");
   cmd->add_flag("--overwrite", flags.overwrite,
                 "Replace the results a directory already holds (refused otherwise)");

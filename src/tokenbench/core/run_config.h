@@ -181,6 +181,9 @@ struct RunConfig {
   /// --export formats written beside the results ("csv": requests.csv, and levels.csv at a
   /// sweep's root; report/csv_export.h).
   std::vector<std::string> exports;
+  /// --records-compress: "none" (requests.jsonl) or "zstd" (requests.jsonl.zst;
+  /// report/records_sink.h).
+  std::string records_compress = "none";
   std::string started_at;  ///< ISO 8601 wall-clock label of the run's start
 };
 

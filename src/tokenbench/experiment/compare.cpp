@@ -437,8 +437,8 @@ RunSample load_run_sample(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) {
     throw std::runtime_error(fmt::format("{} is not a directory", dir));
   }
-  const std::string requests = dir + "/" + report::kRequestsFile;
-  if (!fs::is_regular_file(requests, ec)) {
+  const std::string requests = report::find_requests_file(dir);
+  if (requests.empty()) {
     if (const std::string hint = experiment_root_hint(dir); !hint.empty()) {
       throw std::runtime_error(hint);
     }
@@ -450,7 +450,7 @@ RunSample load_run_sample(const std::string& dir) {
   sample.dir = dir;
   report::RecordsReadReport read;
   const std::vector<core::RequestRecord> all = report::read_records_jsonl(requests, &read);
-  if (read.skipped_lines > 0) sample.warning = read.skipped_reason;
+  sample.warning = read.warning;
   for (const core::RequestRecord& r : all) {
     if (r.phase == core::Phase::kMeasure) sample.records.push_back(r);
   }

@@ -82,10 +82,11 @@ struct RunSample {
   std::string warning;
 };
 
-/// Reads DIR/requests.jsonl (measure phase only) and DIR/summary.json. When summary.json is
-/// absent, the run-level figures are recomputed from the records by metrics::summarize, the code
-/// that wrote summary.json. Throws std::runtime_error with a one-line message when DIR is not a
-/// results directory, a file is unreadable or malformed, or DIR has no measure-phase request.
+/// Reads DIR/requests.jsonl or requests.jsonl.zst (measure phase only) and DIR/summary.json. When
+/// summary.json is absent, the run-level figures are recomputed from the records by
+/// metrics::summarize, the code that wrote summary.json. Throws std::runtime_error with a one-line
+/// message when DIR is not a results directory, a file is unreadable or malformed, or DIR has no
+/// measure-phase request.
 RunSample load_run_sample(const std::string& dir);
 
 /// One figure of a comparison. Undefined values are metrics::kUndefined.

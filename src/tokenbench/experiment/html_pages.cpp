@@ -60,9 +60,9 @@ std::string href_of(const std::string& dir) {
 
 // The CDFs of a subdirectory's measured requests; an empty object when it has no records.
 json cdfs_of(const std::string& root, const std::string& dir) {
-  const fs::path requests = subdir(root, dir) / report::kRequestsFile;
-  if (!fs::is_regular_file(requests)) return json::object();
-  return report::figure_cdfs(report::read_records_jsonl(requests.string()), kOverlayPoints);
+  const std::string requests = report::find_requests_file(subdir(root, dir).string());
+  if (requests.empty()) return json::object();
+  return report::figure_cdfs(report::read_records_jsonl(requests), kOverlayPoints);
 }
 
 std::string load_label(const json& level) {

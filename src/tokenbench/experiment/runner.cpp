@@ -297,8 +297,22 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     for (const auto& [name, c] : parts) {
       std::filesystem::create_directories(c.output_dir);
       report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
+      const auto compression = report::records_compression_from_string(c.records_compress);
+      if (!compression) {
+        throw std::runtime_error("--records-compress " + c.records_compress +
+                                 ": unknown; one of none, zstd");
+      }
+      // A run over an earlier one (--overwrite) leaves no stale requests file of the other kind
+      // for `report` to find first.
+      for (const auto other :
+           {report::RecordsCompression::kNone, report::RecordsCompression::kZstd}) {
+        if (other != *compression) {
+          std::filesystem::remove(c.output_dir + "/" + report::requests_file_name(other));
+        }
+      }
       recorders.push_back(std::make_unique<report::Recorder>(
-          c.output_dir + "/" + report::kRequestsFile, count_tokens));
+          c.output_dir + "/" + report::requests_file_name(*compression), count_tokens,
+          *compression));
     }
     {
       std::lock_guard<std::mutex> lock(recorders_mutex_);

@@ -4,17 +4,19 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
+#include "tokenbench/report/chunk_codec.h"
 #include "tokenbench/report/records_io.h"
-#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::report {
 
-Recorder::Recorder(const std::string& path, Finalizer finalize)
-    : path_(path), finalize_(std::move(finalize)) {
-  file_ = open_for_writing(path);
+Recorder::Recorder(const std::string& path, Finalizer finalize, RecordsCompression compression)
+    : path_(path),
+      finalize_(std::move(finalize)),
+      sink_(std::make_unique<RecordsSink>(path, compression)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -62,10 +64,8 @@ void Recorder::close() {
   }
   wake_.notify_one();
   if (thread_.joinable()) thread_.join();
-  if (file_ != nullptr) {
-    std::fclose(file_);
-    file_ = nullptr;
-  }
+  if (sink_ && !sink_->close()) warn_write_failed();
+  sink_.reset();
 }
 
 void Recorder::flush_now(std::chrono::milliseconds timeout) {
@@ -106,23 +106,26 @@ void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
   bool ok = true;
   for (auto& record : batch) {
     if (finalize_) finalize_(record);
-    const std::string line = record_to_jsonl_line(record);
-    ok &= std::fwrite(line.data(), 1, line.size(), file_) == line.size();
+    // The summary sees the stamps as the file keeps them; this also fits the vector to size.
+    record.chunks = quantize_chunk_stamps(record.chunks);
+    ok &= sink_->append(record_to_jsonl_line(record));
     // What only the finalizer needed is dropped; the summary needs the stamps alone.
     record.output_text = std::string();
     record.chunk_text_bytes = std::vector<std::int32_t>();
-    record.chunks.shrink_to_fit();
     records_.push_back(std::move(record));
   }
   batch.clear();
-  ok &= std::fflush(file_) == 0;
-  if (!ok && !write_failed_) {
-    write_failed_ = true;  // said once; the records stay in memory for the summary
-    std::fprintf(stderr,
-                 "tokenbench: warning: cannot write %s: %s; the summary still counts "
-                 "every request\n",
-                 path_.c_str(), std::strerror(errno));
-  }
+  ok &= sink_->flush();
+  if (!ok) warn_write_failed();
+}
+
+void Recorder::warn_write_failed() {
+  if (write_failed_) return;
+  write_failed_ = true;  // said once; the records stay in memory for the summary
+  std::fprintf(stderr,
+               "tokenbench: warning: cannot write %s: %s; the summary still counts every "
+               "request\n",
+               path_.c_str(), std::strerror(errno));
 }
 
 }  // namespace tokenbench::report

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdio>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -13,12 +13,15 @@
 #include <vector>
 
 #include "tokenbench/core/request.h"
+#include "tokenbench/report/records_sink.h"
 
 namespace tokenbench::report {
 
-/// Receives finished requests from the engine's workers and appends them to requests.jsonl on its
-/// own thread, flushing at least once a second, so that a killed run keeps what it measured.
-/// Keeps every record in memory for the summary.
+/// Receives finished requests from the engine's workers and appends them to requests.jsonl (or
+/// requests.jsonl.zst) on its own thread, flushing at least once a second, so that a killed run
+/// keeps what it measured. Keeps every record in memory for the summary, as the file holds it
+/// (chunk stamps rounded to the microsecond, report/chunk_codec.h), so that `report` rebuilds
+/// the same figures.
 ///
 /// add() is thread-safe and cheap (a lock and a move); everything else is for the owning thread.
 class Recorder {
@@ -27,8 +30,10 @@ class Recorder {
   /// the engine's threads (e.g. counting output tokens with a local tokenizer).
   using Finalizer = std::function<void(core::RequestRecord&)>;
 
-  /// Opens (truncates) `path`. Throws std::runtime_error naming the path when it cannot.
-  explicit Recorder(const std::string& path, Finalizer finalize = {});
+  /// Opens (truncates) `path`, compressed as `compression` says. Throws std::runtime_error
+  /// naming the path when it cannot.
+  explicit Recorder(const std::string& path, Finalizer finalize = {},
+                    RecordsCompression compression = RecordsCompression::kNone);
   ~Recorder();
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -60,10 +65,11 @@ class Recorder {
  private:
   void loop();
   void write_pending(std::vector<core::RequestRecord>& batch);
+  void warn_write_failed();
 
   std::string path_;
   Finalizer finalize_;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<RecordsSink> sink_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<core::RequestRecord> queue_;  // guarded by mutex_

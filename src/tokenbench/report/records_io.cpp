@@ -13,6 +13,8 @@
 #include <utility>
 
 #include "tokenbench/metrics/request_metrics.h"
+#include "tokenbench/report/chunk_codec.h"
+#include "tokenbench/report/zstd_stream.h"
 
 namespace tokenbench::report {
 namespace {
@@ -167,6 +169,46 @@ void check_stamp_order(const core::RequestRecord& r) {
   after(r.done, "done_ns", r.last_token, "last_token_ns");
 }
 
+// The chunk stamps: "chunks" (chunk_codec.h) as written today, or the parallel arrays chunk_ns
+// and chunk_tokens of files written before it.
+std::vector<core::ChunkStamp> chunks_from_json(const json& o, Nanos sent) {
+  const auto packed = o.find("chunks");
+  if (packed != o.end()) {
+    if (o.contains("chunk_ns") || o.contains("chunk_tokens")) {
+      throw std::runtime_error("a record has both chunks and chunk_ns/chunk_tokens");
+    }
+    if (!packed->is_string()) throw std::runtime_error("chunks must be a string");
+    return chunk_stamps_from_field(packed->get_ref<const std::string&>(), sent);
+  }
+  const json empty = json::array();
+  const auto array_field = [&](const char* key) -> const json& {
+    const auto it = o.find(key);
+    if (it == o.end()) return empty;
+    if (!it->is_array()) throw std::runtime_error(fmt::format("{} must be an array", key));
+    return *it;
+  };
+  const json& chunk_ns = array_field("chunk_ns");
+  const json& chunk_tokens = array_field("chunk_tokens");
+  if (chunk_ns.size() != chunk_tokens.size()) {
+    throw std::runtime_error(fmt::format("chunk_ns has {} entries but chunk_tokens has {}",
+                                         chunk_ns.size(), chunk_tokens.size()));
+  }
+  std::vector<core::ChunkStamp> chunks;
+  chunks.reserve(chunk_ns.size());
+  for (std::size_t i = 0; i < chunk_ns.size(); ++i) {
+    const Nanos t = checked_integer(chunk_ns[i], fmt::format("chunk_ns[{}]", i), 0, kMaxStamp);
+    const auto tokens = static_cast<std::int32_t>(
+        checked_integer(chunk_tokens[i], fmt::format("chunk_tokens[{}]", i), 0,
+                        std::numeric_limits<std::int32_t>::max()));
+    if (i > 0 && t < chunks.back().t) {
+      throw std::runtime_error(fmt::format("chunk_ns[{}] ({}) is before chunk_ns[{}] ({})", i, t,
+                                           i - 1, chunks.back().t));
+    }
+    chunks.push_back(core::ChunkStamp{t, tokens});
+  }
+  return chunks;
+}
+
 }  // namespace
 
 // The per-request figures written beside the stamps, so that one line can be checked by eye.
@@ -181,12 +223,6 @@ std::array<std::pair<const char*, std::optional<double>>, 5> derived_figures(
 }
 
 json record_to_json(const core::RequestRecord& r) {
-  json chunk_ns = json::array();
-  json chunk_tokens = json::array();
-  for (const core::ChunkStamp& c : r.chunks) {
-    chunk_ns.push_back(c.t);
-    chunk_tokens.push_back(c.tokens);
-  }
   // nlohmann::json keeps keys sorted; the field set, not the order, is the format.
   json out{
       {"id", r.id},
@@ -198,8 +234,7 @@ json record_to_json(const core::RequestRecord& r) {
       {"first_token_ns", stamp_to_json(r.first_token)},
       {"last_token_ns", stamp_to_json(r.last_token)},
       {"done_ns", stamp_to_json(r.done)},
-      {"chunk_ns", std::move(chunk_ns)},
-      {"chunk_tokens", std::move(chunk_tokens)},
+      {"chunks", chunk_stamps_to_field(r.chunks, r.sent)},
       {"prompt_tokens", r.prompt_tokens},
       {"prompt_source", core::to_string(r.prompt_source)},
       {"output_tokens", r.output_tokens},
@@ -211,6 +246,8 @@ json record_to_json(const core::RequestRecord& r) {
       {"finish_reason", r.finish_reason},
   };
   if (r.intended != kNever) out["intended_ns"] = r.intended;
+  if (r.connected != kNever) out["connected_ns"] = r.connected;
+  if (r.stamps != core::StampSource::kUser) out["stamps"] = core::to_string(r.stamps);
   if (r.first_reasoning != kNever) {  // else first_answer is first_token
     out["first_reasoning_ns"] = r.first_reasoning;
     out["first_answer_ns"] = stamp_to_json(r.first_answer);
@@ -269,18 +306,10 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   stamp("first_token_ns", record.first_token);
   stamp("last_token_ns", record.last_token);
   stamp("done_ns", record.done);
-  fmt::format_to(it, ",\"chunk_ns\":[");
-  for (std::size_t i = 0; i < record.chunks.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    fmt::format_to(it, "{}", record.chunks[i].t);
-  }
-  fmt::format_to(it, "],\"chunk_tokens\":[");
-  for (std::size_t i = 0; i < record.chunks.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    fmt::format_to(it, "{}", record.chunks[i].tokens);
-  }
+  // Base64 needs no JSON escaping.
+  fmt::format_to(it, ",\"chunks\":\"{}\"", chunk_stamps_to_field(record.chunks, record.sent));
   fmt::format_to(it,
-                 "],\"prompt_tokens\":{},\"prompt_source\":\"{}\",\"output_tokens\":{},"
+                 ",\"prompt_tokens\":{},\"prompt_source\":\"{}\",\"output_tokens\":{},"
                  "\"output_source\":\"{}\",\"output_chars\":{},\"http_status\":{},"
                  "\"error\":\"{}\"",
                  record.prompt_tokens, core::to_string(record.prompt_source), record.output_tokens,
@@ -289,6 +318,10 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   text("error_message", record.error_message);
   text("finish_reason", record.finish_reason);
   if (record.intended != kNever) fmt::format_to(it, ",\"intended_ns\":{}", record.intended);
+  if (record.connected != kNever) fmt::format_to(it, ",\"connected_ns\":{}", record.connected);
+  if (record.stamps != core::StampSource::kUser) {
+    fmt::format_to(it, ",\"stamps\":\"{}\"", core::to_string(record.stamps));
+  }
   if (record.first_reasoning != kNever) {  // else first_answer is first_token
     stamp("first_reasoning_ns", record.first_reasoning);
     stamp("first_answer_ns", record.first_answer);
@@ -354,31 +387,9 @@ core::RequestRecord record_from_json(const json& o) {
   r.first_answer =
       r.first_reasoning != kNever ? stamp_from_json(o, "first_answer_ns") : r.first_token;
 
-  const json empty = json::array();
-  const auto array_field = [&](const char* key) -> const json& {
-    const auto it = o.find(key);
-    if (it == o.end()) return empty;
-    if (!it->is_array()) throw std::runtime_error(fmt::format("{} must be an array", key));
-    return *it;
-  };
-  const json& chunk_ns = array_field("chunk_ns");
-  const json& chunk_tokens = array_field("chunk_tokens");
-  if (chunk_ns.size() != chunk_tokens.size()) {
-    throw std::runtime_error(fmt::format("chunk_ns has {} entries but chunk_tokens has {}",
-                                         chunk_ns.size(), chunk_tokens.size()));
-  }
-  r.chunks.reserve(chunk_ns.size());
-  for (std::size_t i = 0; i < chunk_ns.size(); ++i) {
-    const Nanos t = checked_integer(chunk_ns[i], fmt::format("chunk_ns[{}]", i), 0, kMaxStamp);
-    const auto tokens = static_cast<std::int32_t>(
-        checked_integer(chunk_tokens[i], fmt::format("chunk_tokens[{}]", i), 0,
-                        std::numeric_limits<std::int32_t>::max()));
-    if (i > 0 && t < r.chunks.back().t) {
-      throw std::runtime_error(fmt::format("chunk_ns[{}] ({}) is before chunk_ns[{}] ({})", i, t,
-                                           i - 1, r.chunks.back().t));
-    }
-    r.chunks.push_back(core::ChunkStamp{t, tokens});
-  }
+  r.connected = stamp_from_json(o, "connected_ns");
+  r.stamps = enum_from_json(o, "stamps", r.stamps, &core::stamp_source_from_string);
+  r.chunks = chunks_from_json(o, r.sent);
 
   read_integer(o, "prompt_tokens", r.prompt_tokens, 0, kMaxCount);
   r.prompt_source =
@@ -420,7 +431,18 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string text = buffer.str();
+  RecordsReadReport local;
+  if (!text.empty() && (path.ends_with(".zst") || is_zstd(text))) {
+    try {
+      ZstdDecoded decoded = zstd_decompress(text);
+      text = std::move(decoded.text);
+      local.cut_frame = decoded.cut;
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(
+          fmt::format("{}: {}; the file is damaged \u2014 rerun", path, e.what()));
+    }
+  }
 
   // Split first so that the final non-blank line is known before parsing.
   struct Line {
@@ -439,7 +461,6 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
     pos = end + 1;
   }
 
-  RecordsReadReport local;
   std::vector<core::RequestRecord> records;
   records.reserve(lines.size());
   // Each phase numbers its requests from 0 (the dropped ones among the measured): the line of
@@ -478,6 +499,15 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
     }
     records.push_back(std::move(record));
     ++local.lines_read;
+  }
+  if (local.cut_frame) {
+    local.warning = fmt::format(
+        "{}: the zstd stream ends inside its frame (a run killed before closing it); kept the {} "
+        "records written before the cut{}",
+        path, local.lines_read,
+        local.skipped_lines > 0 ? " and skipped its partial last line" : "");
+  } else {
+    local.warning = local.skipped_reason;
   }
   if (report != nullptr) *report = std::move(local);
   return records;

@@ -13,16 +13,18 @@ namespace tokenbench::report {
 // requests.jsonl: one compact JSON object per line, one line per request, in the order requests
 // ended. Fields: id, phase, streamed, scheduled_ns, sent_ns, headers_ns, first_token_ns,
 // last_token_ns, done_ns (integer ns since the run's origin; null for a moment that never
-// happened), chunk_ns and chunk_tokens (parallel integer arrays, one entry per content chunk),
-// prompt_tokens, prompt_source, output_tokens, output_source, output_chars, http_status, error,
-// error_message, finish_reason, endpoint (which target or replica served it; written only when
-// not 0), request_id and response_id (strings of at most 128 bytes, written only when not empty),
-// server_timings (llama.cpp's timings: cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms;
-// only when the reply carried them), nonstream_sample (true for --nonstream-sample's requests;
-// written only then),
-// and the request's derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps
-// (metrics/request_metrics.h; null when undefined; ignored when read back, since they are derived
-// from the stamps). Enums are written by name (core::to_string).
+// happened), chunks (the content chunks' stamps, at microsecond resolution, and token counts,
+// packed as report/chunk_codec.h says; files written before it hold chunk_ns and chunk_tokens
+// instead, parallel integer arrays of ns and counts, still read), connected_ns (written only when
+// set), stamps ("kernel", written only then; absent: "user"), prompt_tokens, prompt_source,
+// output_tokens, output_source, output_chars, http_status, error, error_message, finish_reason,
+// endpoint (which target or replica served it; written only when not 0), request_id and response_id
+// (strings of at most 128 bytes, written only when not empty), server_timings (llama.cpp's timings:
+// cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms; only when the reply carried them),
+// nonstream_sample (true for --nonstream-sample's requests; written only then), and the request's
+// derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps (metrics/request_metrics.h;
+// null when undefined; ignored when read back, since they are derived from the stamps). Enums are
+// written by name (core::to_string).
 
 /// The JSON object of one record.
 nlohmann::json record_to_json(const core::RequestRecord& record);
@@ -36,7 +38,8 @@ std::string record_to_jsonl_line(const core::RequestRecord& record);
 /// that is not an integer from 0 to 10^12 (prompt_tokens, output_tokens, output_chars), an
 /// http_status outside 0..999, a stamp that is not null or an integer from -1 to 2^62, or stamps
 /// out of order: first_token >= sent, last_token >= first_token, done >= sent and last_token,
-/// chunk stamps non-decreasing (sent before scheduled is allowed: a client may send late).
+/// chunk stamps non-decreasing (sent before scheduled is allowed: a client may send late); and
+/// on a chunks field that chunk_stamps_from_field rejects, or one beside chunk_ns/chunk_tokens.
 core::RequestRecord record_from_json(const nlohmann::json& object);
 
 /// Parses one requests.jsonl line (with or without its '\n'). Throws std::runtime_error with a
@@ -48,14 +51,22 @@ struct RecordsReadReport {
   std::int64_t lines_read = 0;     ///< non-blank lines turned into records
   std::int64_t skipped_lines = 0;  ///< a final line cut short (a run killed mid-write): 0 or 1
   std::string skipped_reason;      ///< why the final line was skipped, naming file and line
+  /// A compressed file ended inside its zstd frame (a run killed before closing it): the
+  /// records of the blocks written before the cut were read.
+  bool cut_frame = false;
+  /// One line for the user saying what was passed over, naming the file; "" when nothing was.
+  std::string warning;
 };
 
-/// Reads every record of a requests.jsonl file, in file order. Blank lines are ignored. A final
-/// line that is not valid JSON (a run killed while writing it) is skipped and reported in
-/// `report` when given. Throws std::runtime_error when the file cannot be opened, and otherwise
-/// with one line, "PATH line N: PROBLEM; the file is damaged or was edited — rerun, or fix the
-/// line", for any other line that is not valid JSON, that record_from_json rejects, or whose id
-/// repeats one of the same phase (warmup, or measure with its dropped requests).
+/// Reads every record of a requests.jsonl file, in file order; a zstd-compressed one
+/// (requests.jsonl.zst: its name ends in .zst, or it starts with zstd's magic number) is
+/// decompressed first. Blank lines are ignored. A final line that is not valid JSON (a run killed
+/// while writing it), and a zstd frame cut short, are passed over and reported in `report` when
+/// given. Throws std::runtime_error when the file cannot be opened, "PATH: zstd: REASON; the file
+/// is damaged — rerun" on compressed data that does not decode, and otherwise with one line,
+/// "PATH line N: PROBLEM; the file is damaged or was edited — rerun, or fix the line", for any
+/// other line that is not valid JSON, that record_from_json rejects, or whose id repeats one of
+/// the same phase (warmup, or measure with its dropped requests).
 std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
                                                     RecordsReadReport* report = nullptr);
 

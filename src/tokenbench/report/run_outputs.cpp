@@ -49,7 +49,17 @@ std::FILE* open_for_writing(const std::string& path) {
 
 bool holds_results(const std::string& dir) {
   return std::filesystem::exists(dir + "/" + kRequestsFile) ||
+         std::filesystem::exists(dir + "/" + kRequestsZstFile) ||
          std::filesystem::exists(dir + "/" + kSummaryFile);
+}
+
+std::string find_requests_file(const std::string& dir) {
+  for (const char* name : {kRequestsFile, kRequestsZstFile}) {
+    const std::string path = dir + "/" + name;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) return path;
+  }
+  return "";
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

@@ -18,6 +18,7 @@ namespace tokenbench::report {
 /// File names inside a results directory.
 inline constexpr const char* kSummaryFile = "summary.json";
 inline constexpr const char* kRequestsFile = "requests.jsonl";
+inline constexpr const char* kRequestsZstFile = "requests.jsonl.zst";  ///< --records-compress zstd
 inline constexpr const char* kConfigFile = "config.yaml";
 inline constexpr const char* kReportFile = "report.txt";             ///< the console tables
 inline constexpr const char* kTelemetryFile = "telemetry.jsonl";     ///< /metrics and GPU samples
@@ -86,8 +87,13 @@ RunOutputs write_run_outputs(const std::string& dir,
 /// planted there is refused, never written through). Throws std::runtime_error naming the path.
 std::FILE* open_for_writing(const std::string& path);
 
-/// True when DIR already holds a run's results (requests.jsonl or summary.json).
+/// True when DIR already holds a run's results (requests.jsonl, requests.jsonl.zst or
+/// summary.json).
 bool holds_results(const std::string& dir);
+
+/// DIR's requests file: DIR/requests.jsonl when it is a file, else DIR/requests.jsonl.zst when
+/// that is; "" when neither is.
+std::string find_requests_file(const std::string& dir);
 
 /// Writes `text` to `path` (replacing it). Throws std::runtime_error naming the path on failure.
 void write_text_file(const std::string& path, const std::string& text);

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Bytes per output token of requests.jsonl (docs/PERFORMANCE.md, "Record size"): a real run
+# against serve-sim streaming 256 one-token chunks 1 ms apart, written plain and with
+# --records-compress zstd. Usage: bench/records_size.sh [build/tokenbench] [requests]
+set -euo pipefail
+BIN=${1:-build/tokenbench}
+N=${2:-64}
+WORK=$(mktemp -d)
+"$BIN" serve-sim --port 0 --ttft-ms 20 --itl-ms 1 >"$WORK/sim.log" 2>&1 &
+SIM_PID=$!
+trap 'kill $SIM_PID 2>/dev/null || true; wait $SIM_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$WORK/sim.log" && break
+  sleep 0.05
+done
+URL=$(grep -o 'http://[0-9.]*:[0-9]*' "$WORK/sim.log" | head -1)
+[ -n "$URL" ] || { echo "records_size: serve-sim did not start" >&2; exit 1; }
+for compress in none zstd; do
+  "$BIN" run --base-url "$URL" --num-prompts "$N" --max-concurrency 8 --input-len 64 \
+    --output-len 256 --server-metrics off --gpu-metrics off --records-compress "$compress" \
+    --output-dir "$WORK/$compress" --quiet >/dev/null
+done
+python3 - "$WORK" <<'PY'
+import base64, json, os, sys
+
+def chunks(record):  # docs/REPORTS.md, "The chunks field"
+    raw = base64.b64decode(record["chunks"] + "=" * (-len(record["chunks"]) % 4))
+    out, i, us = [], 0, None
+    def varint():
+        nonlocal i
+        v = shift = 0
+        while True:
+            b = raw[i]; i += 1; v |= (b & 0x7F) << shift; shift += 7
+            if b < 0x80: return v
+    while i < len(raw):
+        v = varint(); d = v >> 1
+        tokens = varint() if v & 1 else 1
+        sent_us = (record["sent_ns"] or 0) // 1000
+        us = sent_us + ((d >> 1) ^ -(d & 1)) if us is None else us + d
+        out.append((us * 1000, tokens))
+    return out
+
+work = sys.argv[1]
+lines = [json.loads(l) for l in open(os.path.join(work, "none", "requests.jsonl"))]
+tokens = sum(r["output_tokens"] for r in lines)
+plain = os.path.getsize(os.path.join(work, "none", "requests.jsonl"))
+packed = sum(len(r["chunks"]) for r in lines)
+# The same chunks as the format before it wrote them: absolute ns in chunk_ns, chunk_tokens.
+compact = dict(separators=(",", ":"))
+old = sum(len(json.dumps([t for t, _ in chunks(r)], **compact)) + len('"chunk_ns":,') +
+          len(json.dumps([n for _, n in chunks(r)], **compact)) + len('"chunk_tokens":,')
+          for r in lines)
+zst_dir = os.path.join(work, "zstd")
+zst = os.path.getsize(os.path.join(zst_dir, "requests.jsonl.zst"))
+zst_tokens = json.load(open(os.path.join(zst_dir, "summary.json")))["total_output_tokens"]
+print(f"{len(lines)} requests, {tokens} output tokens ({tokens / len(lines):.0f} per request)")
+print(f"requests.jsonl:     {plain / tokens:6.2f} bytes/token ({plain / len(lines):.0f} per line)")
+print(f"  chunks field:     {packed / tokens:6.2f} bytes/token "
+      f"(chunk_ns + chunk_tokens before it: {old / tokens:.2f})")
+print(f"  everything else:  {(plain - packed) / len(lines):6.0f} bytes/line")
+print(f"requests.jsonl.zst: {zst / zst_tokens:6.2f} bytes/token")
+PY

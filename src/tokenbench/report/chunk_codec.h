@@ -1,0 +1,39 @@
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+
+namespace tokenbench::report {
+
+// The "chunks" field of requests.jsonl: a request's content-chunk stamps and token counts, packed.
+//
+// Stamps are kept at microsecond resolution: each chunk's stamp is rounded down to a whole
+// microsecond of the run's clock, then raised to its predecessor's if it would fall before it, so
+// the stamps read back are non-decreasing and each is at most 999 ns before the one measured
+// (rounding the absolute stamp, never a difference, lets no error accumulate along a stream).
+//
+// One unsigned LEB128 varint per chunk, v = d << 1 | (tokens != 1), followed by a varint of the
+// token count when that bit is set. For the first chunk, d is the zigzag encoding of the signed
+// difference in microseconds between its stamp and the record's sent stamp (both rounded down;
+// 0 stands for `sent` when it never happened); for each next chunk, d is the microseconds since
+// the previous one. The bytes are written as base64 (RFC 4648's alphabet, without padding).
+// A stream of one-token chunks 1 ms apart costs 2 varint bytes, 2.67 characters, per token.
+
+/// `chunks` as chunk_stamps_from_field will read them back: rounded down to the microsecond and
+/// made non-decreasing. A token count below 0 becomes 0.
+std::vector<core::ChunkStamp> quantize_chunk_stamps(std::span<const core::ChunkStamp> chunks);
+
+/// The "chunks" field's text (without quotes) for chunks measured relative to `sent`.
+std::string chunk_stamps_to_field(std::span<const core::ChunkStamp> chunks, core::Nanos sent);
+
+/// Decodes what chunk_stamps_to_field wrote for a record sent at `sent`. Throws
+/// std::runtime_error with a one-line message (naming "chunks" and the chunk) on a character
+/// outside base64, a varint cut short or longer than 64 bits, a stamp outside 0..2^62, or a
+/// token count above 2^31 - 1.
+std::vector<core::ChunkStamp> chunk_stamps_from_field(std::string_view field, core::Nanos sent);
+
+}  // namespace tokenbench::report

@@ -1,0 +1,202 @@
+// requests.jsonl.zst (--records-compress zstd): written by RecordsSink and the Recorder, read by
+// read_records_jsonl, found by find_requests_file; a file cut short by a kill keeps the records
+// of every block flushed before the cut.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "../metrics/test_records.h"
+#include "tokenbench/report/recorder.h"
+#include "tokenbench/report/records_io.h"
+#include "tokenbench/report/records_sink.h"
+#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/report/zstd_stream.h"
+
+namespace tokenbench::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RecordsZstdTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("tokenbench_zstd_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string slurp(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  static void put(const std::string& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+  }
+  fs::path dir_;
+};
+
+// Many records, so that the stream spans several zstd blocks.
+std::vector<core::RequestRecord> many_records(int n) {
+  std::vector<core::RequestRecord> out;
+  for (int i = 0; i < n; ++i) {
+    std::vector<std::pair<double, int>> chunks;
+    for (int k = 0; k < 32; ++k) chunks.emplace_back(100.0 + i + k * 1.013, 1 + (k % 5 == 0));
+    out.push_back(test_records::streamed_record(static_cast<std::uint64_t>(i), i, i + 0.5, chunks,
+                                                200 + i, 100 + i));
+  }
+  return out;
+}
+
+void expect_same_chunks(const core::RequestRecord& a, const core::RequestRecord& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.sent, b.sent);
+  EXPECT_EQ(a.done, b.done);
+  ASSERT_EQ(a.chunks.size(), b.chunks.size());
+  for (std::size_t i = 0; i < a.chunks.size(); ++i) {
+    EXPECT_EQ(a.chunks[i].t / 1000 * 1000, b.chunks[i].t);
+    EXPECT_EQ(a.chunks[i].tokens, b.chunks[i].tokens);
+  }
+}
+
+TEST_F(RecordsZstdTest, RoundTripIsExactAndSmaller) {
+  const std::vector<core::RequestRecord> records = many_records(200);
+  {
+    RecordsSink plain(path(kRequestsFile), RecordsCompression::kNone);
+    RecordsSink zstd(path(kRequestsZstFile), RecordsCompression::kZstd);
+    for (const auto& r : records) {
+      ASSERT_TRUE(plain.append(record_to_jsonl_line(r)));
+      ASSERT_TRUE(zstd.append(record_to_jsonl_line(r)));
+    }
+    ASSERT_TRUE(plain.close());
+    ASSERT_TRUE(zstd.close());
+  }
+  const std::string compressed = slurp(path(kRequestsZstFile));
+  EXPECT_TRUE(is_zstd(compressed));
+  EXPECT_LT(compressed.size() * 3, fs::file_size(path(kRequestsFile)));
+  RecordsReadReport report;
+  const auto back = read_records_jsonl(path(kRequestsZstFile), &report);
+  ASSERT_EQ(back.size(), records.size());
+  for (std::size_t i = 0; i < back.size(); ++i) expect_same_chunks(records[i], back[i]);
+  EXPECT_FALSE(report.cut_frame);
+  EXPECT_TRUE(report.warning.empty()) << report.warning;
+  // The same records as the plain file, whatever the name: the magic number tells.
+  fs::rename(path(kRequestsZstFile), path("renamed.jsonl"));
+  EXPECT_EQ(read_records_jsonl(path("renamed.jsonl")).size(), records.size());
+}
+
+// A run killed after some flushes: its file ends inside the frame, maybe inside a block. Every
+// prefix reads, keeps at least the records flushed before it, and says so in one line.
+TEST_F(RecordsZstdTest, TruncatedFileKeepsTheRecordsFlushedBeforeTheCut) {
+  const std::vector<core::RequestRecord> records = many_records(60);
+  std::vector<std::size_t> flushed_size;  // file size after each batch of 10 records
+  std::string killed;                     // the file as a kill after the last flush leaves it
+  {
+    RecordsSink sink(path(kRequestsZstFile), RecordsCompression::kZstd);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      ASSERT_TRUE(sink.append(record_to_jsonl_line(records[i])));
+      if (i % 10 == 9) {
+        ASSERT_TRUE(sink.flush());
+        flushed_size.push_back(fs::file_size(path(kRequestsZstFile)));
+      }
+    }
+    killed = slurp(path(kRequestsZstFile));
+  }
+  ASSERT_EQ(killed.size(), flushed_size.back());
+  const std::string cut_path = path("cut.jsonl.zst");
+  for (std::size_t size = 1; size <= killed.size(); size += (size < 64 ? 1 : 37)) {
+    SCOPED_TRACE(size);
+    put(cut_path, killed.substr(0, size));
+    RecordsReadReport report;
+    std::vector<core::RequestRecord> back;
+    ASSERT_NO_THROW(back = read_records_jsonl(cut_path, &report));
+    std::size_t complete = 0;
+    for (std::size_t s : flushed_size) complete += s <= size ? 10 : 0;
+    EXPECT_GE(back.size(), complete);
+    for (std::size_t i = 0; i < back.size(); ++i) expect_same_chunks(records[i], back[i]);
+    EXPECT_TRUE(report.cut_frame);
+    EXPECT_NE(report.warning.find(cut_path + ": the zstd stream ends inside its frame"),
+              std::string::npos)
+        << report.warning;
+    EXPECT_NE(report.warning.find("kept the " + std::to_string(back.size()) + " records"),
+              std::string::npos)
+        << report.warning;
+    EXPECT_EQ(report.warning.find('\n'), std::string::npos);
+  }
+  put(cut_path, killed);
+  EXPECT_EQ(read_records_jsonl(cut_path).size(), records.size());
+}
+
+TEST_F(RecordsZstdTest, DamagedOrForeignDataIsRefusedInOneLine) {
+  {
+    RecordsSink sink(path(kRequestsZstFile), RecordsCompression::kZstd);
+    for (const auto& r : many_records(20)) sink.append(record_to_jsonl_line(r));
+  }
+  std::string bytes = slurp(path(kRequestsZstFile));
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x5a);
+  bytes[bytes.size() / 2 + 1] = static_cast<char>(bytes[bytes.size() / 2 + 1] ^ 0xa5);
+  const std::vector<std::string> damaged{bytes, "not zstd at all\n"};
+  for (const std::string& b : damaged) {
+    put(path(kRequestsZstFile), b);
+    try {
+      read_records_jsonl(path(kRequestsZstFile));
+      ADD_FAILURE() << "damaged data was accepted";
+    } catch (const std::runtime_error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(path(kRequestsZstFile) + ": zstd: "), std::string::npos) << message;
+      EXPECT_NE(message.find("the file is damaged"), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+  put(path(kRequestsZstFile), "");  // killed before its first write: no records
+  EXPECT_TRUE(read_records_jsonl(path(kRequestsZstFile)).empty());
+}
+
+TEST_F(RecordsZstdTest, FindRequestsFilePrefersThePlainFile) {
+  EXPECT_EQ(find_requests_file(dir_.string()), "");
+  EXPECT_FALSE(holds_results(dir_.string()));
+  put(path(kRequestsZstFile), "");
+  EXPECT_EQ(find_requests_file(dir_.string()), path(kRequestsZstFile));
+  EXPECT_TRUE(holds_results(dir_.string()));
+  put(path(kRequestsFile), "");
+  EXPECT_EQ(find_requests_file(dir_.string()), path(kRequestsFile));
+}
+
+TEST(RecordsCompression, NamesAndFiles) {
+  EXPECT_EQ(records_compression_from_string("zstd"), RecordsCompression::kZstd);
+  EXPECT_EQ(records_compression_from_string("none"), RecordsCompression::kNone);
+  EXPECT_FALSE(records_compression_from_string("gzip"));
+  EXPECT_EQ(to_string(RecordsCompression::kZstd), "zstd");
+  EXPECT_EQ(requests_file_name(RecordsCompression::kZstd), "requests.jsonl.zst");
+  EXPECT_EQ(requests_file_name(RecordsCompression::kNone), "requests.jsonl");
+}
+
+TEST_F(RecordsZstdTest, RecorderFlushesACompressedFileWhileTheRunGoesOn) {
+  const std::string file = path(kRequestsZstFile);
+  Recorder recorder(file, {}, RecordsCompression::kZstd);
+  recorder.add(std::move(many_records(1)[0]));
+  // Within a second of ending, without close(): what a killed run keeps.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  RecordsReadReport report;
+  EXPECT_EQ(read_records_jsonl(file, &report).size(), 1u);
+  EXPECT_TRUE(report.cut_frame);
+  recorder.add(std::move(many_records(2)[1]));
+  recorder.close();
+  EXPECT_EQ(read_records_jsonl(file, &report).size(), 2u);
+  EXPECT_FALSE(report.cut_frame);
+  EXPECT_TRUE(report.warning.empty()) << report.warning;
+}
+
+}  // namespace
+}  // namespace tokenbench::report
