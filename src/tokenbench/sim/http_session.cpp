@@ -212,13 +212,19 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
           return reply_json(200, ctx_.models_reply);
         case InfoEndpoint::kMetrics:
           out_.clear();
-          append_response(out_, 200, kPrometheusType, ctx_.metrics.render(), keep_alive_,
+          append_response(out_, 200, kPrometheusType, metrics_text(), keep_alive_,
                           ctx_.response_headers);
           return write_out();
       }
     }
     echo_request_id(req["X-Request-Id"]);
     start_completion(std::move(std::get<CompletionRequest>(routed)));
+  }
+
+  std::string metrics_text() const {
+    std::string text = ctx_.metrics.render();
+    if (ctx_.lateness) ctx_.lateness->render(text);
+    return text;
   }
 
   // A client's X-Request-Id is echoed in the reply's headers and names the completion
@@ -514,6 +520,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         break;
       }
       if (!feed_->ready(ex.next_token, now)) break;
+      if (ctx_.lateness) {
+        if (const auto due = feed_->due(ex.next_token)) ctx_.lateness->record(loop_, *due, now);
+      }
       renderer_->append_token(body_, ex.next_token,
                               token_text(ctx_.config.seed, ex.arrival, ex.next_token));
       feed_->emitted(ex.next_token, now);
@@ -564,6 +573,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     }
     if (ex_.ended && !ex_.cut) buffers[n++] = asio::buffer(kLastChunk.data(), kLastChunk.size());
     if (n == 0) return close();  // a cut with nothing pending
+    if (ctx_.lateness) ctx_.lateness->count_write(loop_);
     writing_ = true;
     asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, std::size_t) {
       self->on_stream_written(ec);
