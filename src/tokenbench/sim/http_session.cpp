@@ -71,12 +71,15 @@ void release_if_large(std::string& s) {
   if (s.capacity() > kKeepCapacity) std::string().swap(s);
 }
 
-class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpSession> {
+class HttpSession : public EngineSink,
+                    public TimedTask,
+                    public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket socket, ServerContext& context, std::size_t loop)
+  HttpSession(tcp::socket socket, ServerContext& context, std::size_t loop, LoopTimers& timers)
       : socket_(std::move(socket)),
         ctx_(context),
         loop_(loop),
+        timers_(timers),
         timer_(socket_.get_executor()),
         feed_(make_token_feed(context)) {
     error_code ignored;
@@ -298,6 +301,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     in_completion_ = false;
     error_code ignored;
     timer_.cancel();
+    timers_.cancel(*this);
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
   }
@@ -408,7 +412,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       if (finished) on_whole_generated();
       return;
     }
-    if (!writing_ && !timer_armed_ && !ex_.ended) pump();
+    if (!writing_ && !timer_armed_ && !scheduled() && !ex_.ended) pump();
   }
 
   // A client that goes away mid-request frees its engine resources at once, not at the next
@@ -530,8 +534,11 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     }
     if (!head_.empty() || !body_.empty() || ex.ended) return write_stream();
     // Wait for the next token: its due time (fixed delays), the end of a stall, or the engine.
-    if (const auto wake = feed_->wake_at(now)) arm_timer(*wake, [](HttpSession& s) { s.pump(); });
+    // The loop's timer wheel wakes every session due at the same time in one turn.
+    if (const auto wake = feed_->wake_at(now)) timers_.schedule(shared_from_this(), *wake);
   }
+
+  void on_due() override { pump(); }
 
   // Applies the mid-stream fault due before token fault_at; may end the stream.
   void apply_stream_fault() {
@@ -593,7 +600,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   tcp::socket socket_;
   ServerContext& ctx_;
   std::size_t loop_;
-  asio::steady_timer timer_;
+  LoopTimers& timers_;        ///< the loop's wheel: waits for the next token
+  asio::steady_timer timer_;  ///< every other wait: read timeouts, slow starts, whole replies
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
@@ -626,8 +634,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
 }  // namespace
 
-void start_http_session(tcp::socket socket, ServerContext& context, std::size_t loop) {
-  std::make_shared<HttpSession>(std::move(socket), context, loop)->read_request();
+void start_http_session(tcp::socket socket, ServerContext& context, std::size_t loop,
+                        LoopTimers& timers) {
+  std::make_shared<HttpSession>(std::move(socket), context, loop, timers)->read_request();
 }
 
 }  // namespace tokenbench::sim
