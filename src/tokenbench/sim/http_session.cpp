@@ -7,6 +7,7 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
@@ -84,6 +85,8 @@ class HttpSession : public EngineSink,
         feed_(make_token_feed(context)) {
     error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
+    // Stream events are written at once where the socket takes them (write_stream()).
+    socket_.non_blocking(true, ignored);
   }
 
   void read_request() {
@@ -509,9 +512,10 @@ class HttpSession : public EngineSink,
 
   // Renders every event that is due now (up to kMaxBatchBytes) and writes them in one go, or
   // waits for the next token's emit time.
-  void pump() {
+  void pump() { pump(Clock::now()); }
+
+  void pump(Clock::time_point now) {
     Exchange& ex = ex_;
-    const auto now = Clock::now();
     while (!ex.ended && body_.size() < kMaxBatchBytes) {
       if (!ex.fault_done && ex.next_token == ex.fault_at) {
         apply_stream_fault();
@@ -581,9 +585,34 @@ class HttpSession : public EngineSink,
     if (ex_.ended && !ex_.cut) buffers[n++] = asio::buffer(kLastChunk.data(), kLastChunk.size());
     if (n == 0) return close();  // a cut with nothing pending
     if (ctx_.lateness) ctx_.lateness->count_write(loop_);
+    // Most writes go through at once: written here, they skip the round through the loop that
+    // an asynchronous write's completion costs. What the socket does not take is written
+    // asynchronously.
+    error_code ec;
+    const std::size_t written = socket_.write_some(buffers, ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
+    if (ec) return close();
+    if (written == asio::buffer_size(buffers)) {
+      const auto now = Clock::now();
+      if (!ex_.ended && !feed_->ready(ex_.next_token, now)) {
+        // Nothing due yet: wait for the next token (pump() finds none ready, so it does not
+        // come back here but for a fault's bytes, once).
+        head_.clear();
+        body_.clear();
+        return pump(now);
+      }
+      // More is due at once (zero delays) or the stream ended: go on after the loop's other
+      // work, as an asynchronous write would, so that one stream does not hold the loop.
+      writing_ = true;
+      asio::post(socket_.get_executor(),
+                 [self = shared_from_this()] { self->on_stream_written(error_code{}); });
+      return;
+    }
     writing_ = true;
-    asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, std::size_t) {
-      self->on_stream_written(ec);
+    beast::buffers_suffix<decltype(buffers)> rest(buffers);
+    rest.consume(written);
+    asio::async_write(socket_, rest, [self = shared_from_this()](error_code wec, std::size_t) {
+      self->on_stream_written(wec);
     });
   }
 
