@@ -10,7 +10,10 @@ echo "== end-to-end load: serve-sim with zero delays, one client worker thread =
 "$BUILD/bench/tokenbench_load_bench" --streams 1,64,512 --tokens 256 --repeat 3
 echo
 echo "== end-to-end load: serve-sim with 1 ms between tokens (events arrive one by one) =="
-"$BUILD/bench/tokenbench_load_bench" --streams 1,64,512 --tokens 256 --repeat 3 --itl-ms 1
+"$BUILD/bench/tokenbench_load_bench" --streams 1,64,512,1000 --tokens 256 --repeat 3 --itl-ms 1
+echo
+echo "== the floor of that: a minimal epoll server, one event per stream per 1 ms tick =="
+"$BUILD/bench/tokenbench_load_bench" --streams 64,1000 --tokens 256 --repeat 3 --itl-ms 1 --floor
 echo
 echo "== serve-sim through its engine model with zero costs (docs/PERFORMANCE.md, serve-sim) =="
 "$BUILD/bench/tokenbench_load_bench" --streams 1,64,512 --tokens 256 --repeat 3 --preset zero

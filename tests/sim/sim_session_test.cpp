@@ -250,5 +250,30 @@ TEST(SimSessionTest, RequestPipelinedDuringACompletionIsAnsweredAfterIt) {
   }
 }
 
+TEST(SimSessionTest, DebugLatenessCountsEveryStreamedTokenNoneEarly) {
+  // Fixed delays on two io loops: 40 streams of 20 tokens 2 ms apart, all waiting at once. Every
+  // token is written at or after its due time, and every one is counted.
+  SimConfig config = fixed_config(5, 2);
+  config.threads = 2;
+  config.measure_lateness = true;
+  auto server = start_server(config);
+  std::vector<std::unique_ptr<TestConnection>> conns;
+  for (int i = 0; i < 40; ++i) {
+    conns.push_back(std::make_unique<TestConnection>(server->port()));
+    conns.back()->send_request("POST", "/v1/chat/completions", chat_body(20, true));
+  }
+  for (auto& conn : conns) ASSERT_TRUE(conn->read_reply().complete);
+  const PromText m = scrape(server->port());
+  EXPECT_EQ(m.at("tokenbench_sim:token_lateness_seconds_count"), 40 * 20);
+  EXPECT_EQ(m.at("tokenbench_sim:tokens_early_total"), 0);
+  EXPECT_EQ(m.types.at("tokenbench_sim:token_lateness_seconds"), "histogram");
+}
+
+TEST(SimSessionTest, LatenessIsNotInMetricsByDefault) {
+  auto server = start_server(fixed_config(0, 0));
+  const PromText m = scrape(server->port());
+  EXPECT_EQ(m.types.count("tokenbench_sim:token_lateness_seconds"), 0u);
+}
+
 }  // namespace
 }  // namespace tokenbench::sim

@@ -231,6 +231,9 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
                   "Responses reasoning items, Messages thinking blocks (when thinking is enabled)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
       ->capture_default_str();
+  cmd->add_flag("--debug-lateness", c.measure_lateness,
+                "Debug: histogram of how late each streamed token is written (fixed delays) in "
+                "GET /metrics, tokenbench_sim:token_lateness_seconds");
   cmd->add_option("--embedding-dim", c.embedding_dim, "Floats per /v1/embeddings vector")
       ->check(CLI::Range(1, 65536))
       ->capture_default_str();

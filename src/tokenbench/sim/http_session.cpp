@@ -7,6 +7,7 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/buffers_suffix.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
@@ -71,16 +72,21 @@ void release_if_large(std::string& s) {
   if (s.capacity() > kKeepCapacity) std::string().swap(s);
 }
 
-class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpSession> {
+class HttpSession : public EngineSink,
+                    public TimedTask,
+                    public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket socket, ServerContext& context, std::size_t loop)
+  HttpSession(tcp::socket socket, ServerContext& context, std::size_t loop, LoopTimers& timers)
       : socket_(std::move(socket)),
         ctx_(context),
         loop_(loop),
+        timers_(timers),
         timer_(socket_.get_executor()),
         feed_(make_token_feed(context)) {
     error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
+    // Stream events are written at once where the socket takes them (write_stream()).
+    socket_.non_blocking(true, ignored);
   }
 
   void read_request() {
@@ -212,13 +218,19 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
           return reply_json(200, ctx_.models_reply);
         case InfoEndpoint::kMetrics:
           out_.clear();
-          append_response(out_, 200, kPrometheusType, ctx_.metrics.render(), keep_alive_,
+          append_response(out_, 200, kPrometheusType, metrics_text(), keep_alive_,
                           ctx_.response_headers);
           return write_out();
       }
     }
     echo_request_id(req["X-Request-Id"]);
     start_completion(std::move(std::get<CompletionRequest>(routed)));
+  }
+
+  std::string metrics_text() const {
+    std::string text = ctx_.metrics.render();
+    if (ctx_.lateness) ctx_.lateness->render(text);
+    return text;
   }
 
   // A client's X-Request-Id is echoed in the reply's headers and names the completion
@@ -292,6 +304,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     in_completion_ = false;
     error_code ignored;
     timer_.cancel();
+    timers_.cancel(*this);
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
   }
@@ -402,7 +415,7 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
       if (finished) on_whole_generated();
       return;
     }
-    if (!writing_ && !timer_armed_ && !ex_.ended) pump();
+    if (!writing_ && !timer_armed_ && !scheduled() && !ex_.ended) pump();
   }
 
   // A client that goes away mid-request frees its engine resources at once, not at the next
@@ -499,9 +512,10 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
   // Renders every event that is due now (up to kMaxBatchBytes) and writes them in one go, or
   // waits for the next token's emit time.
-  void pump() {
+  void pump() { pump(Clock::now()); }
+
+  void pump(Clock::time_point now) {
     Exchange& ex = ex_;
-    const auto now = Clock::now();
     while (!ex.ended && body_.size() < kMaxBatchBytes) {
       if (!ex.fault_done && ex.next_token == ex.fault_at) {
         apply_stream_fault();
@@ -514,6 +528,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
         break;
       }
       if (!feed_->ready(ex.next_token, now)) break;
+      if (ctx_.lateness) {
+        if (const auto due = feed_->due(ex.next_token)) ctx_.lateness->record(loop_, *due, now);
+      }
       renderer_->append_token(body_, ex.next_token,
                               token_text(ctx_.config.seed, ex.arrival, ex.next_token));
       feed_->emitted(ex.next_token, now);
@@ -521,8 +538,11 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     }
     if (!head_.empty() || !body_.empty() || ex.ended) return write_stream();
     // Wait for the next token: its due time (fixed delays), the end of a stall, or the engine.
-    if (const auto wake = feed_->wake_at(now)) arm_timer(*wake, [](HttpSession& s) { s.pump(); });
+    // The loop's timer wheel wakes every session due at the same time in one turn.
+    if (const auto wake = feed_->wake_at(now)) timers_.schedule(shared_from_this(), *wake);
   }
+
+  void on_due() override { pump(); }
 
   // Applies the mid-stream fault due before token fault_at; may end the stream.
   void apply_stream_fault() {
@@ -564,9 +584,35 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
     }
     if (ex_.ended && !ex_.cut) buffers[n++] = asio::buffer(kLastChunk.data(), kLastChunk.size());
     if (n == 0) return close();  // a cut with nothing pending
+    if (ctx_.lateness) ctx_.lateness->count_write(loop_);
+    // Most writes go through at once: written here, they skip the round through the loop that
+    // an asynchronous write's completion costs. What the socket does not take is written
+    // asynchronously.
+    error_code ec;
+    const std::size_t written = socket_.write_some(buffers, ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
+    if (ec) return close();
+    if (written == asio::buffer_size(buffers)) {
+      const auto now = Clock::now();
+      if (!ex_.ended && !feed_->ready(ex_.next_token, now)) {
+        // Nothing due yet: wait for the next token (pump() finds none ready, so it does not
+        // come back here but for a fault's bytes, once).
+        head_.clear();
+        body_.clear();
+        return pump(now);
+      }
+      // More is due at once (zero delays) or the stream ended: go on after the loop's other
+      // work, as an asynchronous write would, so that one stream does not hold the loop.
+      writing_ = true;
+      asio::post(socket_.get_executor(),
+                 [self = shared_from_this()] { self->on_stream_written(error_code{}); });
+      return;
+    }
     writing_ = true;
-    asio::async_write(socket_, buffers, [self = shared_from_this()](error_code ec, std::size_t) {
-      self->on_stream_written(ec);
+    beast::buffers_suffix<decltype(buffers)> rest(buffers);
+    rest.consume(written);
+    asio::async_write(socket_, rest, [self = shared_from_this()](error_code wec, std::size_t) {
+      self->on_stream_written(wec);
     });
   }
 
@@ -583,7 +629,8 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
   tcp::socket socket_;
   ServerContext& ctx_;
   std::size_t loop_;
-  asio::steady_timer timer_;
+  LoopTimers& timers_;        ///< the loop's wheel: waits for the next token
+  asio::steady_timer timer_;  ///< every other wait: read timeouts, slow starts, whole replies
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
@@ -616,8 +663,9 @@ class HttpSession : public EngineSink, public std::enable_shared_from_this<HttpS
 
 }  // namespace
 
-void start_http_session(tcp::socket socket, ServerContext& context, std::size_t loop) {
-  std::make_shared<HttpSession>(std::move(socket), context, loop)->read_request();
+void start_http_session(tcp::socket socket, ServerContext& context, std::size_t loop,
+                        LoopTimers& timers) {
+  std::make_shared<HttpSession>(std::move(socket), context, loop, timers)->read_request();
 }
 
 }  // namespace tokenbench::sim

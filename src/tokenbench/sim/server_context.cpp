@@ -33,6 +33,10 @@ ServerContext::ServerContext(SimConfig c)
   if (config.mode == TimingMode::kEngine) {
     engine = std::make_unique<EngineRunner>(config.engine, config.time_scale, metrics);
   }
+  if (config.measure_lateness) {
+    lateness =
+        std::make_unique<WriteLateness>(static_cast<std::size_t>(std::max(1, config.threads)));
+  }
   append_json_escaped(model_json, config.model);
   // The longest sequence served, as the completion handler checks it.
   std::int64_t limit = config.max_model_len;

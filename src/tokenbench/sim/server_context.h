@@ -10,13 +10,14 @@
 #include "tokenbench/sim/router.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_metrics.h"
+#include "tokenbench/sim/write_lateness.h"
 
 namespace tokenbench::sim {
 
 /// State shared by every connection of one SimServer (internal to sim/). Owned by the server and
 /// outlives all of its sessions. Everything is immutable after construction except
-/// `next_arrival` (any io thread may increment it), `metrics` (internally locked) and `engine`
-/// (its submit() and cancel() are safe from any thread).
+/// `next_arrival` (any io thread may increment it), `metrics` (internally locked), `lateness` (per
+/// loop) and `engine` (its submit() and cancel() are safe from any thread).
 struct ServerContext {
   explicit ServerContext(SimConfig c);
 
@@ -24,8 +25,10 @@ struct ServerContext {
   FaultInjector faults;
   SimMetrics metrics;
   std::unique_ptr<EngineRunner> engine;  ///< null in fixed-delay mode
-  std::string model_json;                ///< the served model name, JSON-escaped once
-  std::string models_reply;              ///< the body of GET /v1/models
+  /// Null unless config.measure_lateness; each io loop records into its own slot.
+  std::unique_ptr<WriteLateness> lateness;
+  std::string model_json;    ///< the served model name, JSON-escaped once
+  std::string models_reply;  ///< the body of GET /v1/models
   /// Header lines every response carries (X-Sim-Time-Scale), each ending in "\r\n".
   std::string response_headers;
   /// What routing needs (route_request()): views into `config`.

@@ -52,6 +52,10 @@ struct SimConfig {
   /// reasoning_content deltas, Responses reasoning items, Messages thinking blocks (when the
   /// request enables thinking). Capped by the reply's length.
   std::int64_t reasoning_tokens = 0;
+  /// Debug: record how late each streamed token of a fixed-delay reply is written (its write
+  /// minus its due time) and add the histogram to GET /metrics (--debug-lateness,
+  /// write_lateness.h).
+  bool measure_lateness = false;
   int embedding_dim = 8;          ///< floats per embedding vector (--embedding-dim)
   EosConfig eos;                  ///< how EOS lengths are drawn
   std::vector<FaultRule> faults;  ///< checked in order; the first that fires wins

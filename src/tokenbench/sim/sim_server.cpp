@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tokenbench/sim/http_session.h"
+#include "tokenbench/sim/loop_timers.h"
 #include "tokenbench/sim/server_context.h"
 
 namespace tokenbench::sim {
@@ -31,6 +32,8 @@ struct Loop {
   // A concurrency hint of 1 lets asio skip locking inside the loop.
   asio::io_context ioc{1};
   asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
+  // Destroyed before ioc, after the thread has been joined: drops the sessions it holds.
+  LoopTimers timers{ioc};
   std::thread thread;
 };
 
@@ -73,7 +76,7 @@ void SimServer::Impl::on_accept(error_code ec, tcp::socket socket, std::size_t l
     return;
   }
   asio::post(loops[loop_index]->ioc, [this, s = std::move(socket), loop_index]() mutable {
-    start_http_session(std::move(s), ctx, loop_index);
+    start_http_session(std::move(s), ctx, loop_index, loops[loop_index]->timers);
   });
   accept_next();
 }

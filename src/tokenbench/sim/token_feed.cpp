@@ -55,6 +55,8 @@ class FixedFeed final : public TokenFeed {
 
   bool ready(std::int64_t, Clock::time_point now) const override { return next_due_ <= now; }
 
+  std::optional<Clock::time_point> due(std::int64_t) const override { return next_due_; }
+
   void emitted(std::int64_t index, Clock::time_point) override {
     note(index, next_due_);
     if (index + 1 < r_.plan.output_tokens) next_due_ = timeline_->next();
@@ -171,6 +173,8 @@ class EngineFeed final : public TokenFeed {
   bool ready(std::int64_t index, Clock::time_point now) const override {
     return index < available_ && now >= stall_until_;
   }
+
+  std::optional<Clock::time_point> due(std::int64_t) const override { return std::nullopt; }
 
   void emitted(std::int64_t index, Clock::time_point now) override {
     if (index == 0) first_out_ = now;

@@ -44,6 +44,8 @@ class TokenFeed {
                        core::Clock::time_point now) = 0;
   /// Token `index` (the next to leave) can be sent at `now`.
   virtual bool ready(std::int64_t index, core::Clock::time_point now) const = 0;
+  /// When token `index` (the next to leave) is due; nullopt where the engine decides.
+  virtual std::optional<core::Clock::time_point> due(std::int64_t index) const = 0;
   /// Token `index` left at `now`.
   virtual void emitted(std::int64_t index, core::Clock::time_point now) = 0;
   /// When to look again for the next token; nullopt: wait for the engine to deliver.
