@@ -3,6 +3,7 @@
 # ASan subset).
 set(TOKENBENCH_FUZZ_TARGETS
   sse_stream
+  http1_reply
   api_adapter
   model_list
   redact

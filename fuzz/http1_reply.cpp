@@ -1,0 +1,73 @@
+// The native transport's HTTP/1.1 response reader (client::Http1Reader over Boost.Beast's
+// parser), as a worker runs it: bytes arrive in reads of any size, what a read leaves unparsed
+// is presented again with the next one, and the connection may end at any point.
+//
+// Input: one byte choosing how the rest is split into reads, then the reply's bytes. Invariants
+// checked: the status, fields and body do not depend on how the bytes were split, and the reader
+// never consumes more than it was given.
+
+#include <string>
+#include <vector>
+
+#include "fuzz_support.h"
+#include "tokenbench/client/http1_reader.h"
+
+namespace {
+
+using tokenbench::client::Http1Reader;
+
+struct Seen final : tokenbench::client::ResponseSink {
+  std::string log;  // status, fields and body, in order
+  void on_status(int status, int version) override {
+    log += "S" + std::to_string(status) + "/" + std::to_string(version) + "\n";
+  }
+  void on_field(std::string_view name, std::string_view value) override {
+    log += "F";
+    log.append(name);
+    log += ":";
+    log.append(value);
+    log += "\n";
+  }
+  void on_header_end() override { log += "H\n"; }
+  bool on_body(std::string_view data) override {
+    log.append(data);
+    return true;
+  }
+};
+
+// The log and the final result of reading `reply` in pieces (`splitter` null: one piece).
+std::string read_all(std::string_view reply, tokenbench::fuzz::Splitter* splitter) {
+  Seen seen;
+  Http1Reader reader;
+  reader.reset(&seen, 64 * 1024);
+  std::string pending;
+  Http1Reader::Result result = Http1Reader::Result::kMore;
+  while (!reply.empty() && result == Http1Reader::Result::kMore) {
+    const std::size_t n =
+        splitter == nullptr ? reply.size() : std::min(splitter->next(), reply.size());
+    pending.append(reply.substr(0, n));
+    reply.remove_prefix(n);
+    std::size_t consumed = 0;
+    result = reader.feed(pending, consumed);
+    if (consumed > pending.size()) tokenbench::fuzz::fail("consumed more than it was given");
+    pending.erase(0, consumed);
+  }
+  if (result == Http1Reader::Result::kMore) result = reader.end_of_stream();
+  // Errors may be found at different points of a split stream; only complete replies compare.
+  if (result != Http1Reader::Result::kDone) return "not complete";
+  return seen.log + (reader.keep_alive() ? "keep-alive" : "close");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  const std::string_view reply = tokenbench::fuzz::as_view(data + 1, size - 1);
+  const std::string whole = read_all(reply, nullptr);
+  tokenbench::fuzz::Splitter splitter(data[0]);
+  const std::string split = read_all(reply, &splitter);
+  if (whole != "not complete" && split != "not complete" && whole != split) {
+    tokenbench::fuzz::fail("the reply read depends on how the bytes were split into reads");
+  }
+  return 0;
+}
