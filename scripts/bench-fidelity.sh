@@ -92,7 +92,9 @@ rss_of() { awk '{print $4}' "$1"; }
 echo "Load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs."
 echo
 HAS_STAMPS=0
-if "$TB" run --help 2>/dev/null | grep -q -- '--stamps'; then HAS_STAMPS=1; fi
+# The help is read whole first: grep -q would stop reading early, and under pipefail the
+# SIGPIPE that tokenbench then gets would make the test fail at random.
+if grep -q -- '--stamps' <<<"$("$TB" run --help 2>/dev/null)"; then HAS_STAMPS=1; fi
 
 # tb [PIN...] -- OUTDIR STREAMS PROMPTS OUTLEN WORKERS [FLAGS...]: one closed-loop tokenbench run
 # against the server under /usr/bin/time (into $WORK/tb.time): at most STREAMS requests in flight,
