@@ -705,9 +705,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "Seconds to establish a connection (class connect_timeout)")
       ->capture_default_str();
   cmd->add_option("--connection-mode", c.connection_mode,
-                  "keep-alive: connections opened before the run and reused, so TTFT holds no "
-                  "TCP set-up | per-request: a new connection per request, its set-up stamped "
-                  "as connect time")
+                  "keep-alive: connections reused (opened before the run with "
+                  "--max-concurrency), so TTFT holds no TCP set-up | per-request: a new "
+                  "connection per request, its set-up stamped as connected_ns")
       ->check(CLI::IsMember({"keep-alive", "per-request"}))
       ->capture_default_str();
   cmd->add_option("--stamps", c.stamps,
