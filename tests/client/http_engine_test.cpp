@@ -9,8 +9,6 @@
 
 #include "fake_server.h"
 #include "test_files.h"
-#include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 namespace {
@@ -46,14 +44,10 @@ std::vector<core::RequestRecord> run_requests(const std::string& url, std::size_
   specs[0].input_source = core::TokenSource::kDataset;
   specs[0].max_tokens = 8;
   std::vector<std::string> bodies{R"({"messages":[{"role":"user","content":"hi"}]})"};
-  const auto schedule = load::ArrivalSchedule::immediate(count);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
+  ImmediateSource source(specs, bodies, count, clock.now());
   std::mutex m;
   std::vector<core::RequestRecord> records;
-  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
+  engine.run_phase(source, count, [&](core::RequestRecord&& r) {
     std::lock_guard<std::mutex> lock(m);
     records.push_back(std::move(r));
   });
@@ -283,14 +277,10 @@ std::array<int, 2> route_requests(const std::string& a, const std::string& b, Ro
   std::vector<core::RequestSpec> specs(2);
   specs[1].target = 1;
   std::vector<std::string> bodies(2, R"({"messages":[{"role":"user","content":"hi"}]})");
-  const auto schedule = load::ArrivalSchedule::immediate(count);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
+  ImmediateSource source(specs, bodies, count, clock.now());
   std::mutex m;
   std::array<int, 2> served{0, 0};
-  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
+  engine.run_phase(source, count, [&](core::RequestRecord&& r) {
     std::lock_guard<std::mutex> lock(m);
     EXPECT_TRUE(r.ok()) << r.error_message;
     ++served.at(r.endpoint);

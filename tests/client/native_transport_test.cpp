@@ -7,8 +7,6 @@
 
 #include "fake_server.h"
 #include "tokenbench/client/http_engine.h"
-#include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 namespace {
@@ -47,14 +45,10 @@ std::vector<core::RequestRecord> run(EngineConfig config, std::size_t count,
   std::vector<core::RequestSpec> specs(1);
   specs[0].max_tokens = 8;
   std::vector<std::string> bodies{R"({"messages":[{"role":"user","content":"hi"}]})"};
-  const auto schedule = load::ArrivalSchedule::immediate(count);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
+  ImmediateSource source(specs, bodies, count, clock.now());
   std::mutex m;
   std::vector<core::RequestRecord> records;
-  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
+  engine.run_phase(source, count, [&](core::RequestRecord&& r) {
     std::lock_guard<std::mutex> lock(m);
     records.push_back(std::move(r));
   });
