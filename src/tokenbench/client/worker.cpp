@@ -16,6 +16,7 @@
 #include <string>
 
 #include "tokenbench/client/error_classify.h"
+#include "tokenbench/client/outcome.h"
 #include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/core/text.h"
 
@@ -744,37 +745,14 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
   rec.http_status = static_cast<int>(status);
 
   if (!t->aborted) classify(t, result, status);
-  if (t->usage_completion > t->limits.usage_tokens) {
-    if (rec.error == core::ErrorClass::kNone || rec.error == core::ErrorClass::kEmptyReply) {
-      rec.error = core::ErrorClass::kProtocol;
-      rec.error_message = "the server's usage claims " + std::to_string(t->usage_completion) +
-                          " completion tokens for max_tokens " +
-                          std::to_string(t->spec->max_tokens) + " (at most " +
-                          std::to_string(t->limits.usage_tokens) + " believed)";
-    }
-    t->usage_completion = -1;  // not believed: the chunks count instead
-  }
-
-  if (t->usage_completion >= 0) {
-    rec.output_tokens = t->usage_completion;
-    rec.output_source = core::TokenSource::kUsage;
-    if (t->usage_completion > static_cast<std::int64_t>(rec.chunks.size())) {
-      const auto tokens = distribute_tokens(rec.chunk_text_bytes, t->usage_completion);
-      for (std::size_t i = 0; i < tokens.size(); ++i) rec.chunks[i].tokens = tokens[i];
-    }
-  } else if (rec.streamed) {
-    rec.output_tokens = static_cast<std::int64_t>(rec.chunks.size());
-    rec.output_source = core::TokenSource::kChunks;
-  }
-  // Input counts: a local tokenizer's count of the prompt wins (it is what the user asked to
-  // measure with), then the server's usage, then the workload's own figure.
-  if (t->usage_prompt >= 0 && t->spec->input_source != core::TokenSource::kTokenizer) {
-    rec.prompt_tokens = t->usage_prompt;
-    rec.prompt_source = core::TokenSource::kUsage;
-  } else {
-    rec.prompt_tokens = t->spec->input_tokens;
-    rec.prompt_source = t->spec->input_source;
-  }
+  ReplyUsage usage;
+  usage.prompt = t->usage_prompt;
+  usage.completion = t->usage_completion;
+  usage.completion_limit = t->limits.usage_tokens;
+  usage.max_tokens = t->spec->max_tokens;
+  usage.input_tokens = t->spec->input_tokens;
+  usage.input_source = t->spec->input_source;
+  settle_tokens(usage, rec);
 
   if (schedule_retry(t)) return;
   t->active = false;
