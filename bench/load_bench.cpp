@@ -38,7 +38,7 @@
 
 #include "sse_floor.h"
 #include "tokenbench/core/run_config.h"
-#include "tokenbench/load/benchmark.h"
+#include "tokenbench/driver/benchmark.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/sim_config.h"
@@ -193,8 +193,8 @@ Sample run_once(std::uint16_t port, pid_t sim, int streams, int tokens, bool pac
   c.num_prompts = std::max(paced ? 16 : 200, streams * per_stream);
   c.input_len = 16;
   c.output_len = tokens;
-  tokenbench::load::Benchmark bench(c, {tokenbench::load::Target{}},
-                                    tokenbench::workload::build_workload(c));
+  tokenbench::driver::Benchmark bench(c, {tokenbench::driver::Target{}},
+                                      tokenbench::workload::build_workload(c));
   tokenbench::report::Recorder recorder("/tmp/tokenbench-load-bench.jsonl");
   const double cpu0 = cpu_seconds_self();
   const Lateness late0 = parse_lateness(scrape_metrics(port));

@@ -9,8 +9,6 @@
 
 #include "fake_server.h"
 #include "tokenbench/client/http_engine.h"
-#include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 namespace {
@@ -52,14 +50,10 @@ core::RequestRecord run_one(const std::string& url, core::ApiKind api, core::Req
   HttpEngine engine(config, clock);
   std::vector<core::RequestSpec> specs{std::move(spec)};
   std::vector<std::string> bodies{R"({"model":"m"})"};
-  const auto schedule = load::ArrivalSchedule::immediate(1);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
+  ImmediateSource source(specs, bodies, 1, clock.now());
   std::mutex m;
   core::RequestRecord out;
-  engine.run_phase(queue, work, 1, [&](core::RequestRecord&& r) {
+  engine.run_phase(source, 1, [&](core::RequestRecord&& r) {
     std::lock_guard<std::mutex> lock(m);
     out = std::move(r);
   });

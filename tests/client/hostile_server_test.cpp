@@ -12,8 +12,6 @@
 
 #include "fake_server.h"
 #include "tokenbench/client/http_engine.h"
-#include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 namespace {
@@ -43,14 +41,10 @@ std::vector<core::RequestRecord> run_attempts(const std::string& url, EngineConf
   std::vector<core::RequestSpec> specs(1);
   specs[0].max_tokens = max_tokens;
   std::vector<std::string> bodies{R"({"messages":[{"role":"user","content":"hi"}]})"};
-  const auto schedule = load::ArrivalSchedule::immediate(1);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
+  ImmediateSource source(specs, bodies, 1, clock.now());
   std::mutex m;
   std::vector<core::RequestRecord> records;
-  engine.run_phase(queue, work, 1, [&](core::RequestRecord&& r) {
+  engine.run_phase(source, 1, [&](core::RequestRecord&& r) {
     std::lock_guard<std::mutex> lock(m);
     records.push_back(std::move(r));
   });

@@ -8,9 +8,8 @@
 #include <mutex>
 
 #include "fake_server.h"
+#include "run_engine.h"
 #include "test_files.h"
-#include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 namespace {
@@ -33,31 +32,15 @@ std::string chat_chunk(const std::string& content) {
 std::vector<core::RequestRecord> run_requests(const std::string& url, std::size_t count,
                                               bool stream = true, double timeout_s = 10,
                                               bool keep_text = false) {
-  core::RunClock clock;
   EngineConfig config;
   config.endpoints = {{url + "/v1/chat/completions", {}}};
   config.stream = stream;
   config.timeout_s = timeout_s;
-  config.max_concurrency = 1;
   config.keep_text = keep_text;
-  HttpEngine engine(config, clock);
-  std::vector<core::RequestSpec> specs(1);
-  specs[0].input_tokens = 3;
-  specs[0].input_source = core::TokenSource::kDataset;
-  specs[0].max_tokens = 8;
-  std::vector<std::string> bodies{R"({"messages":[{"role":"user","content":"hi"}]})"};
-  const auto schedule = load::ArrivalSchedule::immediate(count);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
-  std::mutex m;
-  std::vector<core::RequestRecord> records;
-  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
-    std::lock_guard<std::mutex> lock(m);
-    records.push_back(std::move(r));
-  });
-  return records;
+  core::RequestSpec spec = tokenbench::testing::chat_spec();
+  spec.input_tokens = 3;
+  spec.input_source = core::TokenSource::kDataset;
+  return tokenbench::testing::run_engine(std::move(config), count, 0, spec);
 }
 
 TEST(HttpEngine, LlamaServerStreamStampsEveryContentChunk) {
@@ -283,14 +266,10 @@ std::array<int, 2> route_requests(const std::string& a, const std::string& b, Ro
   std::vector<core::RequestSpec> specs(2);
   specs[1].target = 1;
   std::vector<std::string> bodies(2, R"({"messages":[{"role":"user","content":"hi"}]})");
-  const auto schedule = load::ArrivalSchedule::immediate(count);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
+  ImmediateSource source(specs, bodies, count, clock.now());
   std::mutex m;
   std::array<int, 2> served{0, 0};
-  engine.run_phase(queue, work, count, [&](core::RequestRecord&& r) {
+  engine.run_phase(source, count, [&](core::RequestRecord&& r) {
     std::lock_guard<std::mutex> lock(m);
     EXPECT_TRUE(r.ok()) << r.error_message;
     ++served.at(r.endpoint);

@@ -4,8 +4,6 @@
 
 #include <vector>
 
-#include "tokenbench/client/http_engine.h"
-
 namespace tokenbench::load {
 namespace {
 
@@ -28,22 +26,6 @@ TEST(NonstreamSampleTest, ExactlyKForEveryNAndK) {
   for (std::size_t n = 1; n <= 60; ++n) {
     for (std::size_t k = 0; k <= n; ++k) EXPECT_EQ(picks(n, k).size(), k) << n << " " << k;
   }
-}
-
-TEST(NonstreamSampleTest, PhaseWorkPicksByPromptSoEveryTargetAgrees) {
-  const std::vector<std::string> bodies(80);
-  client::PhaseWork work;
-  work.nonstream_bodies = &bodies;
-  work.sample_count = 5;
-  work.sample_prompts = 40;
-  work.per_prompt = 2;  // two targets: schedule indices 2p and 2p + 1 are prompt p
-  std::vector<std::size_t> indices;
-  for (std::size_t i = 0; i < 80; ++i) {
-    if (work.nonstream(i)) indices.push_back(i);
-  }
-  EXPECT_EQ(indices, (std::vector<std::size_t>{14, 15, 30, 31, 46, 47, 62, 63, 78, 79}));
-  work.nonstream_bodies = nullptr;
-  EXPECT_FALSE(work.nonstream(14));
 }
 
 }  // namespace

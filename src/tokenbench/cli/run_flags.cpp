@@ -21,7 +21,7 @@
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/slo_expr.h"
-#include "tokenbench/load/session_driver.h"
+#include "tokenbench/load/think_time.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/console.h"

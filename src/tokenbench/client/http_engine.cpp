@@ -88,7 +88,7 @@ std::vector<std::size_t> HttpEngine::slots_for(std::size_t expected_count) const
     if (config_.max_concurrency > 0) {
       const auto c = static_cast<std::size_t>(config_.max_concurrency);
       slots[i] = c / n + (i < c % n ? 1 : 0);
-    } else if (expected_count != load::ArrivalSchedule::kUnbounded) {
+    } else if (expected_count != kUnboundedCount) {
       // Unlimited concurrency: spread the requests so that one worker does not claim them all.
       slots[i] = std::max<std::size_t>(1, (expected_count + n - 1) / n);
     } else {
@@ -134,15 +134,15 @@ std::size_t HttpEngine::idle_connections() const {
   return n;
 }
 
-void HttpEngine::run_phase(load::WorkQueue& queue, const PhaseWork& work,
-                           std::size_t expected_count, const RecordSink& sink) {
+void HttpEngine::run_phase(RequestSource& source, std::size_t expected_count,
+                           const RecordSink& sink) {
   const std::size_t n = workers_.size();
   const std::vector<std::size_t> slots = slots_for(expected_count);
   // A worker that fails (out of memory, say) stops the whole run instead of the process: the
   // other workers cancel their requests, and what was recorded is kept.
   auto run_worker = [&](std::size_t i) {
     try {
-      workers_[i]->run(queue, work, slots[i], sink, canceled_);
+      workers_[i]->run(source, slots[i], sink, canceled_);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tokenbench: error: worker %zu stopped: %s; ending the run\n", i,
                    e.what());

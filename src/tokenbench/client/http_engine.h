@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/client/request_source.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
-#include "tokenbench/load/nonstream_sample.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 
@@ -88,64 +87,6 @@ struct ReplyLimits {
 };
 ReplyLimits reply_limits(const EngineConfig& config, std::int64_t max_tokens);
 
-/// Multi-turn runs (--multi-turn): the turns of the phase's sessions, each handed out when it is
-/// due, built with the history its session has received so far. Thread-safe: every worker takes
-/// turns from it and reports their ends to it.
-class TurnSource {
- public:
-  /// One turn to send: the spec and body stay valid until done() is called for its record.
-  struct Turn {
-    const core::RequestSpec* spec = nullptr;
-    const std::string* body = nullptr;
-    std::uint64_t id = 0;  ///< the record's id: turns are numbered in the order they are sent
-    std::int64_t session = 0;
-    std::int32_t turn = 0;
-    core::Nanos due = 0;  ///< when it was due (the session's arrival, or the end of the think time)
-  };
-  virtual ~TurnSource() = default;
-  /// Claims a turn due at `now` into `turn` and returns true; otherwise returns false with
-  /// `next_due` the earliest moment a known turn becomes due (kNever: none is known yet) and
-  /// `finished` true when no turn will ever come again.
-  virtual bool take(core::Nanos now, Turn& turn, core::Nanos& next_due, bool& finished) = 0;
-  /// A turn's request ended for good (after its retries): the record's answer_text joins the
-  /// session's history and the next turn is due after a think time.
-  virtual void done(const core::RequestRecord& record) = 0;
-  /// No turn is handed out after this call.
-  virtual void stop() = 0;
-};
-
-/// The requests of one phase. Schedule index i is served by spec (i % specs.size()), whose body is
-/// bodies[i % specs.size()]; its record id is id_base + i. Both vectors outlive the phase.
-struct PhaseWork {
-  /// Multi-turn runs take their requests from here instead of specs, bodies and the queue.
-  TurnSource* turns = nullptr;
-  const std::vector<core::RequestSpec>* specs = nullptr;
-  const std::vector<std::string>* bodies = nullptr;
-  core::Phase phase = core::Phase::kMeasure;
-  std::uint64_t id_base = 0;
-  /// True when the queue follows an arrival schedule (--request-rate): records then keep the
-  /// schedule's due time as RequestRecord::intended.
-  bool open_loop = false;
-  /// Requests with a schedule index below drop_count, or scheduled before drop_before, are
-  /// recorded with Phase::kDropped instead of `phase` (--drop-first).
-  std::size_t drop_count = 0;
-  core::Nanos drop_before = 0;
-  /// --nonstream-sample: schedule index i is sent non-streamed, with body
-  /// (*nonstream_bodies)[i % specs.size()], when its prompt (i / per_prompt) modulo
-  /// sample_prompts is one of load::nonstream_pick's `sample_count` of them. Null: none.
-  const std::vector<std::string>* nonstream_bodies = nullptr;
-  std::size_t sample_count = 0;
-  std::size_t sample_prompts = 0;
-  std::size_t per_prompt = 1;
-
-  /// True when schedule index `index` is one of the non-streamed sample.
-  bool nonstream(std::size_t index) const {
-    return nonstream_bodies != nullptr && sample_prompts > 0 &&
-           load::nonstream_pick((index / per_prompt) % sample_prompts, sample_prompts,
-                                sample_count);
-  }
-};
-
 /// Endpoint choice shared by an engine's workers (replica balancing). Thread-safe.
 struct RouteState {
   explicit RouteState(std::size_t endpoints) : inflight(endpoints) {}
@@ -164,7 +105,7 @@ class Worker;
 /// through the native HTTP/1.1 transport, whose reads carry the kernel's receive time
 /// (SO_TIMESTAMPING); https and proxied endpoints through a libcurl multi handle on the same loop,
 /// stamped from `clock` first thing in the callback that sees the bytes. Nothing is shared on the
-/// hot path except the lock-free WorkQueue.
+/// hot path except the request source (lock-free for a schedule's queue).
 ///
 /// run_phase() must be called from one thread at a time; cancel() may be called from any thread.
 class HttpEngine {
@@ -174,11 +115,11 @@ class HttpEngine {
   HttpEngine(const HttpEngine&) = delete;
   HttpEngine& operator=(const HttpEngine&) = delete;
 
-  /// Sends the phase's requests as `queue` makes them due, within the concurrency limit, and
-  /// blocks until the queue is exhausted and every request in flight has ended. `expected_count`
-  /// (when the schedule is finite) spreads unlimited concurrency evenly over the workers.
-  void run_phase(load::WorkQueue& queue, const PhaseWork& work, std::size_t expected_count,
-                 const RecordSink& sink);
+  /// Sends the phase's requests as `source` makes them due, within the concurrency limit, and
+  /// blocks until the source is finished and every request in flight has ended.
+  /// `expected_count` (kUnboundedCount when not known) spreads unlimited concurrency evenly over
+  /// the workers.
+  void run_phase(RequestSource& source, std::size_t expected_count, const RecordSink& sink);
 
   /// Opens the connections that `expected_count` requests at the configured concurrency will use
   /// (each worker its share of the --max-concurrency slots, per native endpoint, no more than

@@ -16,8 +16,6 @@
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/client/http_target.h"
 #include "tokenbench/core/clock.h"
-#include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/work_queue.h"
 
 namespace tokenbench::client {
 namespace {
@@ -82,14 +80,10 @@ void stream_step(const ProbeTarget& target, const std::string& model, ProbeResul
   body.model = model;
   body.stream = true;
   const std::vector<std::string> bodies{make_adapter(target.api)->build_body(specs[0], body)};
-  const auto schedule = load::ArrivalSchedule::immediate(1);
-  load::WorkQueue queue(schedule, clock.now());
-  PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
+  ImmediateSource source(specs, bodies, 1, clock.now());
   std::mutex m;
   core::RequestRecord rec;
-  engine.run_phase(queue, work, 1, [&](core::RequestRecord&& r) {
+  engine.run_phase(source, 1, [&](core::RequestRecord&& r) {
     std::lock_guard<std::mutex> lock(m);
     rec = std::move(r);
   });

@@ -17,6 +17,7 @@
 
 #include "tokenbench/client/error_classify.h"
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/client/outcome.h"
 #include "tokenbench/client/tls_stream.h"
 #include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/core/text.h"
@@ -209,17 +210,16 @@ Transfer* Worker::acquire() {
   return raw;
 }
 
-void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots,
-                 const RecordSink& sink, const std::atomic<bool>& canceled) {
+void Worker::run(RequestSource& source, std::size_t slots, const RecordSink& sink,
+                 const std::atomic<bool>& canceled) {
   sink_ = &sink;
-  turns_ = work.turns;
-  phase_ = work.phase;
-  open_loop_ = work.open_loop;
+  source_ = &source;
+  keep_answers_ = source.wants_answers();
   exhausted_ = false;
   freed_at_.clear();
   slots_limited_ = config_.max_concurrency > 0;
-  if (slots_limited_) freed_at_.assign(slots, queue.phase_start());
-  const bool sample_cpu = work.phase == core::Phase::kMeasure;
+  if (slots_limited_) freed_at_.assign(slots, source.phase_start());
+  const bool sample_cpu = source.phase() == core::Phase::kMeasure;
   const auto read_cpu = [this](core::Nanos now) {
     cpu_samples_.push_back({now, core::thread_cpu_now()});
     next_cpu_sample_ = now + kCpuSamplePeriod;
@@ -234,14 +234,13 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
       if (now >= next_cpu_sample_) read_cpu(now);
     }
     if (canceled.load(std::memory_order_relaxed)) {
-      queue.stop();
-      if (turns_ != nullptr) turns_->stop();
+      source.stop();
       cancel_all();
       break;
     }
     const core::Nanos next_retry =
         retrying_.empty() ? core::kNever : launch_due_retries(clock_.now());
-    const core::Nanos next_due = issue_due(queue, work, slots);
+    const core::Nanos next_due = issue_due(slots);
     if (curl_timeout_now_) {
       curl_timeout_now_ = false;
       socket_action(CURL_SOCKET_TIMEOUT, 0);
@@ -294,58 +293,25 @@ void Worker::run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slot
   disarm_timer();
   if (sample_cpu) read_cpu(clock_.now());
   sink_ = nullptr;
+  source_ = nullptr;
 }
 
-core::Nanos Worker::issue_due(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots) {
-  if (turns_ != nullptr) return issue_turns(slots);
+core::Nanos Worker::issue_due(std::size_t slots) {
   while (active_ < slots) {
     const core::Nanos now = clock_.now();
-    std::size_t index = 0;
-    core::Nanos due = 0;
-    if (!queue.peek(now, index, due)) {
-      exhausted_ = true;
-      return core::kNever;
-    }
-    if (due > now) return due;
-    if (!queue.try_claim(index)) continue;  // another worker took it; look again
     // A request waiting for a slot was really due when the slot freed: the schedule's lag is
     // measured from the later of the two, so queue time is the client's own delay.
-    core::Nanos scheduled = due;
-    if (slots_limited_) {
-      core::Nanos freed = queue.phase_start();
-      if (!freed_at_.empty()) {
-        freed = freed_at_.front();
-        freed_at_.pop_front();
-      }
-      scheduled = std::max(due, freed);
-    }
-    start(acquire(), work, index, due, scheduled);
-  }
-  return core::kNever;
-}
-
-core::Nanos Worker::issue_turns(std::size_t slots) {
-  while (active_ < slots) {
-    TurnSource::Turn turn;
+    const core::Nanos freed =
+        slots_limited_ && !freed_at_.empty() ? freed_at_.front() : RequestSource::kNoSlotWait;
+    SourcedRequest request;
     core::Nanos next_due = core::kNever;
     bool finished = false;
-    const core::Nanos now = clock_.now();
-    if (!turns_->take(now, turn, next_due, finished)) {
+    if (!source_->next(now, freed, request, next_due, finished)) {
       exhausted_ = finished;
       return next_due;
     }
-    core::Nanos scheduled = turn.due;  // as issue_due: the later of the due time and a free slot
-    if (slots_limited_ && !freed_at_.empty()) {
-      scheduled = std::max(turn.due, freed_at_.front());
-      freed_at_.pop_front();
-    }
-    // A session's later turns arrive when their user is back from thinking; its first turn
-    // arrives on a schedule only in an open loop.
-    const core::Nanos intended = open_loop_ || turn.turn > 0 ? turn.due : core::kNever;
-    Transfer* t = acquire();
-    begin(t, *turn.spec, *turn.body, turn.id, phase_, false, intended, scheduled);
-    t->rec.session = turn.session;
-    t->rec.turn = turn.turn;
+    if (slots_limited_ && !freed_at_.empty()) freed_at_.pop_front();
+    begin(acquire(), request);
   }
   return core::kNever;
 }
@@ -379,25 +345,16 @@ std::uint32_t Worker::route(const core::RequestSpec& spec) {
   return chosen;
 }
 
-void Worker::start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due,
-                   core::Nanos scheduled) {
-  const std::size_t n = work.specs->size();
-  const bool sample = config_.stream && work.nonstream(index);
-  const core::Phase phase =
-      index < work.drop_count || scheduled < work.drop_before ? core::Phase::kDropped : work.phase;
-  begin(t, (*work.specs)[index % n], (sample ? *work.nonstream_bodies : *work.bodies)[index % n],
-        work.id_base + index, phase, sample, work.open_loop ? due : core::kNever, scheduled);
-}
-
-void Worker::begin(Transfer* t, const core::RequestSpec& spec, const std::string& body,
-                   std::uint64_t id, core::Phase phase, bool nonstream_sample, core::Nanos intended,
-                   core::Nanos scheduled) {
+void Worker::begin(Transfer* t, const SourcedRequest& request) {
+  const core::RequestSpec& spec = *request.spec;
+  const bool nonstream_sample = config_.stream && request.nonstream_sample;
+  const core::Phase phase = request.phase;
   t->spec = &spec;
   t->stream = config_.stream && !nonstream_sample;
-  t->request_body = &body;
+  t->request_body = request.body;
   t->rec = core::RequestRecord{};
   t->rec.nonstream_sample = nonstream_sample;
-  t->rec.id = id;
+  t->rec.id = request.id;
   t->rec.phase = phase;
   const std::uint32_t endpoint = route(spec);
   if (endpoint != t->endpoint) {
@@ -407,8 +364,10 @@ void Worker::begin(Transfer* t, const core::RequestSpec& spec, const std::string
     }
   }
   t->rec.endpoint = endpoint;
-  t->rec.intended = intended;
-  t->rec.scheduled = scheduled;
+  t->rec.intended = request.intended;
+  t->rec.scheduled = request.scheduled;
+  t->rec.session = request.session;
+  t->rec.turn = request.turn;
   if (config_.request_ids) {
     t->trace = make_trace_id(config_.run_id,
                              phase == core::Phase::kDropped ? core::Phase::kMeasure : phase,
@@ -705,7 +664,7 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
     t->rec.chunk_text_bytes.push_back(
         static_cast<std::int32_t>(std::min<std::int64_t>(ev.content_bytes, INT32_MAX)));
     t->rec.output_chars += ev.content_bytes;
-    if (turns_ != nullptr) {
+    if (keep_answers_) {
       if (!text_fits(t, t->rec.answer_text.size(), ev.content_text.size())) return;
       t->rec.answer_text.append(ev.content_text);
     }
@@ -792,37 +751,14 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
   rec.http_status = static_cast<int>(status);
 
   if (!t->aborted) classify(t, result, status);
-  if (t->usage_completion > t->limits.usage_tokens) {
-    if (rec.error == core::ErrorClass::kNone || rec.error == core::ErrorClass::kEmptyReply) {
-      rec.error = core::ErrorClass::kProtocol;
-      rec.error_message = "the server's usage claims " + std::to_string(t->usage_completion) +
-                          " completion tokens for max_tokens " +
-                          std::to_string(t->spec->max_tokens) + " (at most " +
-                          std::to_string(t->limits.usage_tokens) + " believed)";
-    }
-    t->usage_completion = -1;  // not believed: the chunks count instead
-  }
-
-  if (t->usage_completion >= 0) {
-    rec.output_tokens = t->usage_completion;
-    rec.output_source = core::TokenSource::kUsage;
-    if (t->usage_completion > static_cast<std::int64_t>(rec.chunks.size())) {
-      const auto tokens = distribute_tokens(rec.chunk_text_bytes, t->usage_completion);
-      for (std::size_t i = 0; i < tokens.size(); ++i) rec.chunks[i].tokens = tokens[i];
-    }
-  } else if (rec.streamed) {
-    rec.output_tokens = static_cast<std::int64_t>(rec.chunks.size());
-    rec.output_source = core::TokenSource::kChunks;
-  }
-  // Input counts: a local tokenizer's count of the prompt wins (it is what the user asked to
-  // measure with), then the server's usage, then the workload's own figure.
-  if (t->usage_prompt >= 0 && t->spec->input_source != core::TokenSource::kTokenizer) {
-    rec.prompt_tokens = t->usage_prompt;
-    rec.prompt_source = core::TokenSource::kUsage;
-  } else {
-    rec.prompt_tokens = t->spec->input_tokens;
-    rec.prompt_source = t->spec->input_source;
-  }
+  ReplyUsage usage;
+  usage.prompt = t->usage_prompt;
+  usage.completion = t->usage_completion;
+  usage.completion_limit = t->limits.usage_tokens;
+  usage.max_tokens = t->spec->max_tokens;
+  usage.input_tokens = t->spec->input_tokens;
+  usage.input_source = t->spec->input_source;
+  settle_tokens(usage, rec);
 
   if (schedule_retry(t)) return;
   t->active = false;
@@ -831,7 +767,7 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
     route_.inflight[t->endpoint].fetch_sub(1, std::memory_order_relaxed);
   }
   if (slots_limited_) freed_at_.push_back(rec.done);
-  if (turns_ != nullptr) turns_->done(rec);
+  source_->done(rec);
   (*sink_)(std::move(rec));
   free_.push_back(t);
 }
@@ -917,7 +853,7 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
       rec.output_text.append(ev.tool_text);
     }
     rec.finish_reason.assign(ev.finish_reason);
-    if (turns_ != nullptr) rec.answer_text.assign(ev.content_text);
+    if (keep_answers_) rec.answer_text.assign(ev.content_text);
     rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
     if (ev.has_timings) rec.server_timings = ev.timings;
     if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;

@@ -102,7 +102,7 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   /// Runs one phase with `slots` requests in flight at most (see HttpEngine::run_phase).
-  void run(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots, const RecordSink& sink,
+  void run(RequestSource& source, std::size_t slots, const RecordSink& sink,
            const std::atomic<bool>& canceled);
 
   /// Readings of this worker's thread CPU clock during measure phases (at the phase's start and
@@ -167,18 +167,11 @@ class Worker {
   bool native_endpoint(std::uint32_t endpoint) const { return targets_[endpoint].has_value(); }
 
   /// Claims and starts every request that is due while slots are free; returns the due time of the
-  /// next request not yet started (kNever when none) and sets exhausted_ when the queue is empty.
-  core::Nanos issue_due(load::WorkQueue& queue, const PhaseWork& work, std::size_t slots);
-  /// Starts schedule index `index`, due at `due` by the schedule and sent no earlier than
-  /// `scheduled` (the later of `due` and the moment a slot freed).
-  void start(Transfer* t, const PhaseWork& work, std::size_t index, core::Nanos due,
-             core::Nanos scheduled);
-  /// Multi-turn phases: issue_due's work, with turns from turns_.
-  core::Nanos issue_turns(std::size_t slots);
-  /// Starts `spec` with `body` as request `id` (a fresh record; `intended` kNever outside open
-  /// loops and turns).
-  void begin(Transfer* t, const core::RequestSpec& spec, const std::string& body, std::uint64_t id,
-             core::Phase phase, bool nonstream_sample, core::Nanos intended, core::Nanos scheduled);
+  /// next request not yet started (kNever when none) and sets exhausted_ when the source is
+  /// finished.
+  core::Nanos issue_due(std::size_t slots);
+  /// Starts `request` (a fresh record).
+  void begin(Transfer* t, const SourcedRequest& request);
   /// Resets `t`'s per-attempt state and hands its handle to the multi.
   void launch(Transfer* t);
   /// Launches the retries whose backoff has passed; returns when the next one is due (or kNever).
@@ -235,9 +228,8 @@ class Worker {
   core::Nanos wait_check_period_ = core::kNever;  // how often expire_waits runs; kNever: never
   core::Nanos next_wait_check_ = core::kNever;
   const RecordSink* sink_ = nullptr;
-  TurnSource* turns_ = nullptr;  // multi-turn phases: where requests come from and end
-  core::Phase phase_ = core::Phase::kMeasure;
-  bool open_loop_ = false;
+  RequestSource* source_ = nullptr;  // where the phase's requests come from and end
+  bool keep_answers_ = false;        // records keep answer_text (source_->wants_answers())
   // The native transport: per endpoint its target (nullopt: libcurl carries it), its idle
   // connections, the fixed part of the request head (streamed, then non-streamed); the owned
   // connections and their free list; the read buffer shared by all connections.

@@ -151,7 +151,7 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
   }
   client::add_header_secrets(config.headers, secrets_);
   for (const Wanted& w : wanted) {
-    load::Target target;
+    driver::Target target;
     target.base_url = *w.base_url;  // credentials in the URL are used, but never shown or written
     std::string userinfo;
     std::tie(*w.base_url, userinfo) = client::split_userinfo(*w.base_url);
@@ -247,7 +247,7 @@ Runner::~Runner() = default;
 
 void Runner::cancel() {
   canceled_.store(true);
-  if (load::Benchmark* b = running_.load()) b->cancel();
+  if (driver::Benchmark* b = running_.load()) b->cancel();
 }
 
 void Runner::flush_records() {
@@ -271,7 +271,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       parts.emplace_back(config.targets[i].name, target_config(config, i));
     }
   }
-  std::unique_ptr<load::Benchmark> bench;
+  std::unique_ptr<driver::Benchmark> bench;
   std::vector<std::unique_ptr<report::Recorder>> recorders;
   // The previous measurement's benchmark stays alive until this one replaces it, so that a
   // signal handler that read running_ just before it was cleared never cancels a freed object.
@@ -319,9 +319,9 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       live_recorders_.clear();
       for (const auto& r : recorders) live_recorders_.push_back(r.get());
     }
-    bench = std::make_unique<load::Benchmark>(config, targets_,
-                                              workload::build_workload(config, tokenizer_.get()),
-                                              tokenizer_ != nullptr);
+    bench = std::make_unique<driver::Benchmark>(config, targets_,
+                                                workload::build_workload(config, tokenizer_.get()),
+                                                tokenizer_ != nullptr);
   } catch (const std::exception& e) {
     throw RunError(e.what(), false);
   }
@@ -350,7 +350,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     const std::int64_t per_prompt = std::max<std::int64_t>(1, config.targets.size());
     const std::int64_t total =
         config.num_prompts > 0 ? (config.num_prompts + config.warmup) * per_prompt : 0;
-    const load::Benchmark* watched = bench.get();
+    const driver::Benchmark* watched = bench.get();
     progress = std::thread([&recorders, &finished, &config, total, watched,
                             label = progress_label_] {
       const auto t0 = std::chrono::steady_clock::now();
@@ -402,7 +402,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   std::vector<std::string> metrics_urls(parts.size());
   if (config.server_metrics != "off" && !canceled_.load()) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      const load::Target& t = targets_[std::min(i, targets_.size() - 1)];
+      const driver::Target& t = targets_[std::min(i, targets_.size() - 1)];
       const bool automatic = config.server_metrics == "auto";
       const std::string url = automatic ? t.base_url + "/metrics" : config.server_metrics;
       metrics_urls[i] = automatic ? parts[i].second.base_url + "/metrics" : redact(url);
@@ -435,7 +435,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     const bool split = recorders.size() > 1;
     FailFast fail_fast(config.fail_fast);
     ErrorRateGuard error_rate(config.max_error_rate);
-    load::Benchmark* running = bench.get();
+    driver::Benchmark* running = bench.get();
     bench->run(
         [this, &recorders, split, &fail_fast, &error_rate, running](core::RequestRecord&& r) {
           // A server may echo a credential in its error text (OpenAI echoes part of a bad key).

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tokenbench/core/run_config.h"
-#include "tokenbench/load/benchmark.h"
+#include "tokenbench/driver/benchmark.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
@@ -153,14 +153,14 @@ class Runner {
 
   Options options_;
   std::string progress_label_;
-  std::vector<load::Target> targets_;  // with credentials; never written
-  std::vector<std::string> secrets_;   // longest first
+  std::vector<driver::Target> targets_;  // with credentials; never written
+  std::vector<std::string> secrets_;     // longest first
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
-  telemetry::HostFacts host_;                    // the environment record's client facts
-  std::vector<nlohmann::json> servers_;          // what each target said about itself (or null)
-  bool gpu_auto_off_ = false;                    // --gpu-metrics auto found no sampler (said once)
-  std::unique_ptr<load::Benchmark> last_bench_;  // see run()
-  std::atomic<load::Benchmark*> running_{nullptr};
+  telemetry::HostFacts host_;            // the environment record's client facts
+  std::vector<nlohmann::json> servers_;  // what each target said about itself (or null)
+  bool gpu_auto_off_ = false;            // --gpu-metrics auto found no sampler (said once)
+  std::unique_ptr<driver::Benchmark> last_bench_;  // see run()
+  std::atomic<driver::Benchmark*> running_{nullptr};
   std::atomic<bool> canceled_{false};
   std::mutex recorders_mutex_;
   std::vector<report::Recorder*> live_recorders_;  // the measurement's, while it runs

@@ -1,4 +1,4 @@
-#include "tokenbench/load/benchmark.h"
+#include "tokenbench/driver/benchmark.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,17 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/request_id.h"
+#include "tokenbench/driver/schedule_source.h"
+#include "tokenbench/driver/session_driver.h"
+#include "tokenbench/driver/session_source.h"
 #include "tokenbench/load/arrival_schedule.h"
-#include "tokenbench/load/session_driver.h"
 #include "tokenbench/load/work_queue.h"
 
-namespace tokenbench::load {
+namespace tokenbench::driver {
+
+using load::ArrivalSchedule;
+static_assert(ArrivalSchedule::kUnbounded == client::kUnboundedCount);
+
 namespace {
 
 client::BodyOptions body_options(const core::RunConfig& config, bool stream) {
@@ -170,23 +176,17 @@ void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Sess
   options.api = config_.api;
   options.body = body_options(config_, config_.stream);
   options.body.model = model_;
-  options.think = parse_think_time(config_.think_time);
+  options.think = load::parse_think_time(config_.think_time);
   options.seed = config_.seed;
   if (config_.concurrency_unit == "session" && config_.max_concurrency > 0) {
     options.max_sessions = static_cast<std::size_t>(config_.max_concurrency);
   }
   SessionDriver driver(sessions, schedule, start, deadline, std::move(options));
-  const ArrivalSchedule none = ArrivalSchedule::immediate(0);
-  WorkQueue queue(none, start, deadline);
-  client::PhaseWork work;
-  work.turns = &driver;
-  work.phase = phase;
-  work.open_loop = open_loop;
+  SessionSource source(driver, start, phase, open_loop);
   std::size_t turns = 0;
   for (const auto& s : sessions) turns += s.turns.size();
-  engine_->run_phase(queue, work,
-                     count == ArrivalSchedule::kUnbounded ? count : turns * count / sessions.size(),
-                     sink);
+  engine_->run_phase(
+      source, count == ArrivalSchedule::kUnbounded ? count : turns * count / sessions.size(), sink);
 }
 
 void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
@@ -208,7 +208,7 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
       return ArrivalSchedule::open_loop(
           count, config_.duration_s, config_.request_rate, config_.arrival, config_.burstiness,
           config_.seed,
-          Ramp{config_.ramp_up, config_.ramp_up_start_rps, config_.ramp_up_duration_s});
+          load::Ramp{config_.ramp_up, config_.ramp_up_start_rps, config_.ramp_up_duration_s});
     }
     return ArrivalSchedule::immediate(count);
   }();
@@ -216,8 +216,8 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
   const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
                                    ? start + core::saturated_nanos(config_.duration_s)
                                    : core::kNever;
-  WorkQueue queue(schedule, start, deadline);
-  client::PhaseWork work;
+  load::WorkQueue queue(schedule, start, deadline);
+  PhaseWork work;
   work.specs = &specs;
   work.bodies = &bodies;
   work.phase = phase;
@@ -243,7 +243,8 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
       work.drop_before = start + core::saturated_nanos(share * config_.duration_s);
     }
   }
-  engine_->run_phase(queue, work, schedule.size(), sink);
+  ScheduleSource source(queue, work);
+  engine_->run_phase(source, schedule.size(), sink);
 }
 
-}  // namespace tokenbench::load
+}  // namespace tokenbench::driver

@@ -1,11 +1,14 @@
-#include "tokenbench/load/session_driver.h"
+#include "tokenbench/driver/session_driver.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace tokenbench::load {
+namespace tokenbench::driver {
 namespace {
+
+using load::ArrivalSchedule;
+using load::parse_think_time;
 
 std::vector<workload::Session> three_sessions(int turns) {
   std::vector<workload::Session> sessions(3);
@@ -21,7 +24,7 @@ std::vector<workload::Session> three_sessions(int turns) {
   return sessions;
 }
 
-core::RequestRecord reply(const client::TurnSource::Turn& turn, core::Nanos done,
+core::RequestRecord reply(const SessionDriver::Turn& turn, core::Nanos done,
                           const std::string& answer) {
   core::RequestRecord r;
   r.session = turn.session;
@@ -31,7 +34,7 @@ core::RequestRecord reply(const client::TurnSource::Turn& turn, core::Nanos done
   return r;
 }
 
-nlohmann::json messages_of(const client::TurnSource::Turn& turn) {
+nlohmann::json messages_of(const SessionDriver::Turn& turn) {
   return nlohmann::json::parse(*turn.body)["messages"];
 }
 
@@ -41,7 +44,7 @@ TEST(SessionDriver, EachTurnCarriesTheRepliesReceivedInOrder) {
   SessionOptions options;
   options.body.model = "m";
   SessionDriver driver(sessions, schedule, 0, core::kNever, options);
-  client::TurnSource::Turn turn;
+  SessionDriver::Turn turn;
   core::Nanos next = 0;
   bool finished = false;
   ASSERT_TRUE(driver.take(0, turn, next, finished));
@@ -82,7 +85,7 @@ TEST(SessionDriver, ThinkTimeDelaysTheNextTurnAndIsRepeatable) {
   options.think = parse_think_time("uniform:1,2");
   options.seed = 7;
   SessionDriver driver(sessions, schedule, 0, core::kNever, options);
-  client::TurnSource::Turn turn;
+  SessionDriver::Turn turn;
   core::Nanos next = 0;
   bool finished = false;
   ASSERT_TRUE(driver.take(0, turn, next, finished));
@@ -106,7 +109,7 @@ TEST(SessionDriver, SessionLimitAndFailedTurnEndsItsSession) {
   SessionOptions options;
   options.max_sessions = 2;
   SessionDriver driver(sessions, schedule, 0, core::kNever, options);
-  client::TurnSource::Turn a, b, c;
+  SessionDriver::Turn a, b, c;
   core::Nanos next = 0;
   bool finished = false;
   ASSERT_TRUE(driver.take(0, a, next, finished));
@@ -122,18 +125,5 @@ TEST(SessionDriver, SessionLimitAndFailedTurnEndsItsSession) {
   EXPECT_EQ(driver.started(), 3u);
 }
 
-TEST(SessionDriver, ThinkTimeSyntax) {
-  EXPECT_EQ(parse_think_time("2").a, 2.0);
-  EXPECT_EQ(parse_think_time("exponential:0.5").kind, ThinkTime::Kind::kExponential);
-  for (const char* bad : {"", "-1", "uniform:3,1", "uniform:1", "gamma:1", "x"}) {
-    EXPECT_THROW(parse_think_time(bad), std::invalid_argument) << bad;
-  }
-  // Exponential draws average their mean.
-  const ThinkTime t = parse_think_time("exponential:2");
-  double sum = 0;
-  for (int i = 0; i < 4000; ++i) sum += t.seconds(1, i, 1);
-  EXPECT_NEAR(sum / 4000, 2.0, 0.15);
-}
-
 }  // namespace
-}  // namespace tokenbench::load
+}  // namespace tokenbench::driver

@@ -10,7 +10,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/workload/workload.h"
 
-namespace tokenbench::load {
+namespace tokenbench::driver {
 
 /// Where requests go and what they carry that must never be written anywhere: the base URL as
 /// given (it may hold user:password@) and full header lines (credentials included).
@@ -63,6 +63,7 @@ class Benchmark {
   /// A multi-turn phase: `count` sessions (cycled over `sessions`) through a SessionDriver.
   void run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
                     std::size_t count, const client::RecordSink& sink);
+  /// A single-turn phase: `count` requests (cycled over `specs`) through a ScheduleSource.
   void run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
                  const std::vector<std::string>& bodies, std::size_t count,
                  const client::RecordSink& sink);
@@ -83,4 +84,4 @@ class Benchmark {
 /// concurrency limit.
 int choose_workers(int requested, int max_concurrency);
 
-}  // namespace tokenbench::load
+}  // namespace tokenbench::driver

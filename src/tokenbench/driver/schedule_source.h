@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tokenbench/client/request_source.h"
+#include "tokenbench/core/clock.h"
+#include "tokenbench/core/request.h"
+#include "tokenbench/load/nonstream_sample.h"
+#include "tokenbench/load/work_queue.h"
+
+namespace tokenbench::driver {
+
+/// The requests of one single-turn phase. Schedule index i is served by spec (i % specs.size()),
+/// whose body is bodies[i % specs.size()]; its record id is id_base + i. Both vectors outlive the
+/// phase. Plain data.
+struct PhaseWork {
+  const std::vector<core::RequestSpec>* specs = nullptr;
+  const std::vector<std::string>* bodies = nullptr;
+  core::Phase phase = core::Phase::kMeasure;
+  std::uint64_t id_base = 0;
+  /// True when the queue follows an arrival schedule (--request-rate): records then keep the
+  /// schedule's due time as RequestRecord::intended.
+  bool open_loop = false;
+  /// Requests with a schedule index below drop_count, or scheduled before drop_before, are
+  /// recorded with Phase::kDropped instead of `phase` (--drop-first).
+  std::size_t drop_count = 0;
+  core::Nanos drop_before = 0;
+  /// --nonstream-sample: schedule index i is sent non-streamed, with body
+  /// (*nonstream_bodies)[i % specs.size()], when its prompt (i / per_prompt) modulo
+  /// sample_prompts is one of load::nonstream_pick's `sample_count` of them. Null: none.
+  const std::vector<std::string>* nonstream_bodies = nullptr;
+  std::size_t sample_count = 0;
+  std::size_t sample_prompts = 0;
+  std::size_t per_prompt = 1;
+
+  /// True when schedule index `index` is one of the non-streamed sample.
+  bool nonstream(std::size_t index) const {
+    return nonstream_bodies != nullptr && sample_prompts > 0 &&
+           load::nonstream_pick((index / per_prompt) % sample_prompts, sample_prompts,
+                                sample_count);
+  }
+};
+
+/// A single-turn phase's requests for the engine's workers: the schedule's indices as `queue`
+/// makes them due (peek, then claim with one compare-and-swap: lock-free), each turned into its
+/// spec, body, id and phase as `work` says. The queue and the vectors outlive the source.
+class ScheduleSource final : public client::RequestSource {
+ public:
+  ScheduleSource(load::WorkQueue& queue, PhaseWork work) : queue_(queue), work_(work) {}
+
+  core::Nanos phase_start() const override { return queue_.phase_start(); }
+  core::Phase phase() const override { return work_.phase; }
+  bool next(core::Nanos now, core::Nanos slot_freed, client::SourcedRequest& request,
+            core::Nanos& next_due, bool& finished) override;
+  void stop() override { queue_.stop(); }
+
+ private:
+  load::WorkQueue& queue_;
+  const PhaseWork work_;
+};
+
+}  // namespace tokenbench::driver
