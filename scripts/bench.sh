@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: micro-benchmarks (Google Benchmark), the end-to-end load benchmark, the tokenizers,
-# then the fidelity tables (scripts/bench-fidelity.sh: tokenbench against its own instruments).
+# then the fidelity tables (scripts/bench-fidelity.sh: tokenbench against its own instruments) and
+# HTTP/2 against h2load (scripts/bench-http2.sh).
 set -euo pipefail
 BUILD=${1:-build}
 echo "== micro-benchmarks =="
@@ -34,3 +35,6 @@ node scripts/bench-tokenizers-ref.mjs "$BUILD/tokenizer-fixtures" "$BUILD/tokeni
 echo
 echo "== fidelity and the floor: tokenbench against bench/fidelity_server.cpp and bench/min_client.cpp =="
 bash scripts/bench-fidelity.sh "$BUILD"
+echo
+echo "== HTTP/2: tokenbench --http2 against h2load on bench/h2_server.cpp =="
+bash scripts/bench-http2.sh "$BUILD"

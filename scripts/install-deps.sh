@@ -2,7 +2,8 @@
 # Installs every build and test dependency of tokenbench from Debian packages.
 # Idempotent: packages already installed are skipped, and nothing is fetched when all are present.
 #
-#   install-deps.sh         what `make test` needs (and `make bench`: /usr/bin/time from `time`)
+#   install-deps.sh         what `make test` needs (and `make bench`: /usr/bin/time from `time`,
+#                           h2load from nghttp2-client)
 #   install-deps.sh fuzz    that, plus clang and its runtimes (libFuzzer, sanitizers) for `make fuzz`
 #
 # Then the chart library that report.html embeds (uPlot, docs/REPORTS.md) from the npm registry,
@@ -26,6 +27,8 @@ PACKAGES=(
   libpcre2-dev libutf8proc-dev libsentencepiece-dev
   libpng-dev
   libzstd-dev
+  libnghttp2-dev
+  nghttp2-client
   time
 )
 

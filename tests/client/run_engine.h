@@ -1,7 +1,8 @@
 #pragma once
 
-// Runs `count` identical chat requests through a real HttpEngine, at most one at a time, and
-// returns their records in the order they ended (tests of the engine and its transports).
+// Runs `count` identical chat requests through a real HttpEngine, one at a time unless the config
+// sets max_concurrency, and returns their records in the order they ended (tests of the engine
+// and its transports).
 
 #include <mutex>
 #include <string>
@@ -22,7 +23,7 @@ inline std::vector<core::RequestRecord> run_engine(client::EngineConfig config, 
                                                    std::size_t preopen = 0,
                                                    const core::RequestSpec& spec = chat_spec()) {
   core::RunClock clock;
-  config.max_concurrency = 1;
+  if (config.max_concurrency == 0) config.max_concurrency = 1;
   client::HttpEngine engine(config, clock);
   if (preopen > 0) engine.preopen(preopen, 5);
   const std::vector<core::RequestSpec> specs{spec};

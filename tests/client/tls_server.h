@@ -2,7 +2,8 @@
 
 // A one-connection-at-a-time https server for tests: a self-signed certificate for 127.0.0.1 and
 // localhost made on the spot (EC P-256, OpenSSL), written to cert_file() for --cacert; each
-// request is answered with the fixed reply, then the connection is closed.
+// request is answered with the fixed reply, then the connection is closed. No ALPN: it speaks
+// HTTP/1.1 only.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -22,9 +24,11 @@
 
 namespace tokenbench::testing {
 
-class TlsServer {
+/// A self-signed certificate for 127.0.0.1 and localhost made on the spot (EC P-256), written to
+/// file() for --cacert and removed with the object.
+class SelfSignedCert {
  public:
-  explicit TlsServer(std::string reply) : reply_(std::move(reply)) {
+  SelfSignedCert() {
     key_ = EVP_EC_gen("P-256");
     cert_ = X509_new();
     ASN1_INTEGER_set(X509_get_serialNumber(cert_), 1);
@@ -44,17 +48,44 @@ class TlsServer {
       X509_EXTENSION_free(san);
     }
     X509_sign(cert_, key_, EVP_sha256());
-    cert_file_ = (std::filesystem::temp_directory_path() /
-                  ("tokenbench-test-cert-" + std::to_string(getpid()) + "-" +
-                   std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ".pem"))
-                     .string();
-    if (FILE* f = std::fopen(cert_file_.c_str(), "w")) {
+    file_ = (std::filesystem::temp_directory_path() /
+             ("tokenbench-test-cert-" + std::to_string(getpid()) + "-" +
+              std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ".pem"))
+                .string();
+    if (FILE* f = std::fopen(file_.c_str(), "w")) {
       PEM_write_X509(f, cert_);
       std::fclose(f);
     }
-    ctx_ = SSL_CTX_new(TLS_server_method());
-    SSL_CTX_use_certificate(ctx_, cert_);
-    SSL_CTX_use_PrivateKey(ctx_, key_);
+  }
+  ~SelfSignedCert() {
+    X509_free(cert_);
+    EVP_PKEY_free(key_);
+    std::filesystem::remove(file_);
+  }
+  SelfSignedCert(const SelfSignedCert&) = delete;
+  SelfSignedCert& operator=(const SelfSignedCert&) = delete;
+
+  /// A server context that presents the certificate.
+  SSL_CTX* server_context() const {
+    SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+    SSL_CTX_use_certificate(ctx, cert_);
+    SSL_CTX_use_PrivateKey(ctx, key_);
+    return ctx;
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  EVP_PKEY* key_ = nullptr;
+  X509* cert_ = nullptr;
+  std::string file_;
+};
+
+class TlsServer {
+ public:
+  explicit TlsServer(std::string reply) : reply_(std::move(reply)) {
+    // A client that hangs up first (one refusing the protocol, say) must not kill the test.
+    signal(SIGPIPE, SIG_IGN);
+    ctx_ = cert_.server_context();
 
     fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     const int one = 1;
@@ -75,15 +106,12 @@ class TlsServer {
     close(fd_);
     thread_.join();
     SSL_CTX_free(ctx_);
-    X509_free(cert_);
-    EVP_PKEY_free(key_);
-    std::filesystem::remove(cert_file_);
   }
   TlsServer(const TlsServer&) = delete;
   TlsServer& operator=(const TlsServer&) = delete;
 
   std::string url() const { return "https://127.0.0.1:" + std::to_string(port_); }
-  const std::string& cert_file() const { return cert_file_; }
+  const std::string& cert_file() const { return cert_.file(); }
   int handshakes() const { return handshakes_.load(); }
 
  private:
@@ -119,10 +147,8 @@ class TlsServer {
   }
 
   std::string reply_;
-  EVP_PKEY* key_ = nullptr;
-  X509* cert_ = nullptr;
+  SelfSignedCert cert_;
   SSL_CTX* ctx_ = nullptr;
-  std::string cert_file_;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};

@@ -140,7 +140,9 @@ TEST(EndToEndApis, AnthropicMessagesWithThinkingAndTheKeyFromItsVariable) {
     const auto chunks = chunks_of(rec);
     ASSERT_EQ(chunks.size(), 6u);
     EXPECT_EQ(floor_us(rec["first_answer_ns"]), chunks[2].t);
-    EXPECT_LT(rec["first_reasoning_ns"].get<std::int64_t>(),
+    // Reasoning first; a client read late under load (a -j2 test run) gets both events in one
+    // read, and the kernel stamps them alike.
+    EXPECT_LE(rec["first_reasoning_ns"].get<std::int64_t>(),
               rec["first_answer_ns"].get<std::int64_t>());
   }
   for (const char* file : {"/requests.jsonl", "/summary.json", "/config.yaml"}) {

@@ -64,6 +64,7 @@ constexpr Rule kRules[] = {
     {"multi_turn", "--multi-turn", Kind::kIfTrue},
     {"ca_file", "--cacert", Kind::kValue},
     {"insecure", "--insecure", Kind::kIfTrue},
+    {"http2", "--http2", Kind::kIfTrue},
     {"sim_time_scale", "", Kind::kSkip},
     {"output_len_from_dataset", "", Kind::kSkip},
     {"started_at", "", Kind::kSkip},

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/client/http_get.h"
 #include "tokenbench/client/http_target.h"
 #include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
@@ -498,6 +499,17 @@ void check_dataset(const core::RunConfig& c) {
   }
 }
 
+// Every server URL the flags name: --base-url and each --target's url=.
+std::vector<std::string> target_urls(const RunFlags& f) {
+  std::vector<std::string> urls = f.base_urls;
+  for (const auto& t : f.target_items) {
+    if (const auto at = t.find("url="); at != std::string::npos) {
+      urls.push_back(t.substr(at + 4, t.find(',', at) - at - 4));
+    }
+  }
+  return urls;
+}
+
 }  // namespace
 
 void finalize_run_flags(RunFlags& f) {
@@ -522,13 +534,7 @@ void finalize_run_flags(RunFlags& f) {
   client::set_tls_options({c.ca_file, c.insecure});
   if (c.stamps == "kernel") {
     // Kernel stamps need the native transport: refuse rather than silently fall back.
-    std::vector<std::string> urls = f.base_urls;
-    for (const auto& t : f.target_items) {
-      if (const auto at = t.find("url="); at != std::string::npos) {
-        urls.push_back(t.substr(at + 4, t.find(',', at) - at - 4));
-      }
-    }
-    for (const auto& url : urls) {
+    for (const auto& url : target_urls(f)) {
       const std::string proxy = client::proxy_for(url);
       const bool web = url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
       if (c.transport == "curl" || !web || !proxy.empty()) {
@@ -543,11 +549,37 @@ void finalize_run_flags(RunFlags& f) {
     }
   }
 
+  if (!c.http2 && c.http2_streams != core::RunConfig{}.http2_streams) {
+    throw UsageError("--http2-streams " + std::to_string(c.http2_streams) +
+                     " needs --http2 (HTTP/1.1 carries one request per connection)");
+  }
+  if (c.http2) {
+    // libcurl carries proxied endpoints (and all with --transport curl); old ones break h2c.
+    for (const auto& url : target_urls(f)) {
+      if (c.transport == "curl" || !client::proxy_for(url).empty()) {
+        if (const std::string problem = client::curl_http2_problem(url); !problem.empty()) {
+          throw UsageError(problem);
+        }
+      }
+    }
+  }
+
   c.targets.clear();
   for (const auto& item : f.target_items) {
     c.targets.push_back(parse_target(item));
     auto& url = c.targets.back().base_url;
     if (!url.empty()) url = forgiving_url(url, c.endpoint, f.endpoint_given);
+  }
+  if (c.http2) {
+    // The preflight and other GETs to these servers speak HTTP/2 too.
+    std::vector<std::string> servers{c.base_url};
+    servers.insert(servers.end(), c.replica_urls.begin(), c.replica_urls.end());
+    for (const auto& t : c.targets) {
+      if (!t.base_url.empty()) servers.push_back(t.base_url);
+    }
+    client::set_http2_servers(std::move(servers));
+  } else {
+    client::set_http2_servers({});
   }
   const auto models = split_commas(f.models);
   if (models.size() > 1) {
@@ -719,6 +751,15 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "auto: the native HTTP/1.1 transport (epoll, OpenSSL for https), libcurl for "
                   "proxies | curl: libcurl for everything")
       ->check(CLI::IsMember({"auto", "curl"}))
+      ->capture_default_str();
+  cmd->add_flag("--http2", c.http2,
+                "Speak HTTP/2: prior knowledge (h2c) for http://, ALPN h2 for https://; requests "
+                "share connections as streams (h2load's anchor)");
+  cmd->add_option("--http2-streams", c.http2_streams,
+                  "With --http2: the most requests one connection carries at once (fewer if the "
+                  "server's SETTINGS_MAX_CONCURRENT_STREAMS says so); more connections open as "
+                  "needed")
+      ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--cacert", c.ca_file,
                   "https: verify servers against this PEM bundle instead of the system's "

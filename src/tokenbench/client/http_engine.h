@@ -61,6 +61,11 @@ struct EngineConfig {
   /// (--connection-mode per-request), its set-up stamped as RequestRecord::connected; otherwise
   /// connections are kept alive and opened before the first phase (HttpEngine::preopen).
   bool per_request_connections = false;
+  /// HTTP/2 (--http2): prior knowledge for http://, ALPN "h2" for https://; each connection
+  /// multiplexes up to `http2_streams` requests (fewer when the server's
+  /// SETTINGS_MAX_CONCURRENT_STREAMS says so), and more connections open as needed.
+  bool http2 = false;
+  std::uint32_t http2_streams = 100;
 };
 
 /// True for failures worth another attempt: no connection, 429, 5xx, or a reply cut before any

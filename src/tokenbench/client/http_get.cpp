@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 
@@ -48,7 +49,25 @@ double info_ms(CURL* easy, CURLINFO info) {
   return static_cast<double>(us) / 1000.0;
 }
 
+// scheme://authority of `url` (its origin), "" when it has no "://".
+std::string origin_of(const std::string& url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return "";
+  return url.substr(0, url.find('/', scheme + 3));
+}
+
+std::vector<std::string>& http2_origins() {
+  static std::vector<std::string> origins;
+  return origins;
+}
+
 }  // namespace
+
+void set_http2_servers(std::vector<std::string> base_urls) {
+  std::vector<std::string>& origins = http2_origins();
+  origins.clear();
+  for (const auto& url : base_urls) origins.push_back(origin_of(url));
+}
 
 void ensure_curl_initialized() {
   static const bool done = [] { return curl_global_init(CURL_GLOBAL_ALL) == CURLE_OK; }();
@@ -64,6 +83,18 @@ void apply_tls_options(CURL* easy) {
   }
 }
 
+std::string curl_http2_problem(const std::string& url) {
+  if (url.rfind("http://", 0) != 0) return "";
+  const curl_version_info_data* info = curl_version_info(CURLVERSION_NOW);
+  if (info->version_num >= 0x080000) return "";
+  return std::string("libcurl ") + info->version +
+         " cannot reuse an HTTP/2 connection without TLS (h2c; curl issue 10634, fixed in 8.0), "
+         "so --http2 to " +
+         url +
+         " needs tokenbench's own transport: drop --transport curl, or exempt the host "
+         "from the proxy (no_proxy)";
+}
+
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,
                        double timeout_s) {
   ensure_curl_initialized();
@@ -77,6 +108,13 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
   char error[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  const auto& h2 = http2_origins();
+  if (std::find(h2.begin(), h2.end(), origin_of(url)) != h2.end()) {
+    // A fresh handle, so a fresh connection: libcurl 7.88's h2c reuse bug does not apply.
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
+                     url.rfind("https://", 0) == 0 ? CURL_HTTP_VERSION_2TLS
+                                                   : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+  }
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &result.body);

@@ -34,6 +34,16 @@ void ensure_curl_initialized();
 /// Applies the process's TLS options (client/tls_options.h) to a libcurl handle.
 void apply_tls_options(CURL* easy);
 
+/// Why libcurl cannot carry `url` over HTTP/2 here, or "" when it can: libcurl before 8.0 (Debian
+/// 12 has 7.88) breaks a reused h2c prior-knowledge connection ("Error in the HTTP2 framing
+/// layer", curl issue 10634), so http:// with --http2 needs the native transport.
+std::string curl_http2_problem(const std::string& url);
+
+/// The servers that speak HTTP/2 (--http2): http_get asks URLs under these base URLs with h2c
+/// prior knowledge (an h2c-only server answers no HTTP/1.1) and ALPN h2 over TLS. Process-wide;
+/// set before any request.
+void set_http2_servers(std::vector<std::string> base_urls);
+
 /// A blocking GET for start-up work (preflight, /v1/models), never for the measured load.
 /// `headers` are full header lines. Thread-safe (one easy handle per call).
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,

@@ -153,6 +153,16 @@ std::optional<HttpTarget> native_target(const std::string& url, std::string& why
   return target;
 }
 
+std::string connect_failure(const HttpTarget& target, int error) {
+  return "Failed to connect to " + target.host + " port " + std::to_string(target.port) + ": " +
+         std::strerror(error) +
+         (error == EADDRNOTAVAIL
+              ? " (no local port left: the ephemeral port range is exhausted; widen "
+                "net.ipv4.ip_local_port_range, use keep-alive connections, or lower "
+                "--max-concurrency)"
+              : "");
+}
+
 int open_connection(const HttpTarget& target, std::string& error) {
   if (!target.resolve_error.empty()) {
     error = target.resolve_error;
@@ -174,13 +184,7 @@ int open_connection(const HttpTarget& target, std::string& error) {
   if (connect(fd, reinterpret_cast<const sockaddr*>(&target.address), target.address_len) != 0 &&
       errno != EINPROGRESS) {
     const int e = errno;
-    error =
-        "Failed to connect to " + target.host + " port " + std::to_string(target.port) + ": " +
-        std::strerror(e) +
-        (e == EADDRNOTAVAIL ? " (no local port left: the ephemeral port range is exhausted; widen "
-                              "net.ipv4.ip_local_port_range, use keep-alive connections, or lower "
-                              "--max-concurrency)"
-                            : "");
+    error = connect_failure(target, e);
     close(fd);
     errno = e;
     return -1;

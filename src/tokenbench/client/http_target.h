@@ -33,4 +33,8 @@ std::optional<HttpTarget> native_target(const std::string& url, std::string& why
 /// TCP_NODELAY. Returns the descriptor, or -1 with `error` set (errno kept).
 int open_connection(const HttpTarget& target, std::string& error);
 
+/// Why a connection to `target` failed with `error` (an errno), as libcurl words it ("Failed to
+/// connect to HOST port N: ..."), with the remedy when the ephemeral ports ran out.
+std::string connect_failure(const HttpTarget& target, int error);
+
 }  // namespace tokenbench::client

@@ -76,12 +76,17 @@ std::string openssl_errors() {
 
 }  // namespace
 
-TlsContext::TlsContext() {
+TlsContext::TlsContext(bool http2) {
   ctx_ = SSL_CTX_new(TLS_client_method());
   if (ctx_ == nullptr) throw std::runtime_error("cannot create a TLS context: " + openssl_errors());
   SSL_CTX_set_min_proto_version(ctx_, TLS1_2_VERSION);
-  static const unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
-  SSL_CTX_set_alpn_protos(ctx_, kAlpn, sizeof kAlpn);
+  static const unsigned char kHttp1[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  static const unsigned char kHttp2[] = {2, 'h', '2'};
+  if (http2) {
+    SSL_CTX_set_alpn_protos(ctx_, kHttp2, sizeof kHttp2);
+  } else {
+    SSL_CTX_set_alpn_protos(ctx_, kHttp1, sizeof kHttp1);
+  }
   const TlsOptions& options = tls_options();
   if (options.insecure) {
     SSL_CTX_set_verify(ctx_, SSL_VERIFY_NONE, nullptr);
@@ -102,6 +107,13 @@ TlsContext::TlsContext() {
 }
 
 TlsContext::~TlsContext() { SSL_CTX_free(ctx_); }
+
+std::string TlsSession::alpn() const {
+  const unsigned char* p = nullptr;
+  unsigned int n = 0;
+  SSL_get0_alpn_selected(ssl_, &p, &n);
+  return std::string(reinterpret_cast<const char*>(p), p == nullptr ? 0 : n);
+}
 
 TlsSession::TlsSession(const TlsContext& context, int fd, const std::string& host) {
   io_.fd = fd;

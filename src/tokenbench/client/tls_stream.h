@@ -11,11 +11,11 @@ namespace tokenbench::client {
 
 /// The native transport's TLS client context, made from the process's TlsOptions
 /// (client/tls_options.h): servers verified against the system's store or --cacert, or not at
-/// all with --insecure; TLS 1.2 at least; ALPN offers http/1.1.
+/// all with --insecure; TLS 1.2 at least; ALPN offers http/1.1, or h2 alone for --http2.
 class TlsContext {
  public:
   /// Throws std::runtime_error with a one-line reason (an unreadable --cacert, say).
-  TlsContext();
+  explicit TlsContext(bool http2 = false);
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;
@@ -54,6 +54,8 @@ class TlsSession {
   std::int64_t realtime() const { return io_.realtime; }
   /// Why the last kError happened: OpenSSL's reason, with the certificate check's verdict.
   const std::string& error() const { return error_; }
+  /// The protocol the server chose in ALPN ("h2", "http/1.1"); "" when it chose none.
+  std::string alpn() const;
 
   /// What the socket BIO keeps: the descriptor and the latest read's stamp.
   struct SocketIo {

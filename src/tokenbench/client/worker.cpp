@@ -40,7 +40,7 @@ constexpr std::size_t kReadBuffer = 64 * 1024;
 // epoll's data word: a descriptor (the timer, libcurl's sockets) shifted left by one, or a native
 // connection's address with the low bit set.
 std::uint64_t fd_tag(int fd) { return static_cast<std::uint64_t>(fd) << 1; }
-std::uint64_t connection_tag(const Http1Connection* c) {
+std::uint64_t connection_tag(const Connection* c) {
   return reinterpret_cast<std::uintptr_t>(c) | 1u;
 }
 
@@ -91,6 +91,11 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
   curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
   curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Worker::on_timer);
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+  if (config_.http2) {
+    curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    curl_multi_setopt(multi_, CURLMOPT_MAX_CONCURRENT_STREAMS,
+                      static_cast<long>(config_.http2_streams));
+  }
 
   if (config_.native_transport && config_.kernel_stamps) keep_rx_stamps_on();
   for (const Endpoint& endpoint : config_.endpoints) {
@@ -98,9 +103,15 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
     targets_.push_back(config_.native_transport ? native_target(endpoint.url, why_not)
                                                 : std::nullopt);
     idle_.emplace_back();
+    h2_pool_.emplace_back();
     if (!targets_.back()) any_curl_ = true;
+    if (!targets_.back() && config_.http2) {
+      if (const std::string problem = curl_http2_problem(endpoint.url); !problem.empty()) {
+        throw std::runtime_error(problem);
+      }
+    }
     if (targets_.back() && targets_.back()->tls && tls_context_ == nullptr) {
-      tls_context_ = std::make_unique<TlsContext>();
+      tls_context_ = std::make_unique<TlsContext>(config_.http2);
     }
     for (const bool stream : {true, false}) {
       if (targets_.back()) {
@@ -129,6 +140,9 @@ Worker::Worker(const EngineConfig& config, const core::RunClock& clock, RouteSta
       list = curl_slist_append(list, "Accept-Encoding: identity");
       for (const auto& h : endpoint.headers) list = curl_slist_append(list, h.c_str());
       (stream ? headers_ : whole_headers_).push_back(list);
+      h2_fields_[stream ? 0 : 1].push_back(
+          targets_.back() && config_.http2 ? h2_request_fields(*targets_.back(), endpoint, stream)
+                                           : std::vector<Http2Session::Header>{});
     }
   }
   double wait_timeout = 0;
@@ -194,7 +208,14 @@ Transfer* Worker::acquire() {
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->curl_error);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  if (config_.http2) {
+    // h2c with prior knowledge, ALPN "h2" for https; streams wait for room on a connection
+    // rather than opening one each.
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  } else {
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  }
   apply_tls_options(e);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_s * 1000.0));
   if (config_.connect_timeout_s > 0) {
@@ -264,7 +285,7 @@ void Worker::run(RequestSource& source, std::size_t slots, const RecordSink& sin
     for (int i = 0; i < n; ++i) {
       const std::uint64_t tag = events[i].data.u64;
       if (tag & 1u) {
-        on_connection_event(reinterpret_cast<Http1Connection*>(tag & ~std::uint64_t{1}),
+        on_connection_event(reinterpret_cast<Connection*>(tag & ~std::uint64_t{1}),
                             events[i].events);
         continue;
       }
@@ -409,6 +430,10 @@ void Worker::launch(Transfer* t) {
   t->usage_completion = -1;
   t->location.clear();
   t->native = native_endpoint(t->endpoint);
+  if (t->native && config_.http2) {
+    launch_h2(t);
+    return;
+  }
   if (t->native) {
     launch_native(t);
     return;
@@ -720,7 +745,9 @@ void Worker::drain_completed() {
 void Worker::finish(Transfer* t, CURLcode result, bool added) {
   if (added && t->in_multi) curl_multi_remove_handle(multi_, t->easy);
   t->in_multi = false;
-  if (t->conn != nullptr) {
+  if (t->conn != nullptr && t->conn->h2 != nullptr) {
+    detach_h2(t);  // its stream is reset; the connection carries on
+  } else if (t->conn != nullptr) {
     // A reply not read to its end leaves its connection unusable.
     close_connection(t->conn);
     t->conn = nullptr;
@@ -944,13 +971,19 @@ void Worker::disarm_timer() {
 
 // ---- The native HTTP/1.1 transport ----------------------------------------------------------
 
+core::Nanos Transfer::stamp() {
+  got_bytes = true;
+  if (!worker->read_kernel_) rec.stamps = core::StampSource::kUser;  // the kernel gave none
+  return worker->read_at_;
+}
+
 void Transfer::on_status(int code, int version) {
   status = code;
   status_known = true;
   char line[32];
   const int n =
       std::snprintf(line, sizeof line, "HTTP/%d.%d %d\r\n", version / 10, version % 10, code);
-  worker->header_line(this, std::string_view(line, static_cast<std::size_t>(n)), read_at);
+  worker->header_line(this, std::string_view(line, static_cast<std::size_t>(n)), stamp());
 }
 
 void Transfer::on_field(std::string_view name, std::string_view value) {
@@ -959,13 +992,13 @@ void Transfer::on_field(std::string_view name, std::string_view value) {
   line.append(": ");
   line.append(value);
   line.append("\r\n");
-  worker->header_line(this, line, read_at);
+  worker->header_line(this, line, stamp());
 }
 
-void Transfer::on_header_end() { worker->header_line(this, "\r\n", read_at); }
+void Transfer::on_header_end() { worker->header_line(this, "\r\n", stamp()); }
 
 bool Transfer::on_body(std::string_view data) {
-  return !aborted && worker->body_bytes(this, data, read_at);
+  return !aborted && worker->body_bytes(this, data, stamp());
 }
 
 void Worker::launch_native(Transfer* t) {
@@ -982,7 +1015,7 @@ void Worker::launch_native(Transfer* t) {
   t->got_bytes = false;
   t->rec.stamps = config_.kernel_stamps ? core::StampSource::kKernel : core::StampSource::kUser;
   t->reader.reset(t, kReaderHeaderLimit);
-  Http1Connection* c = nullptr;
+  Connection* c = nullptr;
   auto& idle = idle_[t->endpoint];
   if (!idle.empty()) {
     c = idle.back();
@@ -1002,19 +1035,19 @@ void Worker::launch_native(Transfer* t) {
   attach(t, c);
 }
 
-Http1Connection* Worker::open_connection(std::uint32_t endpoint, std::string& error) {
+Connection* Worker::open_connection(std::uint32_t endpoint, std::string& error) {
   const int fd = client::open_connection(*targets_[endpoint], error);
   if (fd < 0) return nullptr;
   if (config_.kernel_stamps) enable_rx_stamps(fd);
-  Http1Connection* c = nullptr;
+  Connection* c = nullptr;
   if (!free_connections_.empty()) {
     c = free_connections_.back();
     free_connections_.pop_back();
   } else {
-    connections_.push_back(std::make_unique<Http1Connection>());
+    connections_.push_back(std::make_unique<Connection>());
     c = connections_.back().get();
   }
-  *c = Http1Connection{};
+  *c = Connection{};
   c->fd = fd;
   c->endpoint = endpoint;
   epoll_event ev{};
@@ -1030,7 +1063,7 @@ Http1Connection* Worker::open_connection(std::uint32_t endpoint, std::string& er
   return c;
 }
 
-void Worker::watch(Http1Connection* c, std::uint32_t events) {
+void Worker::watch(Connection* c, std::uint32_t events) {
   if (c->watched == events) return;
   epoll_event ev{};
   ev.events = events;
@@ -1039,8 +1072,15 @@ void Worker::watch(Http1Connection* c, std::uint32_t events) {
   c->watched = events;
 }
 
-void Worker::close_connection(Http1Connection* c) {
-  if (c->transfer == nullptr) {
+void Worker::close_connection(Connection* c) {
+  if (c->h2 != nullptr) {
+    auto& pool = h2_pool_[c->endpoint];
+    if (const auto it = std::find(pool.begin(), pool.end(), c); it != pool.end()) pool.erase(it);
+    for (Transfer* t : c->streams) t->conn = nullptr;
+    c->streams.clear();
+    c->h2.reset();
+    c->out = std::string();
+  } else if (c->transfer == nullptr) {
     auto& idle = idle_[c->endpoint];
     if (const auto it = std::find(idle.begin(), idle.end(), c); it != idle.end()) idle.erase(it);
   } else {
@@ -1055,7 +1095,7 @@ void Worker::close_connection(Http1Connection* c) {
   free_connections_.push_back(c);
 }
 
-void Worker::attach(Transfer* t, Http1Connection* c) {
+void Worker::attach(Transfer* t, Connection* c) {
   t->conn = c;
   c->transfer = t;
   c->carry.clear();
@@ -1067,7 +1107,7 @@ void Worker::attach(Transfer* t, Http1Connection* c) {
 }
 
 void Worker::write_request(Transfer* t) {
-  Http1Connection* c = t->conn;
+  Connection* c = t->conn;
   const std::string& body = *t->request_body;
   const std::size_t total = t->head.size() + body.size();
   if (c->tls != nullptr) {
@@ -1126,22 +1166,36 @@ void Worker::write_request(Transfer* t) {
   watch(c, EPOLLIN);
 }
 
-void Worker::on_connection_event(Http1Connection* c, std::uint32_t events) {
+void Worker::stamp_read(std::int64_t realtime, core::Nanos now) {
+  read_kernel_ = config_.kernel_stamps && realtime != 0;
+  read_at_ = read_kernel_ ? realtime_.to_run(realtime, now) : now;
+}
+
+int Worker::connect_result(const Connection* c, std::uint32_t events) const {
+  int error = 0;
+  socklen_t len = sizeof error;
+  getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &error, &len);
+  if (error == 0 && (events & (EPOLLERR | EPOLLHUP)) != 0) error = ECONNREFUSED;
+  return error;
+}
+
+std::string Worker::connect_failure(std::uint32_t endpoint, int error) const {
+  return client::connect_failure(*targets_[endpoint], error);
+}
+
+void Worker::on_connection_event(Connection* c, std::uint32_t events) {
+  if (c->h2 != nullptr) {
+    on_h2_event(c, events);
+    return;
+  }
   Transfer* t = c->transfer;
   if (!c->connected) {
-    int error = 0;
-    socklen_t len = sizeof error;
-    getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &error, &len);
-    if (error == 0 && (events & (EPOLLERR | EPOLLHUP)) != 0) error = ECONNREFUSED;
-    if (error != 0) {
+    if (const int error = connect_result(c, events); error != 0) {
       if (t == nullptr) {
         close_connection(c);  // opened ahead: a request will try again and record the failure
         return;
       }
-      const HttpTarget& target = *targets_[c->endpoint];
-      abort_transfer(t, core::ErrorClass::kConnect,
-                     "Failed to connect to " + target.host + " port " +
-                         std::to_string(target.port) + ": " + std::strerror(error));
+      abort_transfer(t, core::ErrorClass::kConnect, connect_failure(c->endpoint, error));
       finish(t, CURLE_COULDNT_CONNECT, /*added=*/false);
       return;
     }
@@ -1178,7 +1232,7 @@ void Worker::on_connection_event(Http1Connection* c, std::uint32_t events) {
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) read_reply(c, t);
 }
 
-void Worker::continue_handshake(Http1Connection* c) {
+void Worker::continue_handshake(Connection* c) {
   switch (c->tls->handshake()) {
     case TlsSession::Io::kDone:
       c->secured = true;
@@ -1207,7 +1261,7 @@ void Worker::continue_handshake(Http1Connection* c) {
   finish(t, CURLE_SSL_CONNECT_ERROR, /*added=*/false);
 }
 
-void Worker::connection_ready(Http1Connection* c) {
+void Worker::connection_ready(Connection* c) {
   Transfer* t = c->transfer;
   if (t == nullptr) {
     watch(c, EPOLLIN);  // opened ahead, idle: a close or stray bytes end it
@@ -1217,14 +1271,9 @@ void Worker::connection_ready(Http1Connection* c) {
   write_request(t);
 }
 
-void Worker::received(Http1Connection* c, Transfer* t, std::size_t n, std::int64_t realtime,
+void Worker::received(Connection* c, Transfer* t, std::size_t n, std::int64_t realtime,
                       core::Nanos now) {
-  if (config_.kernel_stamps && realtime != 0) {
-    t->read_at = realtime_.to_run(realtime, now);
-  } else {
-    t->read_at = now;
-    t->rec.stamps = core::StampSource::kUser;  // the kernel gave none: user space it is
-  }
+  stamp_read(realtime, now);
   t->got_bytes = true;
   if (c->carry.empty()) {
     parse_reply(c, t, std::string_view(read_buffer_.data(), n), false);
@@ -1234,7 +1283,7 @@ void Worker::received(Http1Connection* c, Transfer* t, std::size_t n, std::int64
   }
 }
 
-void Worker::read_reply(Http1Connection* c, Transfer* t) {
+void Worker::read_reply(Connection* c, Transfer* t) {
   if (c->tls != nullptr) {
     // One socket event may bring several TLS records: read until the session holds no more.
     while (true) {
@@ -1247,7 +1296,8 @@ void Worker::read_reply(Http1Connection* c, Transfer* t) {
         if (t->conn != c || !c->tls->pending()) return;
         continue;
       }
-      t->read_at = now;
+      read_at_ = now;
+      read_kernel_ = false;
       reply_ended(t, io == TlsSession::Io::kError ? c->tls->error() : std::string());
       return;
     }
@@ -1261,7 +1311,8 @@ void Worker::read_reply(Http1Connection* c, Transfer* t) {
     return;
   }
   // The connection ended (0) or failed (< 0).
-  t->read_at = now;
+  read_at_ = now;
+  read_kernel_ = false;
   reply_ended(t, n < 0 ? std::strerror(errno) : std::string());
 }
 
@@ -1285,7 +1336,7 @@ void Worker::reply_ended(Transfer* t, const std::string& error) {
                   std::to_string(t->reply_bytes) + " bytes");
 }
 
-void Worker::parse_reply(Http1Connection* c, Transfer* t, std::string_view data, bool from_carry) {
+void Worker::parse_reply(Connection* c, Transfer* t, std::string_view data, bool from_carry) {
   std::size_t consumed = 0;
   const Http1Reader::Result result = t->reader.feed(data, consumed);
   switch (result) {
@@ -1325,7 +1376,7 @@ void Worker::parse_reply(Http1Connection* c, Transfer* t, std::string_view data,
 }
 
 void Worker::end_native(Transfer* t, bool complete) {
-  Http1Connection* c = t->conn;
+  Connection* c = t->conn;
   if (c != nullptr && complete && t->reader.keep_alive() && !config_.per_request_connections) {
     // Back to the idle pool, watched for a close by the server.
     t->conn = nullptr;
@@ -1339,13 +1390,13 @@ void Worker::end_native(Transfer* t, bool complete) {
 }
 
 void Worker::fail_native(Transfer* t, core::ErrorClass error, std::string message) {
-  Http1Connection* c = t->conn;
+  Connection* c = t->conn;
   if (c != nullptr && (c->reused || c->pre_opened) && !t->got_bytes && !t->aborted) {
     // The server closed an idle keep-alive connection as this request went out on it: the
     // request never reached it, so it goes again on a fresh connection.
     close_connection(c);
     std::string open_error;
-    Http1Connection* fresh = open_connection(t->endpoint, open_error);
+    Connection* fresh = open_connection(t->endpoint, open_error);
     if (fresh != nullptr) {
       t->written = 0;
       t->reader.reset(t, kReaderHeaderLimit);
@@ -1363,15 +1414,19 @@ void Worker::preopen(std::size_t per_endpoint, core::Nanos deadline) {
   epoll_event events[kMaxEvents];
   for (std::uint32_t e = 0; e < targets_.size(); ++e) {
     if (!targets_[e]) continue;
-    std::size_t opened = idle_[e].size();
+    // HTTP/2: enough connections to carry `per_endpoint` streams.
+    const std::size_t want =
+        config_.http2 ? (per_endpoint + config_.http2_streams - 1) / config_.http2_streams
+                      : per_endpoint;
+    std::size_t opened = config_.http2 ? h2_pool_[e].size() : idle_[e].size();
     std::size_t pending = 0;
-    std::vector<Http1Connection*> connecting;
-    while ((opened < per_endpoint || pending > 0) && clock_.now() < deadline) {
-      while (opened < per_endpoint && pending < kConnectWindow) {
+    std::vector<Connection*> connecting;
+    while ((opened < want || pending > 0) && clock_.now() < deadline) {
+      while (opened < want && pending < kConnectWindow) {
         std::string error;
-        Http1Connection* c = open_connection(e, error);
+        Connection* c = config_.http2 ? open_h2(e, error) : open_connection(e, error);
         if (c == nullptr) {
-          opened = per_endpoint;  // out of descriptors or ports: the requests will say so
+          opened = want;  // out of descriptors or ports: the requests will say so
           break;
         }
         c->pre_opened = true;
@@ -1383,17 +1438,17 @@ void Worker::preopen(std::size_t per_endpoint, core::Nanos deadline) {
       for (int i = 0; i < n; ++i) {
         const std::uint64_t tag = events[i].data.u64;
         if ((tag & 1u) == 0) continue;
-        auto* c = reinterpret_cast<Http1Connection*>(tag & ~std::uint64_t{1});
+        auto* c = reinterpret_cast<Connection*>(tag & ~std::uint64_t{1});
         const bool was_connecting = !c->connected;
         on_connection_event(c, events[i].events);
         if (was_connecting) {
           --pending;
-          if (c->fd >= 0 && c->connected) idle_[e].push_back(c);
+          if (c->fd >= 0 && c->connected && c->h2 == nullptr) idle_[e].push_back(c);
         }
       }
     }
     // Handshakes still in progress at the deadline are dropped.
-    for (Http1Connection* c : connecting) {
+    for (Connection* c : connecting) {
       if (c->fd >= 0 && !c->connected && c->transfer == nullptr) close_connection(c);
     }
   }
@@ -1402,6 +1457,11 @@ void Worker::preopen(std::size_t per_endpoint, core::Nanos deadline) {
 std::size_t Worker::idle_connections() const {
   std::size_t n = 0;
   for (const auto& idle : idle_) n += idle.size();
+  for (const auto& pool : h2_pool_) {
+    n += static_cast<std::size_t>(std::count_if(pool.begin(), pool.end(), [](const Connection* c) {
+      return c->streams.empty() && c->connected;
+    }));
+  }
   return n;
 }
 

@@ -12,6 +12,7 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/http1_reader.h"
+#include "tokenbench/client/http2_session.h"
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/client/http_target.h"
 #include "tokenbench/client/request_id.h"
@@ -23,9 +24,11 @@ namespace tokenbench::client {
 
 struct Transfer;
 
-/// One connection of the native HTTP/1.1 transport (http:// endpoints without a proxy): a
-/// non-blocking socket with kernel receive stamps, kept alive across requests. Owned by a Worker.
-struct Http1Connection {
+/// One connection of the native transport (http:// and https:// endpoints without a proxy): a
+/// non-blocking socket with kernel receive stamps, kept alive across requests. HTTP/1.1 carries
+/// one request at a time (`transfer`); HTTP/2 (--http2) multiplexes `streams` over `h2`.
+/// Owned by a Worker.
+struct Connection {
   int fd = -1;
   std::uint32_t endpoint = 0;
   bool connected = false;        // the TCP handshake completed
@@ -36,6 +39,13 @@ struct Http1Connection {
   std::string carry;  // bytes received but not yet parsed (a partial header or chunk line)
   std::unique_ptr<TlsSession> tls;  // https: the session over fd
   bool secured = false;             // https: the handshake completed
+  // HTTP/2: the session, the requests whose streams are open on it, the output not yet written,
+  // and whether it carries one request only (--connection-mode per-request).
+  std::unique_ptr<Http2Session> h2;
+  std::vector<Transfer*> streams;
+  std::string out;
+  std::size_t out_sent = 0;
+  bool single_use = false;
 };
 
 /// One request in flight: its transport (a curl handle, or a native connection), its stream state
@@ -74,17 +84,24 @@ struct Transfer final : ResponseSink {
   IdHeaders id_headers;
   curl_slist id_nodes[2] = {};
   // The native transport: the connection carrying this attempt (null when none, or libcurl's),
-  // the reply's reader, the request head and how much of head + body is written, the stamp of
-  // the read being parsed, the reply's Location header (redirects) and whether any reply byte
-  // arrived in this attempt.
+  // the reply's reader, the request head and how much of head + body is written, the reply's
+  // Location header (redirects) and whether any reply byte arrived in this attempt. Over HTTP/2,
+  // its stream and Content-Length value instead of the reader and head.
   bool native = false;
-  Http1Connection* conn = nullptr;
+  Connection* conn = nullptr;
   Http1Reader reader;
   std::string head;
   std::size_t written = 0;
-  core::Nanos read_at = 0;
   std::string location;
   bool got_bytes = false;
+  Http2Stream h2;
+  std::string h2_length;
+  bool h2_requeued =
+      false;  // this attempt went again after a refused stream or a closed connection
+
+  /// The stamp of the read being parsed (Worker::read_at_), noting that reply bytes arrived and
+  /// whether the kernel stamped them.
+  core::Nanos stamp();
 
   void on_status(int status, int version) override;
   void on_field(std::string_view name, std::string_view value) override;
@@ -137,26 +154,25 @@ class Worker {
   // The native transport.
   void launch_native(Transfer* t);
   /// A new connection to `endpoint`, registered with epoll; null with `error` set on failure.
-  Http1Connection* open_connection(std::uint32_t endpoint, std::string& error);
-  void watch(Http1Connection* c, std::uint32_t events);
-  void close_connection(Http1Connection* c);
+  Connection* open_connection(std::uint32_t endpoint, std::string& error);
+  void watch(Connection* c, std::uint32_t events);
+  void close_connection(Connection* c);
   /// Hands `t` to connection `c` and writes the request when `c` is connected.
-  void attach(Transfer* t, Http1Connection* c);
+  void attach(Transfer* t, Connection* c);
   void write_request(Transfer* t);
-  void on_connection_event(Http1Connection* c, std::uint32_t events);
-  void read_reply(Http1Connection* c, Transfer* t);
+  void on_connection_event(Connection* c, std::uint32_t events);
+  void read_reply(Connection* c, Transfer* t);
   /// https: moves the handshake of `c` on; on success, connection_ready.
-  void continue_handshake(Http1Connection* c);
+  void continue_handshake(Connection* c);
   /// `c` can carry requests: an idle one waits, a request's is written.
-  void connection_ready(Http1Connection* c);
+  void connection_ready(Connection* c);
   /// `n` bytes of `t`'s reply are in read_buffer_, received at kernel time `realtime` (0: none)
   /// and read at `now`.
-  void received(Http1Connection* c, Transfer* t, std::size_t n, std::int64_t realtime,
-                core::Nanos now);
+  void received(Connection* c, Transfer* t, std::size_t n, std::int64_t realtime, core::Nanos now);
   /// The connection of `t` ended or failed (`error`, "" for a clean end) while its reply was read.
   void reply_ended(Transfer* t, const std::string& error);
   /// Parses the bytes of `t`'s reply held in `data` (the read buffer or the carry).
-  void parse_reply(Http1Connection* c, Transfer* t, std::string_view data, bool from_carry);
+  void parse_reply(Connection* c, Transfer* t, std::string_view data, bool from_carry);
   /// The reply of `t` ended (complete, or with the connection): finishes it and keeps or closes
   /// the connection.
   void end_native(Transfer* t, bool complete);
@@ -165,6 +181,38 @@ class Worker {
   /// idle keep-alive connection), as libcurl does.
   void fail_native(Transfer* t, core::ErrorClass error, std::string message);
   bool native_endpoint(std::uint32_t endpoint) const { return targets_[endpoint].has_value(); }
+  /// Sets read_at_ from a read's kernel stamp `realtime` (0: none) and the clock's `now`.
+  void stamp_read(std::int64_t realtime, core::Nanos now);
+  /// The TCP handshake of `c` finished (EPOLLOUT): 0, or the errno it failed with.
+  int connect_result(const Connection* c, std::uint32_t events) const;
+  /// "Failed to connect to HOST port N: why", as libcurl words it.
+  std::string connect_failure(std::uint32_t endpoint, int error) const;
+
+  // HTTP/2 on the native transport (worker_http2.cpp).
+  /// The fixed headers of a request to `target` (pseudo-headers first), whose strings
+  /// h2_strings_ keeps.
+  std::vector<Http2Session::Header> h2_request_fields(const HttpTarget& target,
+                                                      const Endpoint& endpoint, bool stream);
+  void launch_h2(Transfer* t);
+  /// A connection of `t`'s endpoint with room for a stream (a new one when none has), and `t`'s
+  /// request submitted on it.
+  void attach_h2(Transfer* t);
+  Connection* open_h2(std::uint32_t endpoint, std::string& error);
+  void on_h2_event(Connection* c, std::uint32_t events);
+  void continue_h2_handshake(Connection* c);
+  void h2_ready(Connection* c);
+  /// Writes what the session of `c` has to send; false when that closed `c`.
+  bool flush_h2(Connection* c);
+  void read_h2(Connection* c);
+  /// Passes the bytes just read on `c` to its session; false when that closed `c`.
+  bool receive_h2(Connection* c, std::string_view bytes);
+  /// Ends the requests whose streams on `c` closed.
+  void settle_h2(Connection* c);
+  /// `c` failed or ended: it closes and its streams fail with `error` and `message`. Streams that
+  /// got no byte on a connection that carried replies before go again on a fresh connection.
+  void fail_h2(Connection* c, core::ErrorClass error, const std::string& message);
+  /// Takes `t` off its connection, resetting its stream when it is still open.
+  void detach_h2(Transfer* t);
 
   /// Claims and starts every request that is due while slots are free; returns the due time of the
   /// next request not yet started (kNever when none) and sets exhausted_ when the source is
@@ -234,14 +282,26 @@ class Worker {
   // connections, the fixed part of the request head (streamed, then non-streamed); the owned
   // connections and their free list; the read buffer shared by all connections.
   std::vector<std::optional<HttpTarget>> targets_;
-  std::vector<std::vector<Http1Connection*>> idle_;
+  std::vector<std::vector<Connection*>> idle_;
   std::vector<std::string> head_prefix_[2];
-  std::vector<std::unique_ptr<Http1Connection>> connections_;
-  std::vector<Http1Connection*> free_connections_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<Connection*> free_connections_;
   std::vector<char> read_buffer_;
   bool any_curl_ = false;
   std::unique_ptr<TlsContext> tls_context_;  // https on the native transport
   RealtimeToRun realtime_;
+  // The stamp of the read being parsed (the kernel's receive time when it gave one) and whether
+  // the kernel gave it; the reply callbacks of both protocols stamp with it.
+  core::Nanos read_at_ = 0;
+  bool read_kernel_ = false;
+  // HTTP/2: per endpoint its open connections (those with room for a stream first found), and
+  // its request headers' fixed part (streamed, then non-streamed) with the strings they view;
+  // the headers of the request being submitted; the streams a session reported closed.
+  std::vector<std::vector<Connection*>> h2_pool_;
+  std::vector<std::vector<Http2Session::Header>> h2_fields_[2];
+  std::vector<std::unique_ptr<std::vector<std::pair<std::string, std::string>>>> h2_strings_;
+  std::vector<Http2Session::Header> h2_request_;
+  std::vector<Http2Stream*> h2_closed_;
   std::string field_line_;                    // a native header field as a line, for header_line
   std::vector<core::CpuSample> cpu_samples_;  // this thread's CPU clock during measure phases
   core::Nanos next_cpu_sample_ = core::kNever;

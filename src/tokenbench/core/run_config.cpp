@@ -124,6 +124,8 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "connection_mode" << YAML::Value << c.connection_mode;
   out << YAML::Key << "stamps" << YAML::Value << c.stamps;
   out << YAML::Key << "transport" << YAML::Value << c.transport;
+  out << YAML::Key << "http2" << YAML::Value << c.http2;
+  out << YAML::Key << "http2_streams" << YAML::Value << c.http2_streams;
   out << YAML::Key << "ca_file" << YAML::Value << c.ca_file;
   out << YAML::Key << "insecure" << YAML::Value << c.insecure;
   out << YAML::Key << "ttft_timeout_s" << YAML::Value << c.ttft_timeout_s;
@@ -274,6 +276,8 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (t["connection_mode"]) c.connection_mode = t["connection_mode"].as<std::string>();
       if (t["stamps"]) c.stamps = t["stamps"].as<std::string>();
       if (t["transport"]) c.transport = t["transport"].as<std::string>();
+      if (t["http2"]) c.http2 = t["http2"].as<bool>();
+      if (t["http2_streams"]) c.http2_streams = t["http2_streams"].as<int>();
       if (t["ca_file"]) c.ca_file = t["ca_file"].as<std::string>();
       if (t["insecure"]) c.insecure = t["insecure"].as<bool>();
       if (t["ttft_timeout_s"]) c.ttft_timeout_s = t["ttft_timeout_s"].as<double>();

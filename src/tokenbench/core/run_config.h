@@ -62,6 +62,10 @@ struct RunConfig {
   /// auto: the native HTTP/1.1 transport for http:// without a proxy, libcurl otherwise; curl:
   /// libcurl for every endpoint.
   std::string transport = "auto";
+  /// HTTP/2 (--http2): h2c with prior knowledge, or ALPN h2 over TLS; up to http2_streams
+  /// requests share a connection (--http2-streams).
+  bool http2 = false;
+  int http2_streams = 100;
   /// https: a PEM bundle to verify servers against instead of the system's (--cacert), and no
   /// verification at all (--insecure).
   std::string ca_file;

@@ -113,6 +113,8 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.native_transport = config.transport != "curl";
   engine.kernel_stamps = config.stamps != "user";
   engine.per_request_connections = config.connection_mode == "per-request";
+  engine.http2 = config.http2;
+  engine.http2_streams = static_cast<std::uint32_t>(config.http2_streams);
   engine.ttft_timeout_s = config.ttft_timeout_s;
   engine.stall_timeout_s = config.stall_timeout_s;
   engine.max_event_bytes = static_cast<std::size_t>(config.max_event_bytes);
