@@ -4,8 +4,8 @@
 // It shares no code with tokenbench. One thread, one epoll loop. Every POST is answered with an
 // OpenAI-style SSE stream: N token events (N = the request's "max_tokens", or --max-tokens when
 // absent; chat.completion.chunk events when the path names chat/completions, text_completion
-// otherwise), each in a DATA frame of its own, --itl-ms apart (0: all at once), then a usage event
-// carrying completion_tokens = N and `data: [DONE]` with END_STREAM. Many streams share one
+// otherwise), each in a DATA frame of its own, --itl-ms apart (0: all in one write), then a usage
+// event carrying completion_tokens = N and `data: [DONE]` with END_STREAM. Many streams share one
 // connection, up to --max-streams (SETTINGS_MAX_CONCURRENT_STREAMS). Token k of a stream is due
 // at first + k * --itl-ms (absolute, a min-heap behind one timerfd). On exit (SIGTERM, SIGINT or
 // --max-seconds) it prints one line:
@@ -73,6 +73,7 @@ struct Stream {
   int64_t first_due = 0;  // token k is due at first_due + k * itl
   int64_t last_write = -1;
   std::string pending;  // the DATA being framed
+  size_t frame = 0;     // the most bytes one DATA frame takes from it (0: as many as fit)
   bool answering = false;
 };
 
@@ -129,7 +130,8 @@ class Server {
 ssize_t Server::read_pending(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
                              uint32_t* flags, nghttp2_data_source* source, void*) {
   auto* st = static_cast<Stream*>(source->ptr);
-  const size_t n = std::min(length, st->pending.size());
+  size_t n = std::min(length, st->pending.size());
+  if (st->frame > 0) n = std::min(n, st->frame);
   std::memcpy(buf, st->pending.data(), n);
   st->pending.erase(0, n);
   if (st->pending.empty()) {
@@ -339,36 +341,38 @@ void Server::write_token(Conn& c, int32_t id, Stream& st) {
     c.blocked.push_back(id);
     return;
   }
-  // itl 0: the whole stream at once, one DATA frame per token.
-  do {
-    st.pending = st.chat ? kChatEvent : kEvent;
-    ++st.next;
-    if (st.next == st.n_tokens) {
-      char usage[160];
-      std::snprintf(usage, sizeof usage,
-                    "data: {\"id\":\"h2\",\"object\":\"text_completion\",\"choices\":[],\"usage\":"
-                    "{\"prompt_tokens\":1,\"completion_tokens\":%ld}}\n\ndata: [DONE]\n\n",
-                    st.n_tokens);
-      st.pending += usage;
-    }
-    nghttp2_data_provider provider{};
-    provider.source.ptr = &st;
-    provider.read_callback = &Server::read_pending;
-    nghttp2_submit_data(c.session,
-                        st.next == st.n_tokens ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE, id,
-                        &provider);
-    ++tokens_;
-    const int32_t stream_id = id;
-    if (!flush(c)) return;
-    const auto it = c.streams.find(stream_id);
-    if (it == c.streams.end()) return;  // the last token closed it
-    const int64_t now = now_ns();
-    if (st.last_write >= 0) gaps_.push_back(now - st.last_write);
-    st.last_write = now;
-  } while (itl_ns_ == 0 && st.next < st.n_tokens && st.pending.empty());
-  if (st.next < st.n_tokens && st.pending.empty()) {
-    heap_.push({st.first_due + st.next * itl_ns_, seq_++, c.fd, c.gen, id});
-  } else if (st.next < st.n_tokens) {
+  const char* event = st.chat ? kChatEvent : kEvent;
+  // --itl-ms 0: every token at once, each in a DATA frame of its own, in one write.
+  const long count = itl_ns_ == 0 ? st.n_tokens - st.next : 1;
+  st.frame = std::strlen(event);
+  for (long i = 0; i < count; ++i) st.pending += event;
+  st.next += count;
+  if (st.next == st.n_tokens) {
+    char usage[160];
+    std::snprintf(usage, sizeof usage,
+                  "data: {\"id\":\"h2\",\"object\":\"text_completion\",\"choices\":[],\"usage\":"
+                  "{\"prompt_tokens\":1,\"completion_tokens\":%ld}}\n\ndata: [DONE]\n\n",
+                  st.n_tokens);
+    st.pending += usage;
+  }
+  nghttp2_data_provider provider{};
+  provider.source.ptr = &st;
+  provider.read_callback = &Server::read_pending;
+  nghttp2_submit_data(c.session,
+                      st.next == st.n_tokens ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE, id,
+                      &provider);
+  tokens_ += static_cast<uint64_t>(count);
+  const bool more = st.next < st.n_tokens;
+  const int64_t next_due = st.first_due + st.next * itl_ns_;
+  if (!flush(c)) return;
+  const auto it = c.streams.find(id);
+  if (it == c.streams.end()) return;  // the last token closed it
+  const int64_t now = now_ns();
+  if (count == 1 && st.last_write >= 0) gaps_.push_back(now - st.last_write);
+  st.last_write = now;
+  if (more && st.pending.empty()) {
+    heap_.push({next_due, seq_++, c.fd, c.gen, id});
+  } else if (more) {
     c.blocked.push_back(id);
   }
 }

@@ -285,6 +285,11 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
   s.percentiles = report_percentiles(options.percentiles);
 
   Samples samples;
+  // ITL has a sample per chunk gap: room for all of them at once, not a copy per doubling.
+  std::size_t chunk_total = 0;
+  for (const RequestRecord& r : records) chunk_total += r.chunks.size();
+  samples.itl.reserve(chunk_total);
+  samples.itl_per_token.reserve(chunk_total);
   std::int64_t chunk_counted = 0;
   for (const RequestRecord& r : records) {
     if (r.phase == Phase::kWarmup) {

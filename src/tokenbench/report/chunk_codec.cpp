@@ -115,15 +115,19 @@ std::uint64_t get_varint(std::string_view bytes, std::size_t& pos, std::size_t i
 }  // namespace
 
 std::vector<core::ChunkStamp> quantize_chunk_stamps(std::span<const core::ChunkStamp> chunks) {
-  std::vector<core::ChunkStamp> out;
-  out.reserve(chunks.size());
+  std::vector<core::ChunkStamp> out(chunks.begin(), chunks.end());
+  quantize_chunk_stamps_in_place(out);
+  return out;
+}
+
+void quantize_chunk_stamps_in_place(std::vector<core::ChunkStamp>& chunks) {
   std::int64_t prev = 0;
-  for (const core::ChunkStamp& c : chunks) {
-    const std::int64_t us = std::max(floor_us(c.t), out.empty() ? std::int64_t{0} : prev);
-    out.push_back(core::ChunkStamp{us * kNsPerUs, std::max(c.tokens, 0)});
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    core::ChunkStamp& c = chunks[i];
+    const std::int64_t us = std::max(floor_us(c.t), i == 0 ? std::int64_t{0} : prev);
+    c = core::ChunkStamp{us * kNsPerUs, std::max(c.tokens, 0)};
     prev = us;
   }
-  return out;
 }
 
 std::string chunk_stamps_to_field(std::span<const core::ChunkStamp> chunks, Nanos sent) {

@@ -26,6 +26,8 @@ namespace tokenbench::report {
 /// `chunks` as chunk_stamps_from_field will read them back: rounded down to the microsecond and
 /// made non-decreasing. A token count below 0 becomes 0.
 std::vector<core::ChunkStamp> quantize_chunk_stamps(std::span<const core::ChunkStamp> chunks);
+/// The same, in place (no allocation): what the recorder keeps for the summary.
+void quantize_chunk_stamps_in_place(std::vector<core::ChunkStamp>& chunks);
 
 /// The "chunks" field's text (without quotes) for chunks measured relative to `sent`.
 std::string chunk_stamps_to_field(std::span<const core::ChunkStamp> chunks, core::Nanos sent);

@@ -272,6 +272,9 @@ json telemetry_series(const RunNotes& notes, core::Nanos t0) {
 
 FigureValues figure_values(const std::vector<core::RequestRecord>& records) {
   FigureValues v;
+  std::size_t chunk_total = 0;
+  for (const auto& r : records) chunk_total += r.chunks.size();
+  v.itl.reserve(chunk_total);
   for (const auto& r : records) {
     if (!counted(r) || !r.ok() || r.nonstream_sample) continue;
     const auto m = metrics::derive_request_metrics(r);

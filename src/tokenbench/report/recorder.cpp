@@ -106,8 +106,12 @@ void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
   bool ok = true;
   for (auto& record : batch) {
     if (finalize_) finalize_(record);
-    // The summary sees the stamps as the file keeps them; this also fits the vector to size.
-    record.chunks = quantize_chunk_stamps(record.chunks);
+    // The summary sees the stamps as the file keeps them. A vector far larger than its stamps
+    // (room reserved for max_tokens) is fitted, so kept records hold no empty room.
+    quantize_chunk_stamps_in_place(record.chunks);
+    if (record.chunks.capacity() > record.chunks.size() + record.chunks.size() / 4 + 16) {
+      record.chunks.shrink_to_fit();
+    }
     ok &= sink_->append(record_to_jsonl_line(record));
     // What only the finalizer needed is dropped; the summary needs the stamps alone.
     record.output_text = std::string();
