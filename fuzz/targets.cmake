@@ -4,6 +4,7 @@
 set(TOKENBENCH_FUZZ_TARGETS
   sse_stream
   http1_reply
+  http2_reply
   api_adapter
   model_list
   redact

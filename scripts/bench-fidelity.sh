@@ -73,20 +73,8 @@ stop_server() {
   SERVER_PID=""
   SERVER_SUMMARY=$(grep '^fidelity_server:' "$SERVER_OUT" || true)
 }
-# kv LINE KEY: the value of KEY=VALUE in a summary line.
-kv() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-calc() { awk "BEGIN {printf \"$1\", $2}"; }
-# json FILE KEY: a top-level number of summary.json.
-json() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("nan" if v is None else v)' "$1" "$2"; }
-# timed OUT CMD...: runs CMD under /usr/bin/time; OUT gets "wall user system maxrss_kib".
-timed() {
-  local out=$1
-  shift
-  /usr/bin/time -f '%e %U %S %M' -o "$out" "$@"
-}
-cpu_of() { awk '{printf "%.4f", $2 + $3}' "$1"; }
-rss_of() { awk '{print $4}' "$1"; }
+# shellcheck source=scripts/bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
 
 # The machine's other load, printed with the tables: these figures are only as quiet as it is.
 echo "Load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs."
@@ -148,10 +136,7 @@ for regime in "${REGIMES[@]}"; do
     tb -- "$d" "$streams" "$requests" "$tokens" 1
     got=$(json "$d/summary.json" total_output_tokens)
     tb_cpu+=("$(calc %.3f "$(cpu_of "$WORK/tb.time") * 1e6 / $got")")
-    wk_cpu+=("$(python3 -c 'import json,sys
-s = json.load(open(sys.argv[1]))
-w = s["tokenbench"]["checks"]["client"]["workers"]
-print("%.3f" % (sum(x["cpu_s"] for x in w) * 1e6 / s["total_output_tokens"]))' "$d/summary.json")")
+    wk_cpu+=("$(engine_us_per_token "$d/summary.json")")
   done
   stop_server
   m=$(median "${min_cpu[@]}") t=$(median "${tb_cpu[@]}") wk=$(median "${wk_cpu[@]}")

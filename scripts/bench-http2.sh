@@ -48,11 +48,8 @@ stop_server() {
   SERVER_PID=""
   SERVER_SUMMARY=$(grep '^h2_server:' "$SERVER_OUT" || true)
 }
-kv() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-calc() { awk "BEGIN {printf \"$1\", $2}"; }
-json() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("nan" if v is None else v)' "$1" "$2"; }
-cpu_of() { awk '{printf "%.4f", $2 + $3}' "$1"; }
+# shellcheck source=scripts/bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"
 
 echo "Load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs."
 echo
@@ -74,7 +71,7 @@ for regime in "${REGIMES[@]}"; do
   for r in $(seq "$RUNS"); do
     # shellcheck disable=SC2086
     start_server $sflags --max-tokens "$tokens" --max-streams "$per"
-    /usr/bin/time -f '%e %U %S %M' -o "$WORK/h2load.time" timeout 240 h2load -c "$conns" \
+    timed "$WORK/h2load.time" timeout 240 h2load -c "$conns" \
       -m "$per" -n "$requests" -d "$BODY" -H 'content-type: application/json' \
       "http://127.0.0.1:$SERVER_PORT/v1/chat/completions" >"$WORK/h2load.out" 2>&1
     stop_server
@@ -86,7 +83,7 @@ for regime in "${REGIMES[@]}"; do
     # shellcheck disable=SC2086
     start_server $sflags --max-tokens "$tokens" --max-streams "$per"
     d="$WORK/tb-$N"
-    /usr/bin/time -f '%e %U %S %M' -o "$WORK/tb.time" timeout 240 "$TB" run \
+    timed "$WORK/tb.time" timeout 240 "$TB" run \
       --base-url "http://127.0.0.1:$SERVER_PORT" --model m --no-preflight --dataset random \
       --input-len 16 --output-len "$tokens" --max-concurrency "$streams" --num-prompts "$requests" \
       --workers 1 --warmup 0 --http2 --http2-streams "$per" --output-dir "$d" --quiet >"$d.log" 2>&1 ||
@@ -94,10 +91,7 @@ for regime in "${REGIMES[@]}"; do
     stop_server
     got=$(json "$d/summary.json" total_output_tokens)
     tbc+=("$(calc %.3f "$(cpu_of "$WORK/tb.time") * 1e6 / $got")")
-    wk+=("$(python3 -c 'import json,sys
-s = json.load(open(sys.argv[1]))
-w = s["tokenbench"]["checks"]["client"]["workers"]
-print("%.3f" % (sum(x["cpu_s"] for x in w) * 1e6 / s["total_output_tokens"]))' "$d/summary.json")")
+    wk+=("$(engine_us_per_token "$d/summary.json")")
     sg+=("$(kv "$SERVER_SUMMARY" gap_mean_ms)") sp+=("$(kv "$SERVER_SUMMARY" gap_p99_ms)")
     cm+=("$(json "$d/summary.json" mean_itl_ms)") cp+=("$(json "$d/summary.json" p99_itl_ms)")
   done

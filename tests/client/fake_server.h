@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "loopback.h"
+
 namespace tokenbench::testing {
 
 /// One piece of a scripted reply: bytes to write, then a pause; `repeat` times (kForever: until
@@ -34,18 +36,7 @@ class FakeServer {
   explicit FakeServer(std::vector<Piece> script, bool keep_alive = false,
                       std::chrono::milliseconds accept_delay = std::chrono::milliseconds(0))
       : script_(std::move(script)), keep_alive_(keep_alive), accept_delay_(accept_delay) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(fd_, 64);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = listen_on_loopback(port_);
     thread_ = std::thread([this] { serve(); });
   }
 

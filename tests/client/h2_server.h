@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "loopback.h"
 #include "tls_server.h"
 
 namespace tokenbench::testing {
@@ -64,17 +65,7 @@ class H2Server {
           },
           nullptr);
     }
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    const int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(fd_, 64);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = listen_on_loopback(port_);
     acceptor_ = std::thread([this] { accept_loop(); });
   }
   ~H2Server() {

@@ -22,6 +22,8 @@
 #include <string>
 #include <thread>
 
+#include "loopback.h"
+
 namespace tokenbench::testing {
 
 /// A self-signed certificate for 127.0.0.1 and localhost made on the spot (EC P-256), written to
@@ -87,17 +89,7 @@ class TlsServer {
     signal(SIGPIPE, SIG_IGN);
     ctx_ = cert_.server_context();
 
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    const int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(fd_, 16);
-    socklen_t len = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    fd_ = listen_on_loopback(port_);
     thread_ = std::thread([this] { serve(); });
   }
   ~TlsServer() {

@@ -1184,19 +1184,9 @@ std::string Worker::connect_failure(std::uint32_t endpoint, int error) const {
 }
 
 void Worker::on_connection_event(Connection* c, std::uint32_t events) {
-  if (c->h2 != nullptr) {
-    on_h2_event(c, events);
-    return;
-  }
-  Transfer* t = c->transfer;
   if (!c->connected) {
     if (const int error = connect_result(c, events); error != 0) {
-      if (t == nullptr) {
-        close_connection(c);  // opened ahead: a request will try again and record the failure
-        return;
-      }
-      abort_transfer(t, core::ErrorClass::kConnect, connect_failure(c->endpoint, error));
-      finish(t, CURLE_COULDNT_CONNECT, /*added=*/false);
+      connection_failed(c, core::ErrorClass::kConnect, connect_failure(c->endpoint, error));
       return;
     }
     c->connected = true;
@@ -1212,6 +1202,11 @@ void Worker::on_connection_event(Connection* c, std::uint32_t events) {
     continue_handshake(c);
     return;
   }
+  if (c->h2 != nullptr) {
+    on_h2_event(c, events);
+    return;
+  }
+  Transfer* t = c->transfer;
   if (t == nullptr) {
     if (c->tls != nullptr) {
       // TLS 1.3 servers send session tickets after the handshake: records that are read
@@ -1232,10 +1227,34 @@ void Worker::on_connection_event(Connection* c, std::uint32_t events) {
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) read_reply(c, t);
 }
 
+void Worker::connection_failed(Connection* c, core::ErrorClass error, const std::string& message) {
+  if (c->h2 != nullptr) {
+    fail_h2(c, error, message);
+    return;
+  }
+  Transfer* t = c->transfer;
+  if (t == nullptr) {
+    close_connection(c);  // opened ahead: a request will try again and record the failure
+    return;
+  }
+  abort_transfer(t, error, message);
+  finish(t, error == core::ErrorClass::kTls ? CURLE_SSL_CONNECT_ERROR : CURLE_COULDNT_CONNECT,
+         /*added=*/false);
+}
+
 void Worker::continue_handshake(Connection* c) {
+  const HttpTarget& target = *targets_[c->endpoint];
+  const std::string server = "TLS with " + target.host + " port " + std::to_string(target.port);
   switch (c->tls->handshake()) {
     case TlsSession::Io::kDone:
       c->secured = true;
+      if (const std::string alpn = c->tls->alpn(); c->h2 != nullptr && alpn != "h2") {
+        connection_failed(c, core::ErrorClass::kTls,
+                          server + ": the server did not agree to HTTP/2 (ALPN " +
+                              (alpn.empty() ? std::string("chose nothing") : "chose " + alpn) +
+                              "): it serves HTTP/1.1 there; drop --http2");
+        return;
+      }
       connection_ready(c);
       return;
     case TlsSession::Io::kWantRead:
@@ -1248,20 +1267,17 @@ void Worker::continue_handshake(Connection* c) {
     case TlsSession::Io::kError:
       break;
   }
-  Transfer* t = c->transfer;
-  if (t == nullptr) {
-    close_connection(c);  // opened ahead: a request will try again and record the failure
-    return;
-  }
-  const HttpTarget& target = *targets_[c->endpoint];
-  abort_transfer(t, core::ErrorClass::kTls,
-                 "TLS with " + target.host + " port " + std::to_string(target.port) + ": " +
-                     (c->tls->error().empty() ? std::string("the server closed the connection")
-                                              : c->tls->error()));
-  finish(t, CURLE_SSL_CONNECT_ERROR, /*added=*/false);
+  connection_failed(c, core::ErrorClass::kTls,
+                    server + ": " +
+                        (c->tls->error().empty() ? std::string("the server closed the connection")
+                                                 : c->tls->error()));
 }
 
 void Worker::connection_ready(Connection* c) {
+  if (c->h2 != nullptr) {
+    h2_ready(c);
+    return;
+  }
   Transfer* t = c->transfer;
   if (t == nullptr) {
     watch(c, EPOLLIN);  // opened ahead, idle: a close or stray bytes end it

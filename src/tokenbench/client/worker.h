@@ -162,9 +162,13 @@ class Worker {
   void write_request(Transfer* t);
   void on_connection_event(Connection* c, std::uint32_t events);
   void read_reply(Connection* c, Transfer* t);
-  /// https: moves the handshake of `c` on; on success, connection_ready.
+  /// https: moves the handshake of `c` on; on success (and ALPN h2 for HTTP/2),
+  /// connection_ready.
   void continue_handshake(Connection* c);
-  /// `c` can carry requests: an idle one waits, a request's is written.
+  /// `c` could not be set up (`error`, `message`): its requests fail, or, opened ahead, it closes.
+  void connection_failed(Connection* c, core::ErrorClass error, const std::string& message);
+  /// `c` can carry requests: an idle one waits, a request's is written (HTTP/2: the preface and
+  /// the streams submitted while it connected).
   void connection_ready(Connection* c);
   /// `n` bytes of `t`'s reply are in read_buffer_, received at kernel time `realtime` (0: none)
   /// and read at `now`.
@@ -198,8 +202,8 @@ class Worker {
   /// request submitted on it.
   void attach_h2(Transfer* t);
   Connection* open_h2(std::uint32_t endpoint, std::string& error);
+  /// Events on an HTTP/2 connection that is connected (and secured): reads and writes.
   void on_h2_event(Connection* c, std::uint32_t events);
-  void continue_h2_handshake(Connection* c);
   void h2_ready(Connection* c);
   /// Writes what the session of `c` has to send; false when that closed `c`.
   bool flush_h2(Connection* c);

@@ -133,60 +133,11 @@ Connection* Worker::open_h2(std::uint32_t endpoint, std::string& error) {
 }
 
 void Worker::on_h2_event(Connection* c, std::uint32_t events) {
-  if (!c->connected) {
-    if (const int error = connect_result(c, events); error != 0) {
-      fail_h2(c, core::ErrorClass::kConnect, connect_failure(c->endpoint, error));
-      return;
-    }
-    c->connected = true;
-    if (targets_[c->endpoint]->tls) {
-      c->tls = std::make_unique<TlsSession>(*tls_context_, c->fd, targets_[c->endpoint]->host);
-      continue_h2_handshake(c);
-      return;
-    }
-    h2_ready(c);
-    return;
-  }
-  if (c->tls != nullptr && !c->secured) {
-    continue_h2_handshake(c);
-    return;
-  }
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) {
     read_h2(c);  // writes what the reads call for, too
     return;
   }
   if ((events & EPOLLOUT) != 0) flush_h2(c);
-}
-
-void Worker::continue_h2_handshake(Connection* c) {
-  const HttpTarget& target = *targets_[c->endpoint];
-  switch (c->tls->handshake()) {
-    case TlsSession::Io::kDone:
-      c->secured = true;
-      if (const std::string alpn = c->tls->alpn(); alpn != "h2") {
-        fail_h2(c, core::ErrorClass::kTls,
-                "TLS with " + target.host + " port " + std::to_string(target.port) +
-                    ": the server did not agree to HTTP/2 (ALPN " +
-                    (alpn.empty() ? std::string("chose nothing") : "chose " + alpn) +
-                    "): it serves HTTP/1.1 there; drop --http2");
-        return;
-      }
-      h2_ready(c);
-      return;
-    case TlsSession::Io::kWantRead:
-      watch(c, EPOLLIN);
-      return;
-    case TlsSession::Io::kWantWrite:
-      watch(c, EPOLLOUT);
-      return;
-    case TlsSession::Io::kClosed:
-    case TlsSession::Io::kError:
-      break;
-  }
-  fail_h2(c, core::ErrorClass::kTls,
-          "TLS with " + target.host + " port " + std::to_string(target.port) + ": " +
-              (c->tls->error().empty() ? std::string("the server closed the connection")
-                                       : c->tls->error()));
 }
 
 void Worker::h2_ready(Connection* c) {
