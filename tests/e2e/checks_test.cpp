@@ -99,6 +99,10 @@ TEST(EndToEndChecks, ClosedLoopRunsHaveNoIntendedArrival) {
     EXPECT_LE(w["busy_mean_pct"].get<double>(), 100.0 + 1e-6);
   }
   EXPECT_NE(r.out.find("client CPU per worker: "), std::string::npos) << r.out;
+  // Every measured request says where its stamps came from: the native transport's kernel stamps.
+  EXPECT_EQ(summary["tokenbench"]["checks"]["stamps"], nlohmann::json({{"kernel", 10}}))
+      << summary["tokenbench"]["checks"].dump();
+  EXPECT_NE(r.out.find("receive stamps: kernel 10\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("consistency: e2el 0/10 outside, tps "), std::string::npos) << r.out;
   const auto before = summary["tokenbench"]["checks"].dump();
   const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});

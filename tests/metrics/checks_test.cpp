@@ -91,6 +91,19 @@ TEST(Checks, WaitsForASlotAreShownFromTheIntendedArrival) {
   EXPECT_FALSE(run_checks(closed, summarize(closed, {}), config).arrival_wait);
 }
 
+TEST(Checks, StampSourcesAreCountedPerMeasuredRequest) {
+  core::RunConfig config;
+  auto rs = records(4, 10, [](int) { return 50.0; });
+  rs[0].stamps = rs[1].stamps = rs[2].stamps = core::StampSource::kKernel;
+  rs.push_back(rs[3]);
+  rs.back().phase = core::Phase::kWarmup;  // not measured: not counted
+  const Checks c = run_checks(rs, summarize(rs, {}), config);
+  EXPECT_EQ(c.stamp_sources, (std::map<std::string, std::int64_t>{{"kernel", 3}, {"user", 1}}));
+  EXPECT_NE(render_checks(c).find("  receive stamps: kernel 3, user 1\n"), std::string::npos)
+      << render_checks(c);
+  EXPECT_EQ(checks_to_json(c)["stamps"]["kernel"], 3);
+}
+
 TEST(Checks, ClientHealthFindsTheBusiestSecond) {
   // Worker 0: 40% busy throughout 3 s. Worker 1: idle except one second at 95%.
   std::vector<std::vector<core::CpuSample>> cpu(2);

@@ -140,6 +140,17 @@ class Worker {
   static constexpr core::Nanos kCpuSamplePeriod = 250'000'000;
 
  private:
+  // Response headers beyond this are a broken or hostile server (libcurl itself refuses one
+  // header line over 100 KB); it is also the native reader's bound on a whole header (Boost.Beast
+  // parses a header once it is complete).
+  static constexpr std::int64_t kMaxHeaderBytes = 256 * 1024;
+  static constexpr std::uint32_t kReaderHeaderLimit = kMaxHeaderBytes;
+  static constexpr int kMaxEvents = 512;
+  /// epoll's data word for a native connection: its address with the low bit set.
+  static std::uint64_t connection_tag(const Connection* c) {
+    return reinterpret_cast<std::uintptr_t>(c) | 1u;
+  }
+
   static int on_socket(CURL* easy, curl_socket_t fd, int what, void* userp, void* socketp);
   static int on_timer(CURLM* multi, long timeout_ms, void* userp);
   static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* userp);

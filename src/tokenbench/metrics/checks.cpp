@@ -123,6 +123,7 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
   std::int64_t sent = 0;
   for (const auto& r : records) {
     if (r.phase != core::Phase::kMeasure || r.retried || r.sent == core::kNever) continue;
+    ++c.stamp_sources[std::string(core::to_string(r.stamps))];
     ++sent;
     first = first == core::kNever ? r.sent : std::min(first, r.sent);
     last = last == core::kNever ? r.sent : std::max(last, r.sent);
@@ -226,6 +227,7 @@ nlohmann::json checks_to_json(const Checks& c) {
           {"consistency", std::move(consistency)},
           {"arrival_wait", std::move(wait)},
           {"client", std::move(client)},
+          {"stamps", c.stamp_sources},
           {"findings", c.findings}};
 }
 
@@ -270,6 +272,13 @@ std::string render_checks(const Checks& c) {
     }
     out += fmt::format("  client CPU per worker: {}{}\n", parts,
                        c.client->saturated ? " - saturated" : "");
+  }
+  if (!c.stamp_sources.empty()) {
+    std::string parts;
+    for (const auto& [source, n] : c.stamp_sources) {
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", source, n);
+    }
+    out += "  receive stamps: " + parts + "\n";
   }
   for (const auto& f : c.findings) out += "  " + f + "\n";
   return out;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -74,7 +75,10 @@ struct Checks {
   std::vector<ConsistencyCheck> consistency;
   std::optional<ArrivalWait> arrival_wait;  ///< open-loop runs only
   std::optional<ClientHealth> client;       ///< when CPU readings exist
-  std::vector<std::string> findings;        ///< one line each, printed with the run
+  /// Measured requests by where their receive stamps came from ("kernel", "user"): kernel
+  /// receive times, or the client's clock when the read returned (docs/METRICS.md, Stamps).
+  std::map<std::string, std::int64_t> stamp_sources;
+  std::vector<std::string> findings;  ///< one line each, printed with the run
 };
 
 /// Runs every check; `client_cpu` holds each worker thread's CPU readings (none: no client
