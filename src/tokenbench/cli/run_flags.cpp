@@ -748,13 +748,13 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
       ->check(CLI::IsMember({"auto", "kernel", "user"}))
       ->capture_default_str();
   cmd->add_option("--transport", c.transport,
-                  "auto: the native HTTP/1.1 transport (epoll, OpenSSL for https), libcurl for "
-                  "proxies | curl: libcurl for everything")
+                  "auto: the native HTTP/1.1 and HTTP/2 transport (epoll, OpenSSL for https), "
+                  "libcurl for proxies | curl: libcurl for everything")
       ->check(CLI::IsMember({"auto", "curl"}))
       ->capture_default_str();
   cmd->add_flag("--http2", c.http2,
                 "Speak HTTP/2: prior knowledge (h2c) for http://, ALPN h2 for https://; requests "
-                "share connections as streams (h2load's anchor)");
+                "share connections as streams, as gateways use them");
   cmd->add_option("--http2-streams", c.http2_streams,
                   "With --http2: the most requests one connection carries at once (fewer if the "
                   "server's SETTINGS_MAX_CONCURRENT_STREAMS says so); more connections open as "
