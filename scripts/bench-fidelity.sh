@@ -114,8 +114,20 @@ echo "\"worker\" is tokenbench's engine thread alone during the measure phase (s
 echo "checks.client.workers cpu_s): the hot path that stamps tokens, without start-up, the"
 echo "recorder thread and the figures computed after the run."
 echo
-echo "| regime | server | streams x requests x tokens | min client µs/token | tokenbench µs/token | tokenbench/min | worker µs/token | worker/min | target <= 1.2 |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "\"net\" is the whole process less its fixed cost per run (start-up to exit, measured"
+echo "first as one request of one token), which a run of minutes spreads over millions of tokens."
+echo
+# tokenbench's fixed cost, paid once per run whatever the load: one request of one token.
+start_server -- --itl-ms 0
+fixed=()
+for r in $(seq "$RUNS"); do
+  tb -- "$WORK/fixed-$r" 1 1 1 1
+  fixed+=("$(awk '{printf "%.1f", ($2 + $3) * 1000}' "$WORK/tb.time")")
+done
+stop_server
+FIXED_MS=$(median "${fixed[@]}")
+echo "| regime | server | streams x requests x tokens | min client µs/token | tokenbench µs/token | tokenbench/min | net µs/token | net/min | worker µs/token | worker/min | target <= 1.2 |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 # regime label | server flags | streams | requests | tokens per request
 REGIMES=(
   "one token per read|--itl-ms 1|64|512|256"
@@ -126,7 +138,7 @@ for regime in "${REGIMES[@]}"; do
   IFS='|' read -r label sflags streams requests tokens <<<"$regime"
   # shellcheck disable=SC2086
   start_server -- $sflags --max-tokens "$tokens"
-  min_cpu=() tb_cpu=() wk_cpu=()
+  min_cpu=() tb_cpu=() net_cpu=() wk_cpu=()
   for r in $(seq "$RUNS"); do
     timed "$WORK/min.time" timeout 240 "$MINC" --port "$SERVER_PORT" --streams "$streams" \
       --requests "$requests" --max-tokens "$tokens" >"$WORK/min.out"
@@ -136,25 +148,20 @@ for regime in "${REGIMES[@]}"; do
     tb -- "$d" "$streams" "$requests" "$tokens" 1
     got=$(json "$d/summary.json" total_output_tokens)
     tb_cpu+=("$(calc %.3f "$(cpu_of "$WORK/tb.time") * 1e6 / $got")")
+    net_cpu+=("$(calc %.3f "($(cpu_of "$WORK/tb.time") - $FIXED_MS / 1000) * 1e6 / $got")")
     wk_cpu+=("$(engine_us_per_token "$d/summary.json")")
   done
   stop_server
   m=$(median "${min_cpu[@]}") t=$(median "${tb_cpu[@]}") wk=$(median "${wk_cpu[@]}")
+  net=$(median "${net_cpu[@]}")
   ratio=$(calc %.2f "$t / $m")
+  nratio=$(calc %.2f "$net / $m")
   wratio=$(calc %.2f "$wk / $m")
-  verdict=$(awk "BEGIN {print ($ratio <= 1.2) ? \"met\" : ($wratio <= 1.2) ? \"worker met\" : \"not met\"}")
-  echo "| $label | \`$sflags\` | $streams x $((requests / streams)) x $tokens | $m | $t | $ratio | $wk | $wratio | $verdict |"
+  verdict=$(awk "BEGIN {print ($ratio <= 1.2) ? \"met\" : ($nratio <= 1.2) ? \"net met\" : ($wratio <= 1.2) ? \"worker met\" : \"not met\"}")
+  echo "| $label | \`$sflags\` | $streams x $((requests / streams)) x $tokens | $m | $t | $ratio | $net | $nratio | $wk | $wratio | $verdict |"
 done
-# tokenbench's fixed cost, paid once per run whatever the load: one request of one token.
-start_server -- --itl-ms 0
-fixed=()
-for r in $(seq "$RUNS"); do
-  tb -- "$WORK/fixed-$r" 1 1 1 1
-  fixed+=("$(awk '{printf "%.1f", ($2 + $3) * 1000}' "$WORK/tb.time")")
-done
-stop_server
 echo
-echo "tokenbench's fixed cost per run (one request of one token, startup to exit): $(median "${fixed[@]}") ms CPU."
+echo "tokenbench's fixed cost per run (one request of one token, startup to exit): $FIXED_MS ms CPU."
 echo
 fi
 # ---------------------------------------------------------------------------------------------
