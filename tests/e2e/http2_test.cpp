@@ -54,6 +54,22 @@ TEST(Http2Run, StreamsShareConnectionsAndKeepKernelStamps) {
   EXPECT_NE(slurp(again + "/config.yaml").find("http2_streams: 3"), std::string::npos);
 }
 
+TEST(Http2Run, CheckSpeaksHttp2Too) {
+  testing::H2Server server(paced_script());
+  const auto r = run_process(
+      {TOKENBENCH_BINARY, "check", "--base-url", server.url(), "--model", "m", "--http2"});
+  EXPECT_NE(r.out.find("stream"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find(" --http2\n"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(Http2Run, AnHttp2OnlyServerAskedInHttp11SuggestsTheFlag) {
+  testing::H2Server server(paced_script());
+  const auto r = run_process(run_args(server.url(), make_temp_dir("http2-hint"), {"--model", "m"}));
+  EXPECT_EQ(r.exit_code, 2);  // nothing measured: the server cannot be reached
+  EXPECT_NE(r.err.find("add --http2"), std::string::npos) << r.err;
+}
+
 TEST(Http2Run, MisusedFlagsGetOneLineErrors) {
   const std::string dir = make_temp_dir("http2-errors");
   auto r = run_process(run_args("http://127.0.0.1:9", dir, {"--http2-streams", "4"}));

@@ -8,7 +8,9 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/client/credentials.h"
+#include "tokenbench/client/http_get.h"
 #include "tokenbench/client/probe.h"
+#include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/text.h"
 
 namespace tokenbench::cli {
@@ -24,6 +26,9 @@ struct CheckFlags {
   std::string api_key_env = "OPENAI_API_KEY";
   double timeout_s = 10;
   bool no_request = false;
+  bool http2 = false;
+  std::string ca_file;
+  bool insecure = false;
 };
 
 std::string_view status_word(client::ProbeStep::Status s) {
@@ -79,6 +84,11 @@ int check(CheckFlags& f) {
   target.key_origin = client::key_origin(f.api_key_env, target.api);
   target.timeout_s = f.timeout_s;
   target.stream_request = !f.no_request;
+  target.http2 = f.http2;
+  // As `run` does: TLS trust and HTTP/2 for every step, the GETs included.
+  client::set_tls_options({f.ca_file, f.insecure});
+  client::set_http2_servers(f.http2 ? std::vector<std::string>{target.base_url}
+                                    : std::vector<std::string>{});
 
   std::printf("Checking %s (%s %s)\n", target.shown_url.c_str(),
               core::to_string(target.api).c_str(), target.endpoint.c_str());
@@ -89,11 +99,15 @@ int check(CheckFlags& f) {
     std::printf("Not ready: fix the failed step above, then check again.\n");
     return kExitNoMeasure;
   }
-  std::printf("Ready: tokenbench run --base-url %s%s%s\n", target.shown_url.c_str(),
-              f.endpoint_given || target.endpoint != "/v1/chat/completions"
-                  ? (" --endpoint " + target.endpoint).c_str()
-                  : "",
-              result.model.empty() ? "" : (" --model " + core::one_line(result.model)).c_str());
+  std::string line = "tokenbench run --base-url " + target.shown_url;
+  if (f.endpoint_given || target.endpoint != "/v1/chat/completions") {
+    line += " --endpoint " + target.endpoint;
+  }
+  if (!result.model.empty()) line += " --model " + core::one_line(result.model);
+  if (f.http2) line += " --http2";
+  if (!f.ca_file.empty()) line += " --cacert " + f.ca_file;
+  if (f.insecure) line += " --insecure";
+  std::printf("Ready: %s\n", line.c_str());
   return kExitOk;
 }
 
@@ -121,6 +135,15 @@ void add_check_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--no-request", flags->no_request,
                 "Stop after GET /v1/models: send no generation request");
+  cmd->add_flag("--http2", flags->http2,
+                "Speak HTTP/2, as `run --http2` does: h2c prior knowledge for http://, ALPN h2 "
+                "for https://");
+  cmd->add_option("--cacert", flags->ca_file,
+                  "https: verify the server against this PEM bundle instead of the system's "
+                  "certificates")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--insecure", flags->insecure,
+                "https: do not verify the server's certificate or name (a test server only)");
   cmd->callback([flags, &exit_code] {
     try {
       exit_code = check(*flags);

@@ -138,6 +138,12 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &result.status);
   } else {
     result.error = error[0] != '\0' ? error : curl_easy_strerror(rc);
+    if (result.error.find("HTTP/0.9") != std::string::npos && url.rfind("http://", 0) == 0) {
+      // An h2c-only server answers an HTTP/1.1 request with HTTP/2 frames, which libcurl takes
+      // for a headerless HTTP/0.9 reply.
+      result.error +=
+          " (the server did not answer in HTTP/1.1: an HTTP/2-only server does this; add --http2)";
+    }
   }
   curl_slist_free_all(list);
   curl_easy_cleanup(easy);

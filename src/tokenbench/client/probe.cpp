@@ -72,6 +72,7 @@ void stream_step(const ProbeTarget& target, const std::string& model, ProbeResul
   config.timeout_s = target.timeout_s;
   config.connect_timeout_s = target.timeout_s;
   config.max_concurrency = 1;
+  config.http2 = target.http2;
   HttpEngine engine(config, clock);
   std::vector<core::RequestSpec> specs(1);
   specs[0].prompt = "Say hello in one short sentence.";

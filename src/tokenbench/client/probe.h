@@ -18,6 +18,7 @@ struct ProbeTarget {
   std::string key_origin;            ///< where the key came from, in words (client::key_origin)
   double timeout_s = 10;             ///< per step
   bool stream_request = true;        ///< end with one tiny streamed request
+  bool http2 = false;                ///< the streamed request over HTTP/2 (run --http2)
 };
 
 /// One step of a check: what was tried, how it went, how long it took, and what to do about it.
