@@ -276,8 +276,12 @@ class H2Server {
           nghttp2_submit_data(conn.session, st.last ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE,
                               id, &provider);
           ++st.next;
-          if (st.next < script_.pieces.size()) st.due = now + script_.pieces[st.next].delay;
           if (!send_all()) break;
+          // The next piece is due its delay after this one went out (not after the loop turn
+          // began), so a server thread that is late keeps the script's gaps.
+          if (st.next < script_.pieces.size()) {
+            st.due = Clock::now() + script_.pieces[st.next].delay;
+          }
         }
         if (st.next == script_.pieces.size()) {
           st.answering = false;

@@ -298,6 +298,7 @@ void Worker::run(RequestSource& source, std::size_t slots, const RecordSink& sin
       socket_action(CURL_SOCKET_TIMEOUT, 0);
     }
     drain_completed();
+    if (!h2_requeue_.empty()) requeue_h2();
     if (next_wait_check_ != core::kNever && clock_.now() >= next_wait_check_) {
       next_wait_check_ = expire_waits(clock_.now());
     }
@@ -928,6 +929,7 @@ core::Nanos Worker::expire_waits(core::Nanos now) {
 void Worker::cancel_all() {
   canceling_ = true;
   retrying_.clear();
+  h2_requeue_.clear();  // still active: finished below
   for (auto& owned : pool_) {
     Transfer* t = owned.get();
     if (!t->active) continue;

@@ -221,8 +221,10 @@ class Worker {
   void read_h2(Connection* c);
   /// Passes the bytes just read on `c` to its session; false when that closed `c`.
   bool receive_h2(Connection* c, std::string_view bytes);
-  /// Ends the requests whose streams on `c` closed.
+  /// Ends the requests whose streams on `c` closed (refused ones go to h2_requeue_).
   void settle_h2(Connection* c);
+  /// Sends the refused streams of h2_requeue_ again, on other connections.
+  void requeue_h2();
   /// `c` failed or ended: it closes and its streams fail with `error` and `message`. Streams that
   /// got no byte on a connection that carried replies before go again on a fresh connection.
   void fail_h2(Connection* c, core::ErrorClass error, const std::string& message);
@@ -316,7 +318,7 @@ class Worker {
   std::vector<std::vector<Http2Session::Header>> h2_fields_[2];
   std::vector<std::unique_ptr<std::vector<std::pair<std::string, std::string>>>> h2_strings_;
   std::vector<Http2Session::Header> h2_request_;
-  std::vector<Http2Stream*> h2_closed_;
+  std::vector<Transfer*> h2_requeue_;         // refused streams to send again after this loop turn
   std::string field_line_;                    // a native header field as a line, for header_line
   std::vector<core::CpuSample> cpu_samples_;  // this thread's CPU clock during measure phases
   core::Nanos next_cpu_sample_ = core::kNever;

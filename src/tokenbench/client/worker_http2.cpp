@@ -257,10 +257,15 @@ void Worker::read_h2(Connection* c) {
 }
 
 void Worker::settle_h2(Connection* c) {
-  c->h2->take_closed(h2_closed_);
-  for (Http2Stream* s : h2_closed_) {
+  // A local list: finishing a request may reach another connection's settle_h2.
+  std::vector<Http2Stream*> closed;
+  c->h2->take_closed(closed);
+  for (Http2Stream* s : closed) {
     Transfer* t = static_cast<Transfer*>(s->sink);
-    c->streams.erase(std::find(c->streams.begin(), c->streams.end(), t));
+    if (const auto it = std::find(c->streams.begin(), c->streams.end(), t);
+        it != c->streams.end()) {
+      c->streams.erase(it);
+    }
     t->conn = nullptr;
     if (t->aborted || s->stopped) {
       finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
@@ -268,8 +273,10 @@ void Worker::settle_h2(Connection* c) {
       c->reused = true;
       finish(t, CURLE_OK, /*added=*/false);
     } else if (Http2Session::refused(*s) && !t->got_bytes && !t->h2_requeued) {
+      // Never processed by the server: it goes again, elsewhere, once this loop turn's events
+      // are handled (sending it from here could reach this connection's own flush_h2).
       t->h2_requeued = true;
-      attach_h2(t);  // never processed by the server: it goes again, elsewhere
+      h2_requeue_.push_back(t);
     } else if (std::string error = c->h2->take_error(); !error.empty()) {
       // libnghttp2 reset the stream itself: the server's frames for it broke the protocol.
       abort_transfer(t, core::ErrorClass::kProtocol,
@@ -284,6 +291,14 @@ void Worker::settle_h2(Connection* c) {
               " after " + std::to_string(t->reply_bytes) + " bytes");
       finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
     }
+  }
+}
+
+void Worker::requeue_h2() {
+  std::vector<Transfer*> again;
+  again.swap(h2_requeue_);
+  for (Transfer* t : again) {
+    if (t->active) attach_h2(t);
   }
 }
 
@@ -315,7 +330,9 @@ void Worker::fail_h2(Connection* c, core::ErrorClass error, const std::string& m
 void Worker::detach_h2(Transfer* t) {
   Connection* c = t->conn;
   t->conn = nullptr;
-  c->streams.erase(std::find(c->streams.begin(), c->streams.end(), t));
+  if (const auto it = std::find(c->streams.begin(), c->streams.end(), t); it != c->streams.end()) {
+    c->streams.erase(it);
+  }
   c->h2->cancel(t->h2);
   if (c->single_use && c->streams.empty()) {
     close_connection(c);
