@@ -52,6 +52,43 @@ TEST(HtmlReport, HistogramCountsEveryValue) {
   EXPECT_EQ(make_histogram({5, 5, 5}, 4, true).counts.size(), 4u);  // one value: still bins
 }
 
+TEST(HtmlReport, HistogramBinsAreThoseOfEachValueAlone) {
+  // make_histogram finds each bin's first value by binary search over the sorted values; every
+  // value must land where binning it alone puts it, at the edges' rounding included.
+  std::vector<double> v;
+  std::uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 5000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    v.push_back(static_cast<double>(x % 100000) / 997.0 - (i % 50 == 0 ? 3.0 : 0.0));
+  }
+  v.push_back(std::nan(""));  // not counted
+  for (bool log : {false, true}) {
+    const std::size_t bins = 37;
+    const Histogram h = make_histogram(v, bins, log);
+    double lo = 1e300, hi = -1e300, min_pos = 1e300;
+    for (double d : v) {
+      if (!std::isfinite(d)) continue;
+      lo = std::min(lo, d);
+      hi = std::max(hi, d);
+      if (d > 0) min_pos = std::min(min_pos, d);
+    }
+    if (log) lo = min_pos;
+    const double a = log ? std::log(lo) : lo;
+    const double b = log ? std::log(hi) : hi;
+    std::vector<double> expect(bins, 0);
+    for (double d : v) {
+      if (!std::isfinite(d)) continue;
+      const double y = log ? (d > 0 ? std::log(d) : a) : d;
+      auto bin = static_cast<std::ptrdiff_t>((y - a) / (b - a) * static_cast<double>(bins));
+      bin = std::clamp<std::ptrdiff_t>(bin, 0, static_cast<std::ptrdiff_t>(bins) - 1);
+      expect[static_cast<std::size_t>(bin)] += 1;
+    }
+    EXPECT_EQ(h.counts, expect) << (log ? "log" : "linear");
+  }
+}
+
 TEST(HtmlReport, CdfIsDownsampledToItsBound) {
   std::vector<double> v;
   for (int i = 100000; i > 0; --i) v.push_back(i);
