@@ -10,34 +10,16 @@
 #include <vector>
 
 #include "fuzz_support.h"
+#include "response_log.h"
 #include "tokenbench/client/http1_reader.h"
 
 namespace {
 
 using tokenbench::client::Http1Reader;
 
-struct Seen final : tokenbench::client::ResponseSink {
-  std::string log;  // status, fields and body, in order
-  void on_status(int status, int version) override {
-    log += "S" + std::to_string(status) + "/" + std::to_string(version) + "\n";
-  }
-  void on_field(std::string_view name, std::string_view value) override {
-    log += "F";
-    log.append(name);
-    log += ":";
-    log.append(value);
-    log += "\n";
-  }
-  void on_header_end() override { log += "H\n"; }
-  bool on_body(std::string_view data) override {
-    log.append(data);
-    return true;
-  }
-};
-
 // The log and the final result of reading `reply` in pieces (`splitter` null: one piece).
 std::string read_all(std::string_view reply, tokenbench::fuzz::Splitter* splitter) {
-  Seen seen;
+  tokenbench::fuzz::ResponseLog seen;
   Http1Reader reader;
   reader.reset(&seen, 64 * 1024);
   std::string pending;

@@ -11,31 +11,13 @@
 #include <vector>
 
 #include "fuzz_support.h"
+#include "response_log.h"
 #include "tokenbench/client/http2_session.h"
 
 namespace {
 
 using tokenbench::client::Http2Session;
 using tokenbench::client::Http2Stream;
-
-struct Seen final : tokenbench::client::ResponseSink {
-  std::string log;
-  void on_status(int status, int version) override {
-    log += "S" + std::to_string(status) + "/" + std::to_string(version) + "\n";
-  }
-  void on_field(std::string_view name, std::string_view value) override {
-    log += "F";
-    log.append(name);
-    log += ":";
-    log.append(value);
-    log += "\n";
-  }
-  void on_header_end() override { log += "H\n"; }
-  bool on_body(std::string_view data) override {
-    log.append(data);
-    return log.size() < 1 << 20;  // a sink that stops a runaway reply, as the worker does
-  }
-};
 
 std::string read_all(std::string_view reply, tokenbench::fuzz::Splitter* splitter) {
   Http2Session session(100);
@@ -44,7 +26,8 @@ std::string read_all(std::string_view reply, tokenbench::fuzz::Splitter* splitte
                                                   {":scheme", "http"},
                                                   {":authority", "127.0.0.1"},
                                                   {":path", "/v1/chat/completions"}};
-  Seen seen[3];
+  tokenbench::fuzz::ResponseLog seen[3];
+  for (auto& s : seen) s.limit = 1 << 20;
   Http2Stream streams[3];
   std::string error;
   for (int i = 0; i < 3; ++i) {
