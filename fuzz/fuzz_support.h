@@ -68,4 +68,20 @@ class Splitter {
   std::uint32_t state_;
 };
 
+/// The split-invariance check shared by the targets that read a stream: input byte 0 seeds how
+/// the rest is cut into reads, and `read(bytes, splitter)` (splitter null: one read) says what
+/// the reader made of them, or `unusable` when the bytes ended it early (errors may be found at
+/// different points of a split stream, so such results are not compared). Fails with `what`
+/// when a whole read and a split one disagree.
+template <typename Read>
+void check_split_invariant(const std::uint8_t* data, std::size_t size, Read read,
+                           std::string_view unusable, const char* what) {
+  if (size < 1) return;
+  const std::string_view bytes = as_view(data + 1, size - 1);
+  const std::string whole = read(bytes, nullptr);
+  Splitter splitter(data[0]);
+  const std::string split = read(bytes, &splitter);
+  if (whole != unusable && split != unusable && whole != split) fail(what);
+}
+
 }  // namespace tokenbench::fuzz

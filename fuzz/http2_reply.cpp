@@ -66,13 +66,8 @@ std::string read_all(std::string_view reply, tokenbench::fuzz::Splitter* splitte
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 1) return 0;
-  const std::string_view reply = tokenbench::fuzz::as_view(data + 1, size - 1);
-  const std::string whole = read_all(reply, nullptr);
-  tokenbench::fuzz::Splitter splitter(data[0]);
-  const std::string split = read_all(reply, &splitter);
-  if (whole != "connection error" && split != "connection error" && whole != split) {
-    tokenbench::fuzz::fail("what the streams saw depends on how the bytes were split into reads");
-  }
+  tokenbench::fuzz::check_split_invariant(
+      data, size, read_all, "connection error",
+      "what the streams saw depends on how the bytes were split into reads");
   return 0;
 }
