@@ -3,7 +3,8 @@
 # Idempotent: packages already installed are skipped, and nothing is fetched when all are present.
 #
 #   install-deps.sh         what `make test` needs (and `make bench`: /usr/bin/time from `time`,
-#                           h2load from nghttp2-client)
+#                           h2load from nghttp2-client; distributed runs: Open MPI, with ssh for
+#                           mpirun to reach other hosts)
 #   install-deps.sh fuzz    that, plus clang and its runtimes (libFuzzer, sanitizers) for `make fuzz`
 #
 # Then the chart library that report.html embeds (uPlot, docs/REPORTS.md) from the npm registry,
@@ -29,6 +30,7 @@ PACKAGES=(
   libzstd-dev
   libnghttp2-dev
   nghttp2-client
+  libopenmpi-dev openmpi-bin openssh-client
   time
 )
 

@@ -125,5 +125,40 @@ TEST(SessionDriver, SessionLimitAndFailedTurnEndsItsSession) {
   EXPECT_EQ(driver.started(), 3u);
 }
 
+// A distributed run's rank (position 1 of 2) starts sessions 1, 3, 5 of the schedule, each at
+// its own arrival, and numbers its turns so that no other rank's ids collide with them.
+TEST(SessionDriver, AShardStartsItsSessionsOnlyWithIdsOfItsOwn) {
+  const auto sessions = three_sessions(2);
+  const auto schedule =
+      ArrivalSchedule::open_loop(6, 0, 1000.0, core::ArrivalKind::kConstant, 1.0, 0);
+  SessionOptions options;
+  options.shard = load::Shard{1, 2};
+  SessionDriver driver(sessions, schedule, 0, core::kNever, options);
+  SessionDriver::Turn turn;
+  core::Nanos next = 0;
+  bool finished = false;
+  std::vector<std::int64_t> started;
+  std::vector<std::uint64_t> ids;
+  core::Nanos now = 0;
+  while (true) {
+    if (driver.take(now, turn, next, finished)) {
+      if (turn.turn == 0) {
+        started.push_back(turn.session);
+        EXPECT_EQ(now, schedule.offset(static_cast<std::size_t>(turn.session)));
+      }
+      ids.push_back(turn.id);
+      driver.done(reply(turn, now, "ok"));
+      continue;
+    }
+    if (finished) break;
+    ASSERT_NE(next, core::kNever);
+    now = next;
+  }
+  EXPECT_EQ(started, (std::vector<std::int64_t>{1, 3, 5}));
+  EXPECT_EQ(driver.started(), 3u);
+  ASSERT_EQ(ids.size(), 6u);
+  for (std::size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(ids[k], 2 * k + 1);
+}
+
 }  // namespace
 }  // namespace tokenbench::driver

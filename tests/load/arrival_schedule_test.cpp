@@ -373,7 +373,49 @@ TEST(WorkQueue, HandsOutEveryIndexOnceAcrossThreads) {
     for (auto i : v) ++seen[i];
   }
   for (int c : seen) ASSERT_EQ(c, 1);
-  EXPECT_EQ(q.claimed(), 10000u);
+}
+
+// A distributed run's rank takes the indices i with i mod ranks == its position, each at its
+// own schedule time: together the shards are the whole schedule, once.
+TEST(WorkQueue, ShardsTogetherHandOutTheWholeScheduleAtItsOwnTimes) {
+  const auto s = ArrivalSchedule::open_loop(10, 0, 100.0, core::ArrivalKind::kGamma, 1.0, 7);
+  std::vector<int> seen(10, 0);
+  for (std::size_t first = 0; first < 4; ++first) {
+    WorkQueue q(s, 1000, core::kNever, Shard{first, 4});
+    std::vector<std::size_t> got;
+    std::size_t i = 0;
+    core::Nanos due = 0;
+    while (q.peek(core::kSaturatedNanos, i, due)) {
+      ASSERT_EQ(due, 1000 + s.offset(i));
+      ASSERT_TRUE(q.try_claim(i));
+      got.push_back(i);
+    }
+    for (std::size_t k = 0; k < got.size(); ++k) EXPECT_EQ(got[k], first + 4 * k);
+    EXPECT_EQ(got.size(), first < 2 ? 3u : 2u);
+    for (auto g : got) ++seen[g];
+  }
+  for (int c : seen) EXPECT_EQ(c, 1);
+}
+
+// Comparing 3 targets, index i is prompt i / 3 to target i % 3: a rank takes whole prompts, so
+// that each rank sends every target the same prompts.
+TEST(WorkQueue, AShardOfGroupsTakesWholePrompts) {
+  const auto s = ArrivalSchedule::immediate(12);
+  const Shard shard{1, 2, 3};
+  WorkQueue q(s, 0, core::kNever, shard);
+  std::vector<std::size_t> got;
+  std::size_t i = 0;
+  core::Nanos due = 0;
+  while (q.peek(0, i, due)) {
+    ASSERT_TRUE(q.try_claim(i));
+    got.push_back(i);
+  }
+  EXPECT_EQ(got, (std::vector<std::size_t>{3, 4, 5, 9, 10, 11}));
+  EXPECT_EQ(shard.size_of(12), 6u);
+  EXPECT_EQ(Shard({0, 2, 3}).size_of(12), 6u);
+  EXPECT_EQ(Shard({0, 4, 1}).size_of(10), 3u);
+  EXPECT_EQ(Shard({3, 4, 1}).size_of(10), 2u);
+  EXPECT_EQ(Shard({5, 8, 1}).size_of(4), 0u);
 }
 
 TEST(WorkQueue, DueTimesAndDeadline) {

@@ -11,6 +11,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;      ///< usage or configuration error
 inline constexpr int kExitNoMeasure = 2;  ///< the run could not measure anything
 inline constexpr int kExitGate = 3;       ///< an SLO or regression gate failed
+/// A distributed run lost (part of) some rank's share: the results are partial
+/// (summary.json's tokenbench.distributed.missing says what).
+inline constexpr int kExitPartial = 4;
 
 /// The process's command line, kept by main() for the environment record (which redacts it).
 /// Set once before any command runs; read-only afterwards.

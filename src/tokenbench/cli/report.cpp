@@ -98,6 +98,7 @@ int report_command(const ReportFlags& f) {
     }
     report::RunNotes notes = report::read_telemetry(f.dir);
     notes.environment = report::read_environment(f.dir);
+    notes.distributed = report::read_json_file(f.dir + "/" + report::kDistributedFile);
     const auto out = report::write_run_outputs(f.dir, records, config, notes);
     // A run made with --export csv keeps its export in step with the rebuilt summary.
     if (csv || report::wants_csv_export(config.exports)) {

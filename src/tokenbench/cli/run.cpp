@@ -216,7 +216,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<RunFlags>();
   auto x = std::make_shared<ExperimentFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Benchmark an OpenAI-compatible server (one level, a sweep, or several targets)");
+      "run",
+      "Benchmark an OpenAI-compatible server (one level, a sweep, or several targets; under "
+      "mpirun, one run shared by the ranks: docs/DISTRIBUTED.md)");
   add_run_flags(cmd, *flags);
   cmd->add_flag("--fail-on-slo", x->fail_on_slo,
                 "Exit 3 when the run breaks an --slo (a sweep: when no level meets them)");

@@ -21,6 +21,8 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/text.h"
+#include "tokenbench/distributed/mpi_comm.h"
+#include "tokenbench/distributed/session.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/load/think_time.h"
 #include "tokenbench/metrics/buckets.h"
@@ -185,8 +187,45 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
                 const std::string& dir_suffix,
                 const std::function<int(experiment::Runner&)>& body) {
   config.started_at = core::wall_clock_iso8601();
+  // Started by mpirun (or the MPI Operator): one rank of a distributed run (docs/DISTRIBUTED.md).
+  std::unique_ptr<distributed::Comm> comm;
+  std::unique_ptr<distributed::Session> session;
+  if (distributed::launched_ranks() > 1) {
+    try {
+      comm = distributed::join_mpi_world();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tokenbench: error: started by mpirun, but %s\n", e.what());
+      return kExitUsage;
+    }
+    session = std::make_unique<distributed::Session>(*comm);
+    options.session = session.get();
+  }
+  const bool leader = session == nullptr || session->leader();
+  int code = kExitOk;
   try {
-    experiment::Runner runner(config, options);
+    std::unique_ptr<experiment::Runner> made;
+    try {
+      made = std::make_unique<experiment::Runner>(config, options);
+    } catch (const experiment::RunError& e) {
+      if (leader) throw;
+      // The leader goes on without this rank; it stays until the leader's finish, so that the
+      // MPI job ends as one.
+      std::fprintf(stderr, "tokenbench: error: rank %d takes no part: %s\n", session->rank(),
+                   e.what());
+      session->say_hello(e.what());
+      while (session->await_level({})) {
+      }
+      return kExitOk;
+    }
+    experiment::Runner& runner = *made;
+    if (session && leader) {
+      for (const auto& a : session->hear_hellos()) {
+        std::fprintf(stderr, "tokenbench: warning: rank %d (%s) takes no part: %s\n", a.rank,
+                     a.host.c_str(), core::one_line(a.why).c_str());
+      }
+    } else if (session) {
+      session->say_hello("");
+    }
     if (config.output_dir.empty()) config.output_dir = default_output_dir(config) + dir_suffix;
     g_running.store(&runner);
     std::signal(SIGINT, on_interrupt);
@@ -218,11 +257,23 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
         g_running.store(nullptr);
       }
     } restore{done, watcher};
-    return body(runner);
+    // A follower runs whatever measurements the leader announces; the leader runs the command.
+    code = leader ? body(runner) : experiment::follow(runner, *session);
+    if (leader && code == kExitOk && runner.partial()) {
+      std::fprintf(stderr,
+                   "tokenbench: error: the results are partial: a rank's share is missing (see "
+                   "MISSING above, and summary.json's tokenbench.distributed)\n");
+      code = kExitPartial;
+    }
   } catch (const experiment::RunError& e) {
-    std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
-    return e.unreachable() ? kExitNoMeasure : kExitUsage;
+    std::fprintf(stderr, "tokenbench: error: %s%s\n",
+                 leader ? "" : fmt::format("rank {}: ", session->rank()).c_str(), e.what());
+    code = e.unreachable() ? kExitNoMeasure : kExitUsage;
+    if (!leader) code = kExitOk;  // the leader says what the run lacks; its exit code is the run's
   }
+  if (session && leader) session->finish(code);
+  if (comm) comm->close(code);
+  return code;
 }
 
 core::ApiKind resolve_api(const std::string& api, const std::string& endpoint) {

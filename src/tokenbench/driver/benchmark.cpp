@@ -129,52 +129,58 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine_ = std::make_unique<client::HttpEngine>(std::move(engine), clock_);
 }
 
+std::size_t Benchmark::share(std::size_t count) const { return shard_.size_of(count); }
+
 void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
   // Connections first, so that no request of any phase pays for TCP set-up.
-  engine_->preopen(config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts) *
-                                                 std::max<std::size_t>(1, per_prompt_)
+  engine_->preopen(config_.num_prompts > 0 ? share(static_cast<std::size_t>(config_.num_prompts) *
+                                                   std::max<std::size_t>(1, per_prompt_))
                                            : ArrivalSchedule::kUnbounded,
                    config_.connect_timeout_s);
   if (config_.multi_turn) {
     if (!workload_.warmup_sessions.empty()) {
       run_sessions(core::Phase::kWarmup, workload_.warmup_sessions,
-                   workload_.warmup_sessions.size(), sink);
+                   workload_.warmup_sessions.size(), sink, clock_.now());
     }
+    core::Nanos start = gate_ ? gate_() : core::kNever;
     if (engine_->canceled()) return;
     if (hook) hook(true);
+    if (!gate_) start = clock_.now();
     run_sessions(core::Phase::kMeasure, workload_.sessions,
                  config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts)
                                          : ArrivalSchedule::kUnbounded,
-                 sink);
+                 sink, start);
     if (hook) hook(false);
     return;
   }
   if (!workload_.warmup.empty()) {
-    run_phase(core::Phase::kWarmup, workload_.warmup, warmup_bodies_, workload_.warmup.size(),
-              sink);
+    run_phase(core::Phase::kWarmup, workload_.warmup, warmup_bodies_, workload_.warmup.size(), sink,
+              clock_.now());
   }
+  core::Nanos start = gate_ ? gate_() : core::kNever;
   if (engine_->canceled()) return;
   const std::size_t count = config_.num_prompts > 0
                                 ? static_cast<std::size_t>(config_.num_prompts) * per_prompt_
                                 : ArrivalSchedule::kUnbounded;
   if (hook) hook(true);
-  run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink);
+  if (!gate_) start = clock_.now();
+  run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink, start);
   if (hook) hook(false);
 }
 
 void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
-                             std::size_t count, const client::RecordSink& sink) {
+                             std::size_t count, const client::RecordSink& sink, core::Nanos start) {
   const bool open_loop = phase == core::Phase::kMeasure && !std::isinf(config_.request_rate);
   // Sessions arrive as requests do in a single-turn run: at once, or at --request-rate.
   const ArrivalSchedule schedule =
       open_loop ? ArrivalSchedule::open_loop(count, config_.duration_s, config_.request_rate,
                                              config_.arrival, config_.burstiness, config_.seed)
                 : ArrivalSchedule::immediate(count);
-  const core::Nanos start = clock_.now();
   const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
                                    ? start + core::saturated_nanos(config_.duration_s)
                                    : core::kNever;
   SessionOptions options;
+  options.shard = load::Shard{shard_.first, shard_.stride, 1};
   options.api = config_.api;
   options.body = body_options(config_, config_.stream);
   options.body.model = model_;
@@ -188,12 +194,13 @@ void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Sess
   std::size_t turns = 0;
   for (const auto& s : sessions) turns += s.turns.size();
   engine_->run_phase(
-      source, count == ArrivalSchedule::kUnbounded ? count : turns * count / sessions.size(), sink);
+      source, count == ArrivalSchedule::kUnbounded ? count : turns * share(count) / sessions.size(),
+      sink);
 }
 
 void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
                           const std::vector<std::string>& bodies, std::size_t count,
-                          const client::RecordSink& sink) {
+                          const client::RecordSink& sink, core::Nanos start) {
   // Warmup warms connections and caches; it runs closed-loop and is never rate-limited.
   const bool replay = phase == core::Phase::kMeasure && config_.replay;
   const bool open_loop =
@@ -214,11 +221,10 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
     }
     return ArrivalSchedule::immediate(count);
   }();
-  const core::Nanos start = clock_.now();
   const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
                                    ? start + core::saturated_nanos(config_.duration_s)
                                    : core::kNever;
-  load::WorkQueue queue(schedule, start, deadline);
+  load::WorkQueue queue(schedule, start, deadline, shard_);
   PhaseWork work;
   work.specs = &specs;
   work.bodies = &bodies;
@@ -235,18 +241,18 @@ void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec
         count != ArrivalSchedule::kUnbounded ? count / per_prompt_ : specs.size() / per_prompt_;
   }
   if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0) {
-    const double share = config_.drop_first_pct / 100.0;
+    const double fraction = config_.drop_first_pct / 100.0;
     if (count != ArrivalSchedule::kUnbounded) {
       // Whole prompts, so that every target compared leaves out the same ones.
       work.drop_count =
-          static_cast<std::size_t>(std::ceil(share * static_cast<double>(count / per_prompt_))) *
+          static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(count / per_prompt_))) *
           per_prompt_;
     } else {
-      work.drop_before = start + core::saturated_nanos(share * config_.duration_s);
+      work.drop_before = start + core::saturated_nanos(fraction * config_.duration_s);
     }
   }
   ScheduleSource source(queue, work);
-  engine_->run_phase(source, schedule.size(), sink);
+  engine_->run_phase(source, share(schedule.size()), sink);
 }
 
 }  // namespace tokenbench::driver

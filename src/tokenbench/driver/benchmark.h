@@ -8,6 +8,7 @@
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/load/work_queue.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::driver {
@@ -44,6 +45,20 @@ class Benchmark {
   /// last request ended (false), e.g. to scrape the server's metrics at its edges.
   using MeasureHook = std::function<void(bool starts)>;
 
+  /// Returns when the measure phase starts, on clock(): a distributed run's common start.
+  using StartGate = std::function<core::Nanos()>;
+
+  /// A distributed run (distributed/): this process sends only `shard`'s share of every phase
+  /// (schedule indices i with (i / targets compared) mod stride == first, or sessions i with i
+  /// mod stride == first; record ids stay those of the whole schedule), and once its warmup is over
+  /// it calls `gate` (always, even when canceled, so that no other rank waits for it) and starts
+  /// measuring at the moment it returns.
+  void distribute(load::Shard shard, StartGate gate) {
+    shard_ = shard;
+    shard_.group = per_prompt_;  // a prompt's requests to every target go from one rank
+    gate_ = std::move(gate);
+  }
+
   /// Runs every phase; blocks until the last request has ended (or the run was canceled).
   void run(const client::RecordSink& sink, const MeasureHook& hook = {});
 
@@ -62,11 +77,13 @@ class Benchmark {
  private:
   /// A multi-turn phase: `count` sessions (cycled over `sessions`) through a SessionDriver.
   void run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
-                    std::size_t count, const client::RecordSink& sink);
+                    std::size_t count, const client::RecordSink& sink, core::Nanos start);
   /// A single-turn phase: `count` requests (cycled over `specs`) through a ScheduleSource.
   void run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
                  const std::vector<std::string>& bodies, std::size_t count,
-                 const client::RecordSink& sink);
+                 const client::RecordSink& sink, core::Nanos start);
+  /// This shard's part of `count` schedule indices (count itself when unbounded).
+  std::size_t share(std::size_t count) const;
 
   const core::RunConfig& config_;
   workload::Workload workload_;
@@ -78,6 +95,8 @@ class Benchmark {
   core::RunClock clock_;
   int workers_ = 1;
   std::unique_ptr<client::HttpEngine> engine_;
+  load::Shard shard_;
+  StartGate gate_;
 };
 
 /// Worker threads for a run: `requested` when > 0, else one per core; never more than the

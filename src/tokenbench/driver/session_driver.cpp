@@ -19,11 +19,13 @@ SessionDriver::SessionDriver(const std::vector<workload::Session>& sessions,
       options_(std::move(options)),
       adapter_(client::make_adapter(options_.api)) {
   if (sessions_.empty()) throw std::invalid_argument("a multi-turn run needs sessions");
+  if (options_.shard.stride == 0) options_.shard.stride = 1;
+  started_ = options_.shard.first;
 }
 
 std::size_t SessionDriver::started() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return started_;
+  return (started_ - options_.shard.first) / options_.shard.stride;
 }
 
 void SessionDriver::stop() {
@@ -62,7 +64,7 @@ bool SessionDriver::take(core::Nanos now, Turn& turn, core::Nanos& next_due, boo
     auto state = std::make_unique<State>();
     state->source = &sessions_[started_ % sessions_.size()];
     state->due = start_due;
-    ++started_;
+    started_ += options_.shard.stride;
     build(session, *state, turn);
     active_.emplace(session, std::move(state));
     return true;
@@ -112,7 +114,7 @@ void SessionDriver::build(std::int64_t session, State& state, Turn& turn) {
   state.in_flight = true;
   turn.spec = &state.spec;
   turn.body = &state.body;
-  turn.id = next_id_++;
+  turn.id = next_id_++ * options_.shard.stride + options_.shard.first;
   turn.session = session;
   turn.turn = state.next_turn;
   turn.due = state.due;

@@ -12,6 +12,7 @@
 #include "tokenbench/core/request.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/think_time.h"
+#include "tokenbench/load/work_queue.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::driver {
@@ -25,6 +26,9 @@ struct SessionOptions {
   /// first turn's send and their last turn's end (0: no limit on sessions).
   std::size_t max_sessions = 0;
   std::uint64_t seed = 0;
+  /// A distributed run's share (distributed/): sessions i with i mod stride == first, and turn
+  /// ids k * stride + first for its k-th turn sent, so that ids stay unique across ranks.
+  load::Shard shard;
 };
 
 /// Hands out the turns of a phase's sessions (to workers through a SessionSource). Session i

@@ -19,6 +19,9 @@
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/text.h"
+#include "tokenbench/distributed/merge.h"
+#include "tokenbench/distributed/session.h"
+#include "tokenbench/experiment/distributed_run.h"
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/live_view.h"
@@ -262,6 +265,11 @@ std::string Runner::redact(std::string text) const {
 
 RunOutcome Runner::run(const core::RunConfig& config) {
   RunOutcome outcome;
+  distributed::Session* const session = options_.session;
+  // A follower measures its share and sends it to the leader: no files but its records, no
+  // console, no telemetry of its own.
+  const bool follower = session != nullptr && !session->leader();
+  const bool quiet = options_.quiet || follower;
   // One results directory per target compared, else one.
   std::vector<std::pair<std::string, core::RunConfig>> parts;
   if (config.targets.empty()) {
@@ -280,7 +288,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     count_tokens = [this](core::RequestRecord& r) { metrics::count_output_tokens(*tokenizer_, r); };
   }
   for (const auto& [name, c] : parts) {
-    if (!options_.overwrite && report::holds_results(c.output_dir)) {
+    if (!follower && !options_.overwrite && report::holds_results(c.output_dir)) {
       throw RunError(c.output_dir +
                          " already holds results: pass --overwrite to replace them, or choose "
                          "another --output-dir",
@@ -288,15 +296,19 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     }
   }
   std::map<std::string, std::string> labels;
+  std::unique_ptr<core::RunConfig> pending_config;
+  bool announced = false;
   try {
     labels = telemetry::parse_labels(config.labels);
     std::filesystem::create_directories(config.output_dir);
-    if (!config.targets.empty()) {
+    if (!config.targets.empty() && !follower) {
       report::write_text_file(config.output_dir + "/" + report::kConfigFile, core::to_yaml(config));
     }
     for (const auto& [name, c] : parts) {
       std::filesystem::create_directories(c.output_dir);
-      report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
+      if (!follower) {
+        report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
+      }
       const auto compression = report::records_compression_from_string(c.records_compress);
       if (!compression) {
         throw std::runtime_error("--records-compress " + c.records_compress +
@@ -310,23 +322,67 @@ RunOutcome Runner::run(const core::RunConfig& config) {
           std::filesystem::remove(c.output_dir + "/" + report::requests_file_name(other));
         }
       }
-      recorders.push_back(std::make_unique<report::Recorder>(
-          c.output_dir + "/" + report::requests_file_name(*compression), count_tokens,
-          *compression));
+      // Each rank of a distributed run writes its own; the leader merges them.
+      const std::string file =
+          session ? distributed::rank_records_file(
+                        session->rank(), *compression == report::RecordsCompression::kZstd)
+                  : report::requests_file_name(*compression);
+      recorders.push_back(std::make_unique<report::Recorder>(c.output_dir + "/" + file,
+                                                             count_tokens, *compression));
     }
     {
       std::lock_guard<std::mutex> lock(recorders_mutex_);
       live_recorders_.clear();
       for (const auto& r : recorders) live_recorders_.push_back(r.get());
     }
-    bench = std::make_unique<driver::Benchmark>(config, targets_,
-                                                workload::build_workload(config, tokenizer_.get()),
+    workload::Workload workload = workload::build_workload(config, tokenizer_.get());
+    auto bench_config = std::make_unique<core::RunConfig>(config);
+    if (session) {
+      if (session->leader()) {
+        session->announce_level(core::to_yaml(config));
+        announced = true;
+      }
+      const load::Shard shard = session->shard();
+      // --max-concurrency is global: each member takes its part of the slots.
+      if (config.max_concurrency > 0) {
+        const auto total = static_cast<std::size_t>(config.max_concurrency);
+        if (total < shard.stride) {
+          throw std::runtime_error(fmt::format(
+              "--max-concurrency {} is less than the {} ranks measuring: give each rank at least "
+              "one slot, or start fewer ranks",
+              total, shard.stride));
+        }
+        bench_config->max_concurrency =
+            static_cast<int>(total / shard.stride + (shard.first < total % shard.stride ? 1 : 0));
+      }
+      if (follower) {  // the leader alone watches the server and the GPUs
+        bench_config->server_metrics = "off";
+        bench_config->gpu_metrics = "off";
+      }
+    }
+    bench = std::make_unique<driver::Benchmark>(*bench_config, targets_, std::move(workload),
                                                 tokenizer_ != nullptr);
+    // Alive as long as the benchmark that refers to it (last_bench_ below).
+    pending_config = std::move(bench_config);
   } catch (const std::exception& e) {
+    if (follower || announced) report_unable(e.what());
     throw RunError(e.what(), false);
   }
+  core::Nanos common_start = core::kNever;
+  if (session) {
+    driver::Benchmark* b = bench.get();
+    bench->distribute(session->shard(), [this, session, b, &common_start] {
+      const auto start = session->common_start(b->clock(), "", [this] { return canceled_.load(); });
+      if (!start) {  // the leader could not start this measurement: nothing to measure
+        b->cancel();
+        return b->clock().now();
+      }
+      common_start = *start;
+      return *start;
+    });
+  }
 
-  if (!options_.quiet) {
+  if (!quiet) {
     const std::string what =
         config.targets.empty()
             ? fmt::format(
@@ -339,12 +395,15 @@ RunOutcome Runner::run(const core::RunConfig& config) {
                                    ? fmt::format("{} requests{}", config.num_prompts,
                                                  config.targets.empty() ? "" : " each")
                                    : fmt::format("{} s", config.duration_s);
-    std::fprintf(stderr, "tokenbench: %s, %s, %d worker%s -> %s\n", what.c_str(), amount.c_str(),
-                 bench->workers(), bench->workers() == 1 ? "" : "s", config.output_dir.c_str());
+    const std::string ranks =
+        session ? fmt::format("{} ranks x ", session->shard().stride) : std::string();
+    std::fprintf(stderr, "tokenbench: %s, %s, %s%d worker%s -> %s\n", what.c_str(), amount.c_str(),
+                 ranks.c_str(), bench->workers(), bench->workers() == 1 ? "" : "s",
+                 config.output_dir.c_str());
   }
   std::atomic<bool> finished{false};
   std::thread progress;
-  if (!options_.quiet && isatty(STDERR_FILENO)) {
+  if (!quiet && isatty(STDERR_FILENO)) {
     // The live view: a few lines redrawn about 4 times a second from counters (the engine's
     // started count, the recorders' tallies); it never touches the engine's threads.
     const std::int64_t per_prompt = std::max<std::int64_t>(1, config.targets.size());
@@ -394,13 +453,13 @@ RunOutcome Runner::run(const core::RunConfig& config) {
 
   // The GPUs, sampled on their own thread over the whole run (one sampler for every part).
   std::unique_ptr<telemetry::GpuSampler> gpu;
-  if (!canceled_.load()) gpu = start_gpu_sampler(config, bench->clock());
+  if (!canceled_.load() && !follower) gpu = start_gpu_sampler(config, bench->clock());
 
   // The server's /metrics, one scraper per part (its own thread and connections), when asked or,
   // by default, when <base-url>/metrics answers.
   std::vector<std::unique_ptr<telemetry::MetricsScraper>> scrapers(parts.size());
   std::vector<std::string> metrics_urls(parts.size());
-  if (config.server_metrics != "off" && !canceled_.load()) {
+  if (config.server_metrics != "off" && !canceled_.load() && !follower) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const driver::Target& t = targets_[std::min(i, targets_.size() - 1)];
       const bool automatic = config.server_metrics == "auto";
@@ -423,15 +482,23 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   }
   core::Nanos measure_start = core::kNever;
   core::Nanos measure_end = core::kNever;
-  const auto measure_edge = [&scrapers, &measure_start, &measure_end, &bench](bool starts) {
-    (starts ? measure_start : measure_end) = bench->clock().now();
+  // A distributed run's measure phase ends when the last rank's does: the leader scrapes its
+  // end after it gathered every rank's report.
+  const auto scrape_edge = [&scrapers](bool starts) {
     for (auto& s : scrapers) {
       if (s) s->scrape_now(starts ? "measure_start" : "measure_end");
     }
   };
+  const auto measure_edge = [&scrape_edge, &measure_start, &measure_end, &bench,
+                             session](bool starts) {
+    (starts ? measure_start : measure_end) = bench->clock().now();
+    if (starts || session == nullptr) scrape_edge(starts);
+  };
 
   running_.store(bench.get());
-  if (!canceled_.load()) {
+  // A distributed rank always runs, canceled or not, so that it passes the common start.
+  if (!canceled_.load() || session) {
+    if (canceled_.load()) bench->cancel();
     const bool split = recorders.size() > 1;
     FailFast fail_fast(config.fail_fast);
     ErrorRateGuard error_rate(config.max_error_rate);
@@ -464,6 +531,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     gpu_info->first_error = redact(std::move(gpu_info->first_error));
   }
   last_bench_ = std::move(bench);
+  last_config_ = std::move(pending_config);
   finished.store(true);
   if (progress.joinable()) progress.join();
   // A stop by --fail-fast or --max-error-rate is a finding about the server, not an interruption.
@@ -476,8 +544,37 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     std::lock_guard<std::mutex> lock(recorders_mutex_);
     live_recorders_.clear();
   }
+  for (auto& r : recorders) r->close();
+  if (common_start != core::kNever) measure_start = common_start;
+  std::optional<distributed::Merged> merged;
+  if (session) {
+    distributed::LeaderShare own;
+    for (auto& r : recorders) own.parts.push_back(r->records());
+    own.cpu = last_bench_->cpu_samples();
+    own.measure_start = measure_start;
+    own.measure_end = measure_end;
+    own.canceled = outcome.canceled;
+    if (follower) {
+      session->send_report(rank_report(*session, last_bench_->clock(), own));
+      return outcome;
+    }
+    std::vector<std::string> dirs;
+    for (const auto& part : parts) dirs.push_back(part.second.output_dir);
+    merged = distributed::merge_level(*session, std::move(own),
+                                      session->gather_reports(outcome.canceled), dirs,
+                                      config.records_compress == "zstd");
+    scrape_edge(false);
+    outcome.canceled = outcome.canceled || merged->canceled;
+    outcome.partial = merged->partial;
+    partial_ = partial_ || merged->partial;
+    measure_start = merged->measure_start;
+    measure_end = merged->measure_end;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      write_merged_records(parts[i].second.output_dir, merged->parts[i],
+                           config.records_compress == "zstd", merged->distributed[i]);
+    }
+  }
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    recorders[i]->close();
     report::RunNotes notes;
     notes.stopped = stopped;
     if (scrapers[i]) {
@@ -486,7 +583,8 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       for (auto& s : notes.scrapes) s.error = redact(std::move(s.error));
       notes.metrics_url = metrics_urls[i];
     }
-    notes.client_cpu = last_bench_->cpu_samples();
+    notes.client_cpu = merged ? merged->cpu : last_bench_->cpu_samples();
+    if (merged) notes.distributed = merged->distributed[i];
     notes.measure_start = measure_start;
     notes.measure_end = measure_end;
     notes.gpu_samples = gpu_samples;
@@ -497,8 +595,8 @@ RunOutcome Runner::run(const core::RunConfig& config) {
         servers_.empty() ? nlohmann::json() : servers_[std::min(i, servers_.size() - 1)],
         gpu_info ? telemetry::gpus_summary(gpu_samples, *gpu_info) : nlohmann::json(), labels,
         [this](std::string s) { return redact(std::move(s)); });
-    outcome.parts.push_back(
-        write_part(parts[i].first, parts[i].second, recorders[i]->records(), notes));
+    outcome.parts.push_back(write_part(parts[i].first, parts[i].second,
+                                       merged ? merged->parts[i] : recorders[i]->records(), notes));
   }
   return outcome;
 }

@@ -20,6 +20,9 @@
 namespace tokenbench::report {
 class Recorder;
 }
+namespace tokenbench::distributed {
+class Session;
+}
 
 namespace tokenbench::experiment {
 
@@ -52,6 +55,9 @@ struct RunOutcome {
   std::string failed_fast;
   /// Why --max-error-rate stopped it ("31 of the last 50 requests failed ..."), or "".
   std::string error_rate_stop;
+  /// A distributed run lost (part of) some rank's share: summary.json's
+  /// tokenbench.distributed.missing says what.
+  bool partial = false;
 };
 
 /// --fail-fast: watches the first requests of a run to end; when the first `limit` all failed
@@ -111,6 +117,11 @@ class Runner {
     bool overwrite = false;  ///< replace results already in a directory (else RunError)
     /// The process's command line, kept (redacted) in the environment record.
     std::vector<std::string> command_line;
+    /// A distributed run (mpirun; docs/DISTRIBUTED.md): each measurement is shared among the
+    /// ranks. On the leader (rank 0), run() announces it, measures its own share and writes the
+    /// merged results; on a follower, run() measures its share and sends it to the leader (see
+    /// follow()). Null: a single process.
+    distributed::Session* session = nullptr;
   };
 
   /// Resolves credentials (API key variables, user:password@ in URLs), asks every server for
@@ -131,6 +142,8 @@ class Runner {
 
   void cancel();
   bool canceled() const { return canceled_.load(); }
+  /// A distributed run: some measurement so far lacks (part of) a rank's share.
+  bool partial() const { return partial_; }
 
   /// Writes every record measured so far to its requests.jsonl now (waiting at most a second).
   /// Thread-safe; for a second Ctrl-C, before the process exits at once.
@@ -151,6 +164,10 @@ class Runner {
                          const std::vector<core::RequestRecord>& records,
                          const report::RunNotes& notes) const;
 
+  /// A follower's measurement that could not start (`why`): it still passes the common start and
+  /// reports, so that the leader waits for nobody.
+  void report_unable(const std::string& why);
+
   Options options_;
   std::string progress_label_;
   std::vector<driver::Target> targets_;  // with credentials; never written
@@ -160,11 +177,18 @@ class Runner {
   std::vector<nlohmann::json> servers_;  // what each target said about itself (or null)
   bool gpu_auto_off_ = false;            // --gpu-metrics auto found no sampler (said once)
   std::unique_ptr<driver::Benchmark> last_bench_;  // see run()
+  std::unique_ptr<core::RunConfig> last_config_;   // last_bench_'s (a rank's share of it)
   std::atomic<driver::Benchmark*> running_{nullptr};
   std::atomic<bool> canceled_{false};
+  bool partial_ = false;
   std::mutex recorders_mutex_;
   std::vector<report::Recorder*> live_recorders_;  // the measurement's, while it runs
 };
+
+/// A follower rank's part of a distributed command (cli's with_runner calls it instead of the
+/// command): runs each measurement the leader announces until the leader says finish. Returns
+/// the exit code: 0, or 2 when the leader was lost (the leader's own code is the command's).
+int follow(Runner& runner, distributed::Session& session);
 
 /// The configuration of target `index` of a multi-target run, as its own results directory
 /// records it: a single-target configuration with that target's URL and model.

@@ -18,6 +18,7 @@
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/html_report.h"
+#include "tokenbench/report/ranks.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/summary_json.h"
 #include "tokenbench/telemetry/environment.h"
@@ -176,19 +177,26 @@ RunNotes read_telemetry(const std::string& dir) {
   return out;
 }
 
-void write_environment(const std::string& dir, const nlohmann::json& environment) {
-  write_text_file(dir + "/" + kEnvironmentFile,
-                  environment.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+void write_json_file(const std::string& path, const nlohmann::json& document) {
+  write_text_file(path,
+                  document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
-nlohmann::json read_environment(const std::string& dir) {
-  const std::string path = dir + "/" + kEnvironmentFile;
+nlohmann::json read_json_file(const std::string& path) {
   if (!std::filesystem::is_regular_file(path)) return nullptr;
   try {
     return nlohmann::json::parse(read_text_file(path));
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }
+}
+
+void write_environment(const std::string& dir, const nlohmann::json& environment) {
+  write_json_file(dir + "/" + kEnvironmentFile, environment);
+}
+
+nlohmann::json read_environment(const std::string& dir) {
+  return read_json_file(dir + "/" + kEnvironmentFile);
 }
 
 std::string read_text_file(const std::string& path) {
@@ -309,6 +317,10 @@ RunOutputs write_run_outputs(const std::string& dir,
         per_replica(records, config.replica_urls, options, out.summary.duration_s);
     out.summary_json["tokenbench"]["replicas"] = replicas_to_json(replicas);
     out.console += render_replicas(replicas, out.summary, core::to_string(config.balance));
+  }
+  if (!notes.distributed.is_null()) {
+    out.summary_json["tokenbench"]["distributed"] = notes.distributed;
+    out.console += render_ranks(notes.distributed);
   }
   if (!notes.environment.is_null()) {
     out.summary_json["tokenbench"]["environment"] = notes.environment;

@@ -23,6 +23,8 @@ inline constexpr const char* kConfigFile = "config.yaml";
 inline constexpr const char* kReportFile = "report.txt";             ///< the console tables
 inline constexpr const char* kTelemetryFile = "telemetry.jsonl";     ///< /metrics and GPU samples
 inline constexpr const char* kEnvironmentFile = "environment.json";  ///< the environment record
+/// A distributed run's ranks: their clock offsets, client health and what is missing.
+inline constexpr const char* kDistributedFile = "distributed.json";
 
 /// What a run knows beside its records.
 struct RunNotes {
@@ -44,6 +46,8 @@ struct RunNotes {
   /// Per client worker thread, its CPU clock readings over the measure phase (the Checks'
   /// client health; telemetry.jsonl lines of type "client_cpu").
   std::vector<std::vector<core::CpuSample>> client_cpu;
+  /// A distributed run's ranks (distributed.json; distributed/merge.h); null for one process.
+  nlohmann::json distributed;
 };
 
 /// Writes telemetry.jsonl in `dir`: the measure phase's edges ({"type":"phase",...}), the GPU
@@ -60,6 +64,10 @@ RunNotes read_telemetry(const std::string& dir);
 /// Writes DIR/environment.json; reads it back (null when absent). Throw std::runtime_error
 /// naming the file when it cannot be written or read.
 void write_environment(const std::string& dir, const nlohmann::json& environment);
+/// Writes a JSON document (indented, invalid UTF-8 replaced); reads one back, null when the file
+/// is absent. Throw std::runtime_error naming the file when it cannot be written or read.
+void write_json_file(const std::string& path, const nlohmann::json& document);
+nlohmann::json read_json_file(const std::string& path);
 nlohmann::json read_environment(const std::string& dir);
 
 /// What a finished (or rebuilt) run produced.

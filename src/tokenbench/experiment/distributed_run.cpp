@@ -1,0 +1,77 @@
+// The parts of a measurement that only a distributed run has (docs/DISTRIBUTED.md): a
+// follower's report and loop, and the leader's merged files. Runner::run calls them.
+
+#include "tokenbench/experiment/distributed_run.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/core/text.h"
+#include "tokenbench/experiment/runner.h"
+#include "tokenbench/report/records_io.h"
+#include "tokenbench/report/records_sink.h"
+#include "tokenbench/report/run_outputs.h"
+
+namespace tokenbench::experiment {
+
+distributed::RankReport rank_report(const distributed::Session& session,
+                                    const core::RunClock& clock,
+                                    const distributed::LeaderShare& share) {
+  distributed::RankReport r;
+  r.rank = session.rank();
+  r.host = session.host();
+  r.canceled = share.canceled;
+  r.origin_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock.origin().time_since_epoch())
+          .count();
+  r.measure_start = share.measure_start;
+  r.measure_end = share.measure_end;
+  r.cpu = share.cpu;
+  for (const auto& part : share.parts) {
+    std::string lines;
+    for (const auto& record : part) lines += report::record_to_jsonl_line(record);
+    r.parts.push_back(std::move(lines));
+  }
+  return r;
+}
+
+void write_merged_records(const std::string& dir, const std::vector<core::RequestRecord>& records,
+                          bool zstd, const nlohmann::json& distributed) {
+  const auto compression =
+      zstd ? report::RecordsCompression::kZstd : report::RecordsCompression::kNone;
+  const std::string path = dir + "/" + report::requests_file_name(compression);
+  report::RecordsSink sink(path, compression);
+  bool ok = true;
+  for (const auto& record : records) ok = sink.append(report::record_to_jsonl_line(record)) && ok;
+  ok = sink.close() && ok;
+  if (!ok) throw std::runtime_error("cannot write " + path);
+  report::write_json_file(dir + "/" + report::kDistributedFile, distributed);
+}
+
+void Runner::report_unable(const std::string& why) {
+  distributed::Session& session = *options_.session;
+  const core::RunClock clock;
+  session.common_start(clock, why, [] { return false; });
+  if (session.leader()) return;
+  distributed::RankReport r;
+  r.rank = session.rank();
+  r.host = session.host();
+  r.error = why;
+  session.send_report(r);
+}
+
+int follow(Runner& runner, distributed::Session& session) {
+  while (const auto level = session.await_level([&runner] { return runner.canceled(); })) {
+    try {
+      runner.run(core::run_config_from_yaml(*level));
+    } catch (const std::exception& e) {
+      // The leader hears why from this rank's report; say it here too, for its host's log.
+      std::fprintf(stderr, "tokenbench: rank %d: %s\n", session.rank(),
+                   core::one_line(e.what()).c_str());
+    }
+  }
+  return session.leader_lost() ? 2 : 0;
+}
+
+}  // namespace tokenbench::experiment
