@@ -50,7 +50,8 @@ TEST(ClockOffset, ProbingOneClockFindsNoOffset) {
   const std::int64_t after = steady_now_ns();
   stop.store(true);
   answering.join();
-  EXPECT_EQ(o.probes, kProbes);
+  EXPECT_GE(o.probes, kProbes);
+  EXPECT_LE(o.probes, kMaxProbes);
   EXPECT_GE(o.rtt_ns, 0);
   EXPECT_LE(o.rtt_ns, after - before);
   EXPECT_LE(std::abs(o.offset_ns), o.uncertainty_ns);

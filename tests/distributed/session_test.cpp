@@ -177,7 +177,8 @@ TEST(Session, AMemberLostBeforeItsReportLeavesAPartialResult) {
                                leader.gather_reports(false), {}, false);
   EXPECT_TRUE(m.partial);
   EXPECT_EQ(m.distributed[0]["per_rank"][1]["status"], "lost");
-  EXPECT_NE(m.distributed[0]["missing"][0].get<std::string>().find("i mod 2 = 1"), std::string::npos);
+  EXPECT_NE(m.distributed[0]["missing"][0].get<std::string>().find("i mod 2 = 1"),
+            std::string::npos);
 }
 
 // A leader that cannot start a measurement tells every member to skip it.

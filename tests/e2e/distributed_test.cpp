@@ -110,7 +110,9 @@ TEST(Distributed, FourRanksMergeExactlyAndAgreeWithOneProcess) {
         << "request " << id;
   }
 
-  // The ranks: each sent every 4th request, on a clock within a millisecond of rank 0's.
+  // The ranks: each sent every 4th request. They share this host's one steady clock, so the
+  // true offset is 0: each estimate lies within its stated uncertainty of it, and that is small
+  // (a few µs on a quiet host; a few ms at most with the build using both cores).
   const nlohmann::json d = read_json(four + "/distributed.json");
   EXPECT_EQ(d, merged["tokenbench"]["distributed"]);
   EXPECT_EQ(d["ranks"], 4);
@@ -122,9 +124,10 @@ TEST(Distributed, FourRanksMergeExactlyAndAgreeWithOneProcess) {
     EXPECT_EQ(rank["status"], "ok") << rank;
     EXPECT_EQ(rank["requests"], 12) << rank;
     EXPECT_EQ(rank["completed"], 12) << rank;
-    EXPECT_LT(std::abs(rank["offset_ms"].get<double>()), 1.0) << rank;
+    EXPECT_LE(std::abs(rank["offset_ms"].get<double>()), rank["uncertainty_ms"].get<double>())
+        << rank;
     EXPECT_GE(rank["uncertainty_ms"].get<double>(), 0.0) << rank;
-    EXPECT_LT(rank["uncertainty_ms"].get<double>(), 1.0) << rank;
+    EXPECT_LT(rank["uncertainty_ms"].get<double>(), 5.0) << rank;
     EXPECT_TRUE(fs::is_regular_file(four + "/requests.rank-" + rank["rank"].dump() + ".jsonl"));
   }
 
@@ -146,8 +149,8 @@ TEST(Distributed, FourRanksMergeExactlyAndAgreeWithOneProcess) {
 }
 
 // The process of `rank` of the mpirun job writing into `dir` (its environment names the rank,
-// its command line the directory).
-pid_t rank_pid(int rank, const std::string& dir) {
+// its command line the directory); rank -1: mpirun itself.
+pid_t job_pid(int rank, const std::string& dir) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -155,37 +158,44 @@ pid_t rank_pid(int rank, const std::string& dir) {
     if (cmdline.find(dir) == std::string::npos || cmdline.find("tokenbench") == std::string::npos) {
       continue;
     }
+    const bool launcher = cmdline.rfind(kMpirun, 0) == 0;
     std::string env = slurp(entry.path().string() + "/environ");
     for (char& c : env) c = c == '\0' ? '\n' : c;
-    if (env.find("\nOMPI_COMM_WORLD_RANK=" + std::to_string(rank) + "\n") != std::string::npos) {
-      return static_cast<pid_t>(std::stol(name));
-    }
+    const bool is_rank =
+        env.find("\nOMPI_COMM_WORLD_RANK=" + std::to_string(rank) + "\n") != std::string::npos;
+    if (rank < 0 ? launcher : (is_rank && !launcher)) return static_cast<pid_t>(std::stol(name));
   }
   return -1;
 }
+
+// Waits (at most 30 s) until rank `rank`'s records file in `dir` holds `lines` records.
+void wait_for_records(const std::string& dir, int rank, long lines) {
+  const std::string file = dir + "/requests.rank-" + std::to_string(rank) + ".jsonl";
+  const auto count = [&file] {
+    const std::string text = slurp(file);
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  const auto give_up = std::chrono::steady_clock::now() + seconds(30);
+  while (std::chrono::steady_clock::now() < give_up && count() < lines) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// 20 s of load, if nothing stops it.
+const std::vector<std::string> kLongLoad{"--num-prompts", "400", "--request-rate", "20",
+                                         "--input-len",   "16",  "--output-len",   "8",
+                                         "--gpu-metrics", "off"};
 
 TEST(Distributed, AKilledRankLeavesAPartialResultAndANonZeroExit) {
   SKIP_WITHOUT_MPI();
   SimProcess sim({"--ttft-ms", "10", "--itl-ms", "5"});
   const std::string dir = make_temp_dir("distributed-killed");
-  // 20 s of load if nothing stopped it.
-  const std::vector<std::string> load{"--num-prompts", "400", "--request-rate", "20",
-                                      "--input-len",   "16",  "--output-len",   "8",
-                                      "--gpu-metrics", "off"};
   auto job = std::async(std::launch::async, [&] {
-    return run_process(mpirun(4, run_args(sim.url(), dir, load)), seconds(60), kMpiEnv);
+    return run_process(mpirun(4, run_args(sim.url(), dir, kLongLoad)), seconds(60), kMpiEnv);
   });
   // Once rank 2 flushed a few records, it dies.
-  const std::string rank2_file = dir + "/requests.rank-2.jsonl";
-  const auto give_up = std::chrono::steady_clock::now() + seconds(30);
-  const auto lines = [&rank2_file] {
-    const std::string text = slurp(rank2_file);
-    return std::count(text.begin(), text.end(), '\n');
-  };
-  while (std::chrono::steady_clock::now() < give_up && lines() < 3) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const pid_t victim = rank_pid(2, dir);
+  wait_for_records(dir, 2, 3);
+  const pid_t victim = job_pid(2, dir);
   ASSERT_GT(victim, 0);
   ASSERT_EQ(kill(victim, SIGKILL), 0);
   const ProcessResult r = job.get();  // bounded: no hang
@@ -205,6 +215,69 @@ TEST(Distributed, AKilledRankLeavesAPartialResultAndANonZeroExit) {
   EXPECT_GT(summary["completed"].get<int>(), 3);
   EXPECT_LT(summary["completed"].get<int>(), 400);
   EXPECT_NE(r.out.find("MISSING: rank 2"), std::string::npos) << r.out;
+}
+
+// Ctrl-C on mpirun stops every rank; rank 0 still writes the merged outputs of all four.
+TEST(Distributed, CtrlCOnMpirunStopsEveryRankAndKeepsTheMergedResult) {
+  SKIP_WITHOUT_MPI();
+  SimProcess sim({"--ttft-ms", "10", "--itl-ms", "5"});
+  const std::string dir = make_temp_dir("distributed-interrupted");
+  auto job = std::async(std::launch::async, [&] {
+    return run_process(mpirun(4, run_args(sim.url(), dir, kLongLoad)), seconds(60), kMpiEnv);
+  });
+  wait_for_records(dir, 3, 3);
+  const pid_t launcher = job_pid(-1, dir);
+  ASSERT_GT(launcher, 0);
+  ASSERT_EQ(kill(launcher, SIGINT), 0);
+  const ProcessResult r = job.get();
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("interrupted; partial results kept"), std::string::npos) << r.err;
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  const nlohmann::json d = summary["tokenbench"]["distributed"];
+  ASSERT_EQ(d["per_rank"].size(), 4u);
+  std::int64_t requests = 0;
+  for (const auto& rank : d["per_rank"]) {
+    EXPECT_EQ(rank["status"], "canceled") << rank;
+    requests += rank["requests"].get<std::int64_t>();
+  }
+  // Every record of every rank is in the merged file, each id once.
+  const auto records = read_jsonl(dir + "/requests.jsonl");
+  EXPECT_EQ(static_cast<std::int64_t>(records.size()), requests);
+  EXPECT_EQ(static_cast<std::int64_t>(measured_by_id(dir).size()), requests);
+  EXPECT_GT(summary["completed"].get<int>(), 3);
+  EXPECT_LT(summary["completed"].get<int>(), 400);
+}
+
+// A rank that cannot reach the target takes no part: mpirun's MPMD form gives rank 3 a base URL
+// where nothing listens. The others share the whole schedule, and the result says so.
+TEST(Distributed, ARankThatCannotReachTheTargetTakesNoPart) {
+  SKIP_WITHOUT_MPI();
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2"});
+  const std::string dir = make_temp_dir("distributed-unreachable");
+  const std::vector<std::string> load{"--num-prompts", "12", "--input-len",   "16",
+                                      "--output-len",  "8",  "--gpu-metrics", "off"};
+  std::vector<std::string> args = mpirun(3, run_args(sim.url(), dir, load));
+  args.push_back(":");
+  args.push_back("-np");
+  args.push_back("1");
+  for (const auto& a : run_args("http://127.0.0.1:1", dir, load)) args.push_back(a);
+  const auto r = run_process(args, seconds(90), kMpiEnv);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.err.find("rank 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("takes no part: cannot reach http://127.0.0.1:1"), std::string::npos)
+      << r.err;
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["completed"], 12);
+  const nlohmann::json d = summary["tokenbench"]["distributed"];
+  EXPECT_EQ(d["ranks"], 4);
+  EXPECT_EQ(d["members"], 3);
+  EXPECT_EQ(d["partial"], false);
+  ASSERT_EQ(d["per_rank"].size(), 4u);
+  EXPECT_EQ(d["per_rank"][3]["status"], "absent");
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(d["per_rank"][k]["requests"], 4) << k;
+  ASSERT_EQ(d["missing"].size(), 1u);
+  EXPECT_NE(d["missing"][0].get<std::string>().find("shared among the other 3 ranks"),
+            std::string::npos);
 }
 
 // A short distributed run of two ranks against a fast simulator, which must succeed.

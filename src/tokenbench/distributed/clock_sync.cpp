@@ -1,6 +1,8 @@
 #include "tokenbench/distributed/clock_sync.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -33,7 +35,14 @@ ClockOffset estimate_offset(const std::vector<Probe>& probes) {
 ClockOffset probe_clock(Comm& comm, int peer, int timeout_ms) {
   std::vector<Probe> probes;
   probes.reserve(kProbes);
-  for (int i = 0; i < kProbes; ++i) {
+  const auto budget_end =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kProbeBudgetMs);
+  std::int64_t best_rtt = std::numeric_limits<std::int64_t>::max();
+  for (int i = 0; i < kMaxProbes; ++i) {
+    if (i >= kProbes &&
+        (best_rtt <= kQuickRttNs || std::chrono::steady_clock::now() >= budget_end)) {
+      break;
+    }
     Probe p;
     p.sent = steady_now_ns();
     comm.send(peer, Tag::kPing, "");
@@ -45,6 +54,7 @@ ClockOffset probe_clock(Comm& comm, int peer, int timeout_ms) {
       throw std::runtime_error("rank " + std::to_string(peer) + " did not answer the clock probe");
     }
     p.peer = std::stoll(*answer);
+    best_rtt = std::min(best_rtt, p.back - p.sent);
     probes.push_back(p);
   }
   return estimate_offset(probes);

@@ -31,12 +31,17 @@ struct ClockOffset {
 /// Throws std::invalid_argument when no probe is usable.
 ClockOffset estimate_offset(const std::vector<Probe>& probes);
 
-/// Probes per follower at each common start.
+/// Probes per follower at each common start: at least kProbes; while the best round trip is
+/// still over kQuickRttNs (a busy host delays the answers), more, up to kMaxProbes or
+/// kProbeBudgetMs of probing.
 inline constexpr int kProbes = 16;
+inline constexpr int kMaxProbes = 256;
+inline constexpr std::int64_t kQuickRttNs = 200'000;
+inline constexpr int kProbeBudgetMs = 250;
 
-/// The leader's side: probes follower `peer` kProbes times (it must be answering with
-/// answer_probes) and estimates its offset. Throws std::runtime_error when the follower is lost
-/// or stays silent for `timeout_ms`.
+/// The leader's side: probes follower `peer` as above (it must be answering with answer_probe)
+/// and estimates its offset. Throws std::runtime_error when the follower is lost or stays silent
+/// for `timeout_ms`.
 ClockOffset probe_clock(Comm& comm, int peer, int timeout_ms = 5000);
 
 /// The follower's side of one probe: answers the leader's ping, if one arrived, with this

@@ -95,6 +95,12 @@ json rank_health(const std::vector<std::vector<core::RequestRecord>>& parts,
   return h;
 }
 
+// `why` without its closing full stop, so that it reads inside a sentence.
+std::string clause(std::string why) {
+  while (!why.empty() && (why.back() == '.' || why.back() == ' ')) why.pop_back();
+  return why;
+}
+
 std::string share_of(int position, std::size_t members) {
   return fmt::format("the schedule's prompts i with i mod {} = {}", members, position);
 }
@@ -186,9 +192,9 @@ Merged merge_level(const Session& session, LeaderShare own, std::vector<RankRepo
           recovered > 0
               ? fmt::format("rank {} ({}) {}. {} of its records were read from {} (flushed once "
                             "a second); the rest of its share ({}) is missing",
-                            k, rep.host, rep.error, recovered, from, what)
-              : fmt::format("rank {} ({}) {}. Its share ({}) is missing", k, rep.host, rep.error,
-                            what));
+                            k, rep.host, clause(rep.error), recovered, from, what)
+              : fmt::format("rank {} ({}) {}. Its share ({}) is missing", k, rep.host,
+                            clause(rep.error), what));
       m.partial = true;
     }
     for (auto& part : share.parts) {
@@ -211,7 +217,7 @@ Merged merge_level(const Session& session, LeaderShare own, std::vector<RankRepo
         {{"rank", a.rank}, {"host", a.host}, {"status", "absent"}, {"why", a.why}});
     missing.push_back(fmt::format(
         "rank {} ({}) took no part: {}. The schedule was shared among the other {} rank{}", a.rank,
-        a.host, a.why, members, members == 1 ? "" : "s"));
+        a.host, clause(a.why), members, members == 1 ? "" : "s"));
   }
 
   // One ranks table per part (target): each rank's requests there, and its client health.

@@ -261,7 +261,8 @@ std::vector<RankReport> Session::gather_reports(bool canceled) {
 }
 
 void Session::finish(int exit_code) {
-  for (const int k : takers_) {
+  // Every follower still there, also those that took no part: they wait for this to end.
+  for (int k = 1; k < size(); ++k) {
     if (!comm_.lost(k)) comm_.send(k, Tag::kFinish, std::to_string(exit_code));
   }
 }

@@ -105,7 +105,7 @@ class Session {
   /// Leader: who is absent, and why (start-up refusals and ranks lost since).
   const std::vector<Absence>& absences() const { return absences_; }
 
-  /// Leader: tells every follower still there that the run is over.
+  /// Leader: tells every follower still there (taking part or not) that the run is over.
   void finish(int exit_code);
 
  private:
