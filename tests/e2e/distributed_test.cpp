@@ -186,13 +186,19 @@ const std::vector<std::string> kLongLoad{"--num-prompts", "400", "--request-rate
                                          "--input-len",   "16",  "--output-len",   "8",
                                          "--gpu-metrics", "off"};
 
+// A 4-rank job under kLongLoad, started in the background; its result once it ends (at most
+// 60 s).
+std::future<ProcessResult> start_long_job(const SimProcess& sim, const std::string& dir) {
+  return std::async(std::launch::async, [url = sim.url(), dir] {
+    return run_process(mpirun(4, run_args(url, dir, kLongLoad)), seconds(60), kMpiEnv);
+  });
+}
+
 TEST(Distributed, AKilledRankLeavesAPartialResultAndANonZeroExit) {
   SKIP_WITHOUT_MPI();
   SimProcess sim({"--ttft-ms", "10", "--itl-ms", "5"});
   const std::string dir = make_temp_dir("distributed-killed");
-  auto job = std::async(std::launch::async, [&] {
-    return run_process(mpirun(4, run_args(sim.url(), dir, kLongLoad)), seconds(60), kMpiEnv);
-  });
+  auto job = start_long_job(sim, dir);
   // Once rank 2 flushed a few records, it dies.
   wait_for_records(dir, 2, 3);
   const pid_t victim = job_pid(2, dir);
@@ -222,9 +228,7 @@ TEST(Distributed, CtrlCOnMpirunStopsEveryRankAndKeepsTheMergedResult) {
   SKIP_WITHOUT_MPI();
   SimProcess sim({"--ttft-ms", "10", "--itl-ms", "5"});
   const std::string dir = make_temp_dir("distributed-interrupted");
-  auto job = std::async(std::launch::async, [&] {
-    return run_process(mpirun(4, run_args(sim.url(), dir, kLongLoad)), seconds(60), kMpiEnv);
-  });
+  auto job = start_long_job(sim, dir);
   wait_for_records(dir, 3, 3);
   const pid_t launcher = job_pid(-1, dir);
   ASSERT_GT(launcher, 0);
