@@ -54,8 +54,9 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 
-// A message longer than this goes in pieces (MPI counts are ints).
-constexpr std::size_t kPiece = std::size_t{1} << 30;
+// A message longer than this goes in pieces (MPI counts are ints), received one at a time so
+// that the liveness thread's heartbeats go on between them (a piece takes well under a second).
+constexpr std::size_t kPiece = std::size_t{64} << 20;
 
 class MpiComm final : public Comm {
  public:
@@ -133,16 +134,23 @@ class MpiComm final : public Comm {
   }
 
   std::optional<std::string> poll(int from, Tag tag) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    int arrived = 0;
-    MPI_Status status;
-    if (MPI_Iprobe(from, static_cast<int>(tag), MPI_COMM_WORLD, &arrived, &status) != MPI_SUCCESS ||
-        !arrived) {
-      return std::nullopt;
+    std::string bytes;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      int arrived = 0;
+      MPI_Status status;
+      if (MPI_Iprobe(from, static_cast<int>(tag), MPI_COMM_WORLD, &arrived, &status) !=
+              MPI_SUCCESS ||
+          !arrived) {
+        return std::nullopt;
+      }
+      const std::string length = receive_piece(from, tag, status);
+      bytes.resize(static_cast<std::size_t>(std::strtoull(length.c_str(), nullptr, 10)));
     }
-    const std::string length = receive_piece(from, tag, status);
-    std::string bytes(static_cast<std::size_t>(std::strtoull(length.c_str(), nullptr, 10)), '\0');
+    // Only this thread receives messages of this tag from `from` (the liveness thread takes
+    // heartbeats alone), and MPI keeps their order: the pieces are the next ones.
     for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+      std::lock_guard<std::mutex> lock(mutex_);
       const int count = static_cast<int>(std::min(kPiece, bytes.size() - at));
       MPI_Recv(bytes.data() + at, count, MPI_BYTE, from, static_cast<int>(tag), MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
