@@ -98,9 +98,7 @@ TEST(Session, ALevelSharedByThreeRanksMergesOnTheLeadersClock) {
       RankReport r;
       r.rank = k;
       r.host = s.host();
-      r.origin_ns =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(clock.origin().time_since_epoch())
-              .count();
+      r.origin_ns = clock.origin_ns();
       r.measure_start = mine.measure_start;
       r.measure_end = mine.measure_end;
       r.parts = {report::record_to_jsonl_line(mine.parts[0][0])};

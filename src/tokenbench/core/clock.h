@@ -28,6 +28,11 @@ class RunClock {
   }
   Clock::time_point to_time_point(Nanos ns) const { return origin_ + std::chrono::nanoseconds(ns); }
   Clock::time_point origin() const { return origin_; }
+  /// The origin as nanoseconds since the steady clock's epoch (what ranks of a distributed run
+  /// exchange: each rank's origin on its own steady clock).
+  std::int64_t origin_ns() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(origin_.time_since_epoch()).count();
+  }
 
  private:
   Clock::time_point origin_;

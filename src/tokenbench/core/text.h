@@ -81,6 +81,12 @@ inline std::string neutralised(std::string_view s, bool keep_newlines) {
 /// Server text for one line of a terminal: controls neutralised, line breaks made spaces.
 inline std::string one_line(std::string_view s) { return neutralised(s, false); }
 
+/// `s` without its closing full stops and spaces, so that it reads inside a longer sentence.
+inline std::string without_full_stop(std::string s) {
+  while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
 /// A block of text for a terminal (tables that may quote a server): controls neutralised,
 /// newlines and tabs kept.
 inline std::string terminal_safe(std::string_view s) { return neutralised(s, true); }

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <limits>
-#include <sstream>
 
+#include "tokenbench/core/text.h"
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/percentile.h"
+#include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/report/records_io.h"
 
 namespace tokenbench::distributed {
@@ -33,25 +33,13 @@ std::string rank_records_file(int rank, bool zstd) {
 
 namespace {
 
-std::vector<core::RequestRecord> parse_lines(const std::string& text, int rank) {
-  std::vector<core::RequestRecord> out;
-  std::size_t at = 0;
-  std::int64_t line = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    ++line;
-    if (end > at) {
-      try {
-        out.push_back(report::record_from_jsonl_line(std::string_view(text).substr(at, end - at)));
-      } catch (const std::exception& e) {
-        throw std::runtime_error(
-            fmt::format("rank {}'s records, line {}: {}", rank, line, e.what()));
-      }
-    }
-    at = end + 1;
-  }
-  return out;
+// A rank's result, whole: checked line by line as a requests.jsonl file is.
+std::vector<core::RequestRecord> parse_result_lines(const std::string& text, int rank) {
+  const std::string name = fmt::format("rank {}'s result", rank);
+  report::RecordsReadReport read;
+  auto records = report::parse_records_jsonl(text, name, &read);
+  if (read.skipped_lines > 0) throw std::runtime_error(read.skipped_reason);
+  return records;
 }
 
 double ms(double ns) { return ns / 1e6; }
@@ -73,9 +61,7 @@ json rank_health(const std::vector<std::vector<core::RequestRecord>>& parts,
       } else {
         ++failed;
       }
-      if (r.sent != core::kNever && r.scheduled != core::kNever) {
-        lag.push_back(ms(static_cast<double>(r.sent - r.scheduled)));
-      }
+      if (const auto q = metrics::queue_time_ms(r)) lag.push_back(*q);
     }
   }
   json h;
@@ -93,12 +79,6 @@ json rank_health(const std::vector<std::vector<core::RequestRecord>>& parts,
   h["cpu_busy_peak_pct"] = health.workers.empty() ? json(nullptr) : json(peak);
   h["saturated"] = health.saturated;
   return h;
-}
-
-// `why` without its closing full stop, so that it reads inside a sentence.
-std::string clause(std::string why) {
-  while (!why.empty() && (why.back() == '.' || why.back() == ' ')) why.pop_back();
-  return why;
 }
 
 std::string share_of(int position, std::size_t members) {
@@ -166,7 +146,7 @@ Merged merge_level(const Session& session, LeaderShare own, std::vector<RankRepo
     }
     if (rep.error.empty()) {
       for (std::size_t p = 0; p < rep.parts.size() && p < part_count; ++p) {
-        share.parts[p] = parse_lines(rep.parts[p], k);
+        share.parts[p] = parse_result_lines(rep.parts[p], k);
       }
       widen(rep.measure_start == core::kNever ? core::kNever : rep.measure_start + shift,
             rep.measure_end == core::kNever ? core::kNever : rep.measure_end + shift);
@@ -192,9 +172,9 @@ Merged merge_level(const Session& session, LeaderShare own, std::vector<RankRepo
           recovered > 0
               ? fmt::format("rank {} ({}) {}. {} of its records were read from {} (flushed once "
                             "a second); the rest of its share ({}) is missing",
-                            k, rep.host, clause(rep.error), recovered, from, what)
+                            k, rep.host, core::without_full_stop(rep.error), recovered, from, what)
               : fmt::format("rank {} ({}) {}. Its share ({}) is missing", k, rep.host,
-                            clause(rep.error), what));
+                            core::without_full_stop(rep.error), what));
       m.partial = true;
     }
     for (auto& part : share.parts) {
@@ -217,7 +197,7 @@ Merged merge_level(const Session& session, LeaderShare own, std::vector<RankRepo
         {{"rank", a.rank}, {"host", a.host}, {"status", "absent"}, {"why", a.why}});
     missing.push_back(fmt::format(
         "rank {} ({}) took no part: {}. The schedule was shared among the other {} rank{}", a.rank,
-        a.host, clause(a.why), members, members == 1 ? "" : "s"));
+        a.host, core::without_full_stop(a.why), members, members == 1 ? "" : "s"));
   }
 
   // One ranks table per part (target): each rank's requests there, and its client health.

@@ -166,9 +166,7 @@ std::optional<std::string> Session::await_level(const std::function<bool()>& giv
 std::optional<core::Nanos> Session::common_start(const core::RunClock& clock,
                                                  const std::string& error,
                                                  const std::function<bool()>& give_up) {
-  const std::int64_t origin =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(clock.origin().time_since_epoch())
-          .count();
+  const std::int64_t origin = clock.origin_ns();
   if (!leader()) {
     comm_.send(0, Tag::kReady, json{{"origin_ns", origin}, {"error", error}}.dump());
     auto busy_until = Steady::now() + std::chrono::milliseconds(5);

@@ -22,9 +22,7 @@ distributed::RankReport rank_report(const distributed::Session& session,
   r.rank = session.rank();
   r.host = session.host();
   r.canceled = share.canceled;
-  r.origin_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(clock.origin().time_since_epoch())
-          .count();
+  r.origin_ns = clock.origin_ns();
   r.measure_start = share.measure_start;
   r.measure_end = share.measure_end;
   r.cpu = share.cpu;

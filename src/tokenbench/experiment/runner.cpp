@@ -69,12 +69,7 @@ bool FailFast::observe(const core::RequestRecord& r) {
     return false;
   }
   status_ = r.http_status;
-  if (message_.empty()) {
-    message_ = r.error_message;
-    while (!message_.empty() && (message_.back() == '.' || message_.back() == ' ')) {
-      message_.pop_back();
-    }
-  }
+  if (message_.empty()) message_ = core::without_full_stop(r.error_message);
   if (++seen_ < limit_) return false;
   decided_.store(true);
   verdict_ =

@@ -432,18 +432,34 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
   std::ostringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();
-  RecordsReadReport local;
+  bool cut_frame = false;
   if (!text.empty() && (path.ends_with(".zst") || is_zstd(text))) {
     try {
       ZstdDecoded decoded = zstd_decompress(text);
       text = std::move(decoded.text);
-      local.cut_frame = decoded.cut;
+      cut_frame = decoded.cut;
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(
           fmt::format("{}: {}; the file is damaged \u2014 rerun", path, e.what()));
     }
   }
+  RecordsReadReport local;
+  std::vector<core::RequestRecord> records = parse_records_jsonl(text, path, &local);
+  local.cut_frame = cut_frame;
+  if (cut_frame) {
+    local.warning = fmt::format(
+        "{}: the zstd stream ends inside its frame (a run killed before closing it); kept the {} "
+        "records written before the cut{}",
+        path, local.lines_read,
+        local.skipped_lines > 0 ? " and skipped its partial last line" : "");
+  }
+  if (report != nullptr) *report = std::move(local);
+  return records;
+}
 
+std::vector<core::RequestRecord> parse_records_jsonl(std::string_view text, std::string_view name,
+                                                     RecordsReadReport* report) {
+  RecordsReadReport local;
   // Split first so that the final non-blank line is known before parsing.
   struct Line {
     std::string_view text;
@@ -470,7 +486,7 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
     const std::int64_t number = lines[i].number;
     const auto damaged = [&](std::string_view problem) {
       return std::runtime_error(fmt::format(
-          "{} line {}: {}; the file is damaged or was edited \u2014 rerun, or fix the line", path,
+          "{} line {}: {}; the file is damaged or was edited \u2014 rerun, or fix the line", name,
           number, problem));
     };
     core::RequestRecord record;
@@ -483,7 +499,7 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
       local.skipped_reason = fmt::format(
           "{} line {}: not valid JSON; skipped as a final line cut short (a run killed while "
           "writing it)",
-          path, number);
+          name, number);
       break;
     } catch (const std::runtime_error& e) {
       throw damaged(e.what());
@@ -500,15 +516,7 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
     records.push_back(std::move(record));
     ++local.lines_read;
   }
-  if (local.cut_frame) {
-    local.warning = fmt::format(
-        "{}: the zstd stream ends inside its frame (a run killed before closing it); kept the {} "
-        "records written before the cut{}",
-        path, local.lines_read,
-        local.skipped_lines > 0 ? " and skipped its partial last line" : "");
-  } else {
-    local.warning = local.skipped_reason;
-  }
+  local.warning = local.skipped_reason;
   if (report != nullptr) *report = std::move(local);
   return records;
 }

@@ -70,4 +70,10 @@ struct RecordsReadReport {
 std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
                                                     RecordsReadReport* report = nullptr);
 
+/// The records of requests.jsonl text already in memory (plain, not compressed), checked as
+/// read_records_jsonl checks a file's; `name` stands for the path in its messages (e.g. "rank 2's
+/// records" for a distributed run's result).
+std::vector<core::RequestRecord> parse_records_jsonl(std::string_view text, std::string_view name,
+                                                     RecordsReadReport* report = nullptr);
+
 }  // namespace tokenbench::report
