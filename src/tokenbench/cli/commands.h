@@ -14,6 +14,12 @@ inline constexpr int kExitGate = 3;       ///< an SLO or regression gate failed
 /// A distributed run lost (part of) some rank's share: the results are partial
 /// (summary.json's tokenbench.distributed.missing says what).
 inline constexpr int kExitPartial = 4;
+/// A gate (`compare --fail-on-regression`) could not be judged: too few requests to tell the
+/// change from noise. `--unjudged pass` turns it into 0.
+inline constexpr int kExitUnjudged = 5;
+/// A run, sweep or search stopped by a signal exits 128 + the signal's number (130 for SIGINT,
+/// 143 for SIGTERM), as a shell reports a process the signal killed; its results are kept.
+constexpr int exit_stopped(int signal_number) { return 128 + signal_number; }
 
 /// The process's command line, kept by main() for the environment record (which redacts it).
 /// Set once before any command runs; read-only afterwards.
