@@ -239,6 +239,38 @@ TEST(Experiment, TargetsInterleavedRankedAndEliminated) {
   EXPECT_EQ(read_json(gw + "/other-model/summary.json")["failed"], 4);
 }
 
+// Under --max-concurrency, a target 2x faster shows 2x the throughput only when each target has
+// its own slots: sharing them, the slow one holds them and both show the same pace.
+TEST(Experiment, EachTargetHasItsOwnLoadUnlessShared) {
+  SimProcess fast({"--time-scale", "2", "--seed", "1"});
+  SimProcess slow({"--time-scale", "2", "--seed", "1", "--step-overhead-ms", "12"});
+  auto ratio = [&](const std::string& mode, std::string& out) {
+    const std::string dir = make_temp_dir("targets-" + mode);
+    const auto r = run_process(
+        {TOKENBENCH_BINARY, "run", "--output-dir", dir, "--quiet", "--target",
+         "model=sim-model,url=" + slow.url() + ",name=slow", "--target",
+         "model=sim-model,url=" + fast.url() + ",name=fast", "--max-concurrency", "2",
+         "--num-prompts", "16", "--input-len", "64", "--output-len", "32", "--target-load", mode},
+        std::chrono::seconds(90));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    out = r.out;
+    const json f = read_json(dir + "/fast/summary.json");
+    const json s = read_json(dir + "/slow/summary.json");
+    EXPECT_EQ(f["completed"], 16);
+    EXPECT_EQ(s["completed"], 16);
+    EXPECT_LE(f["tokenbench"]["max_concurrency_observed"].get<int>(), 2) << mode;
+    EXPECT_LE(s["tokenbench"]["max_concurrency_observed"].get<int>(), 2) << mode;
+    return f["output_throughput"].get<double>() / s["output_throughput"].get<double>();
+  };
+  std::string out;
+  const double each = ratio("each", out);
+  EXPECT_GT(each, 1.4) << out;
+  EXPECT_NE(out.find("each with its own load (max-concurrency 2)"), std::string::npos) << out;
+  const double shared = ratio("shared", out);
+  EXPECT_LT(shared, 1.2) << out;
+  EXPECT_NE(out.find("--target-load shared"), std::string::npos) << out;
+}
+
 TEST(Experiment, ReplicasShareTheLoadAndReportEach) {
   SimProcess a({"--ttft-ms", "5", "--itl-ms", "2"});
   SimProcess b({"--ttft-ms", "5", "--itl-ms", "2"});

@@ -41,22 +41,48 @@ TEST(EndToEndFaults, RetriedRequestsAreRecordedAndCountedOnce) {
   EXPECT_NE(r.out.find("failed attempts were retried (rate_limited x"), std::string::npos) << r.out;
 }
 
-TEST(EndToEndFaults, MaxErrorRateStopsARunThatOnlyMeasuresErrors) {
+TEST(EndToEndFaults, AbortOnErrorRateStopsARunThatOnlyMeasuresErrors) {
   SimProcess sim({"--time-scale", "10", "--fault", "http_500:0.9", "--seed", "3"});
   const std::string dir = make_temp_dir("error-rate");
-  const auto r =
-      run_process(run_args(sim.url(), dir,
-                           {"--num-prompts", "2000", "--max-concurrency", "4", "--input-len", "16",
-                            "--output-len", "4", "--max-error-rate", "0.5", "--fail-fast", "0"}));
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--num-prompts", "2000", "--max-concurrency", "4", "--input-len", "16",
+                "--output-len", "4", "--abort-on-error-rate", "0.5", "--fail-fast", "0"}));
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("stopped early (--max-error-rate 0.5)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stopped early (--abort-on-error-rate 0.5)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("most as http_5xx"), std::string::npos) << r.err;
   const auto summary = read_json(dir + "/summary.json")["tokenbench"];
   EXPECT_LT(summary["requests"]["measured"].get<int>(), 200);
-  EXPECT_NE(summary["stopped"].get<std::string>().find("--max-error-rate"), std::string::npos);
+  EXPECT_NE(summary["stopped"].get<std::string>().find("--abort-on-error-rate"),
+            std::string::npos);
   // Requests stopped in flight are recorded as canceled, every one of them kept.
   EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(),
-            summary["requests"]["measured"].get<std::size_t>());
+            summary["requests"]["measured"].get<std::size_t>() +
+                summary["requests"]["canceled"].get<std::size_t>());
+}
+
+TEST(EndToEndFaults, ARunWhereMostRequestsFailedExitsTwoWithTheErrorsFirst) {
+  SimProcess sim({"--time-scale", "10", "--fault", "http_500:0.8", "--seed", "3"});
+  const std::string dir = make_temp_dir("mostly-errors");
+  const std::vector<std::string> common{"--num-prompts", "60",  "--max-concurrency", "4",
+                                        "--input-len",   "16",  "--output-len",      "4",
+                                        "--fail-fast",   "0"};
+  const auto r = run_process(run_args(sim.url(), dir, common));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // The first error said is the summary of the errors (printed before the tables), the last
+  // the run's verdict.
+  const auto first = r.err.find("tokenbench: error: ");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  const std::string first_line = r.err.substr(first, r.err.find('\n', first) - first);
+  EXPECT_NE(first_line.find("measured requests failed"), std::string::npos) << r.err;
+  EXPECT_LT(r.err.find("measured requests failed"), r.err.find("the run failed")) << r.err;
+  EXPECT_NE(r.err.find("http_5xx"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("over --max-error-rate 50%"), std::string::npos) << r.err;
+  // The threshold is the user's: 1 never fails a run on its errors.
+  const std::string tolerant = make_temp_dir("mostly-errors-tolerated");
+  std::vector<std::string> args = common;
+  args.insert(args.end(), {"--max-error-rate", "1"});
+  EXPECT_EQ(run_process(run_args(sim.url(), tolerant, args)).exit_code, 0);
 }
 
 TEST(EndToEndFaults, NoPreflightNeedsAModelAndSkipsModelsList) {
@@ -89,7 +115,9 @@ TEST(EndToEndFaults, NewLimitFlagsAreValidated) {
                                                                 {"--ttft-timeout", "-1"},
                                                                 {"--connect-timeout", "0"},
                                                                 {"--retries", "1000"},
-                                                                {"--max-error-rate", "1.5"}}) {
+                                                                {"--max-error-rate", "1.5"},
+                                                                {"--abort-on-error-rate", "1"},
+                                                                {"--target-load", "both"}}) {
     std::vector<std::string> full{TOKENBENCH_BINARY, "run"};
     full.insert(full.end(), args.begin(), args.end());
     const auto r = run_process(full);

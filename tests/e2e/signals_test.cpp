@@ -86,11 +86,15 @@ TEST(Signals, InterruptWritesAPartialReportWithinTwoSeconds) {
   const auto signaled = Clock::now();
   const int code = run.stop(SIGINT);
   const auto took = Clock::now() - signaled;
-  EXPECT_EQ(code, 0);  // an interrupted run exits as a complete one, with a note on stderr
+  EXPECT_EQ(code, 130);  // a stopped run never passes for a finished one: 128 + SIGINT
   EXPECT_LT(took, std::chrono::seconds(2));
   const json s = read_json(dir + "/summary.json");
   EXPECT_GE(s["completed"].get<int>(), 10);
   EXPECT_LT(s["completed"].get<int>(), 1000);
+  // It says it stopped, and why; the requests the signal cut short are not the server's errors.
+  EXPECT_NE(s["tokenbench"]["stopped"].get<std::string>().find("SIGINT"), std::string::npos);
+  EXPECT_EQ(s["failed"], 0);
+  EXPECT_NE(slurp(dir + "/report.txt").find("stopped early: SIGINT"), std::string::npos);
   const std::vector<json> records = complete_records(dir + "/requests.jsonl");
   int ok = 0;
   int canceled = 0;
@@ -101,6 +105,30 @@ TEST(Signals, InterruptWritesAPartialReportWithinTwoSeconds) {
   EXPECT_EQ(ok, s["completed"].get<int>());
   EXPECT_LE(canceled, kConcurrency);  // only those in flight at the signal
   EXPECT_EQ(static_cast<int>(records.size()), ok + canceled);
+  EXPECT_EQ(s["tokenbench"]["requests"]["canceled"], canceled);
+}
+
+TEST(Signals, TerminatedRunAndSweepExitNonZeroAndSaySo) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "20"});
+  const std::string dir = make_temp_dir("term");
+  BackgroundProcess run(long_run(sim.url(), dir));
+  ASSERT_TRUE(wait_for_records(dir + "/requests.jsonl", 10));
+  EXPECT_EQ(run.stop(SIGTERM), 143);  // 128 + SIGTERM: a Kubernetes job's stop is a failure
+  EXPECT_NE(read_json(dir + "/summary.json")["tokenbench"]["stopped"].get<std::string>().find(
+                "SIGTERM"),
+            std::string::npos);
+  // A sweep stopped midway: the same exit, and sweep.json says it was interrupted.
+  const std::string sweep_dir = make_temp_dir("term-sweep");
+  std::vector<std::string> args = long_run(sim.url(), sweep_dir);
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--max-concurrency") args[i + 1] = "2,4";
+  }
+  BackgroundProcess sweep(args);
+  ASSERT_TRUE(wait_for_records(sweep_dir + "/c2/requests.jsonl", 10));
+  EXPECT_EQ(sweep.stop(SIGTERM), 143);
+  const json j = read_json(sweep_dir + "/sweep.json");
+  EXPECT_TRUE(j["canceled"].get<bool>());
+  EXPECT_NE(j["interrupted"].get<std::string>().find("SIGTERM"), std::string::npos);
 }
 
 TEST(Signals, SecondInterruptEndsTheRunAtOnce) {
@@ -109,13 +137,12 @@ TEST(Signals, SecondInterruptEndsTheRunAtOnce) {
   BackgroundProcess run(long_run(sim.url(), dir));
   ASSERT_TRUE(wait_for_records(dir + "/requests.jsonl", 10));
   // The first SIGINT stops the run; the second, right behind it, asks for an exit at once
-  // after the records measured so far are written (exit code 130), unless the run had already
-  // finished its report (0).
+  // after the records measured so far are written; either way the exit code is 130.
   const auto signaled = Clock::now();
   ::kill(run.pid(), SIGINT);
   const int code = run.stop(SIGINT);
   EXPECT_LT(Clock::now() - signaled, std::chrono::seconds(1));
-  EXPECT_TRUE(code == 0 || code == 130) << code;
+  EXPECT_TRUE(code == 130) << code;
   // What the recorder flushed is whole records, from which `report` rebuilds the summary.
   const std::vector<json> records = complete_records(dir + "/requests.jsonl");
   EXPECT_GE(records.size(), 10u);

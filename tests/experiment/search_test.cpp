@@ -116,5 +116,111 @@ TEST(Search, StopsWhenCanceled) {
   EXPECT_EQ(r.trajectory.size(), 3u);
 }
 
+// serve-sim's shape under a TTFT SLO: throughput rises to a peak at concurrency 32, then falls
+// while the SLO still holds up to 40 (the "37 at 18.23 req/s while 32 gave 18.73").
+ProbeFn knee_at_32(std::vector<double>* probed = nullptr) {
+  return [probed](double value, int repeat) {
+    if (probed && repeat == 0) probed->push_back(value);
+    Probe p;
+    p.value = value;
+    p.repeat = repeat;
+    p.complete = true;
+    p.met = value <= 40;
+    p.figures = {{"request_throughput", value <= 32 ? value : 32 - 0.25 * (value - 32)}};
+    return p;
+  };
+}
+
+SearchOptions concurrency_options(double min, double max) {
+  SearchOptions o = rate_options(min, max, 0.05);
+  o.vary = SearchOptions::Vary::kMaxConcurrency;
+  return o;
+}
+
+TEST(Search, AnswerIsTheHighestThroughputNotTheLargestPassingLoad) {
+  const SearchOptions o = concurrency_options(1, 64);
+  const auto r = search(o, knee_at_32());
+  EXPECT_EQ(r.status, "found");
+  ASSERT_TRUE(r.best && r.lo && r.hi);
+  EXPECT_EQ(*r.best, 32);
+  EXPECT_EQ(*r.lo, 40);
+  EXPECT_EQ(*r.hi, 42);  // within --precision 5% of 40
+  EXPECT_TRUE(r.fell);
+  const std::string sentence = search_sentence(r, o);
+  EXPECT_NE(sentence.find("the maximum throughput is 32.00 req/s at concurrency 32"),
+            std::string::npos)
+      << sentence;
+  EXPECT_NE(sentence.find("the largest load meeting them is concurrency 40 (30.00 req/s)"),
+            std::string::npos)
+      << sentence;
+  EXPECT_NE(sentence.find("Throughput fell between passing levels"), std::string::npos);
+  const auto j = search_to_json(r, o);
+  EXPECT_EQ(j["answer"]["value"], 32);
+  EXPECT_EQ(j["answer"]["largest_passing_value"], 40);
+  EXPECT_EQ(j["answer"]["throughput_fell"], true);
+}
+
+TEST(Search, ProbesAroundAPeakTheBisectionPassedOver) {
+  // Peak at 28: the doubling probes 16 and 32 and the bisection (48, 40, 44, 42, 41) never
+  // land on it; the probes around the best level find it.
+  auto peak_28 = [](double value, int repeat) {
+    Probe p;
+    p.value = value;
+    p.repeat = repeat;
+    p.complete = true;
+    p.met = value <= 40;
+    p.figures = {{"request_throughput", value <= 28 ? value : 28 - 0.5 * (value - 28)}};
+    return p;
+  };
+  const auto r = search(concurrency_options(1, 64), peak_28);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(*r.best, 28);
+  EXPECT_TRUE(r.fell);
+  EXPECT_LE(r.trajectory.size(), 7u + 5u + static_cast<std::size_t>(kPeakProbes));
+}
+
+TEST(Search, NoPeakProbesWhileThroughputRisesToTheSloFlip) {
+  std::vector<double> probed;
+  const auto r = search(concurrency_options(1, 64), flips_at(23, &probed));
+  EXPECT_FALSE(r.fell);
+  EXPECT_EQ(*r.best, 23);
+  EXPECT_EQ(probed, (std::vector<double>{1, 2, 4, 8, 16, 32, 24, 20, 22, 23}));
+  EXPECT_NE(search_sentence(r, concurrency_options(1, 64)).find("the largest load meeting them"),
+            std::string::npos);
+}
+
+TEST(Search, WarnsWhenTheBestCannotBeToldFromItsNeighbour) {
+  // Every probe's throughput is known to +-1 req/s: 32 and 33 differ by 0.25.
+  auto noisy = [](double value, int repeat) {
+    Probe p = knee_at_32()(value, repeat);
+    const double x = p.figures["request_throughput"];
+    p.throughput_ci = metrics::Interval{x, x - 1, x + 1};
+    p.slo_ci = {metrics::Interval{480, 450, 520}};  // p95 TTFT straddles the bound 500
+    return p;
+  };
+  const SearchOptions o = concurrency_options(1, 64);
+  const auto r = search(o, noisy);
+  ASSERT_FALSE(r.warnings.empty());
+  bool neighbour = false;
+  bool verdict = false;
+  for (const auto& w : r.warnings) {
+    neighbour = neighbour || w.find("cannot be told from") != std::string::npos;
+    verdict = verdict || w.find("p95_ttft_ms is 480 [450, 520]") != std::string::npos;
+    EXPECT_NE(w.find("--repeats 3"), std::string::npos) << w;
+  }
+  EXPECT_TRUE(neighbour);
+  EXPECT_TRUE(verdict);
+  EXPECT_NE(render_search(r, o).find("Warning: "), std::string::npos);
+  // Intervals that separate the levels and stay clear of the bound: no warning.
+  auto clear = [](double value, int repeat) {
+    Probe p = knee_at_32()(value, repeat);
+    const double x = p.figures["request_throughput"];
+    p.throughput_ci = metrics::Interval{x, x - 0.01, x + 0.01};
+    p.slo_ci = {metrics::Interval{300, 290, 310}};
+    return p;
+  };
+  EXPECT_TRUE(search(o, clear).warnings.empty());
+}
+
 }  // namespace
 }  // namespace tokenbench::experiment

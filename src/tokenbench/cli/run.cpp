@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -45,9 +46,41 @@ std::string verdict_lines(const std::vector<experiment::SloVerdict>& verdicts) {
   return out;
 }
 
+// The share of measured requests that failed (canceled ones are not measured); 0 without any.
+double error_rate(const metrics::Summary& s) {
+  return s.measured > 0 ? static_cast<double>(s.failed) / static_cast<double>(s.measured) : 0;
+}
+
+// "168 of 200 measured requests failed (84.0%): connect 168 (Connection refused), ..." in one
+// line, the most frequent class first.
+std::string error_summary(const metrics::Summary& s) {
+  std::vector<std::pair<std::string, std::int64_t>> classes(s.errors.begin(), s.errors.end());
+  std::stable_sort(classes.begin(), classes.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out = fmt::format("{} of {} measured requests failed ({:.1f}%)", s.failed,
+                                s.measured, 100 * error_rate(s));
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const auto example = s.error_examples.find(classes[i].first);
+    out += fmt::format("{} {} {}", i == 0 ? ":" : ",", classes[i].first, classes[i].second);
+    if (example != s.error_examples.end()) {
+      out += " (" + std::string(core::utf8_prefix(core::one_line(example->second), 120)) + ")";
+    }
+  }
+  return out;
+}
+
 int single_run(experiment::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
   const experiment::RunOutcome outcome = runner.run(c);
   const experiment::LevelResult& part = outcome.parts.front();
+  // A run that measured mostly errors says so first: its figures describe the few successes.
+  const bool too_many_errors =
+      part.summary.completed > 0 && error_rate(part.summary) > c.max_error_rate;
+  if (too_many_errors) {
+    std::fprintf(stderr, "tokenbench: error: %s, over --max-error-rate %g%%; the figures below "
+                 "cover only the successful requests\n",
+                 error_summary(part.summary).c_str(), 100 * c.max_error_rate);
+    std::fflush(stderr);
+  }
   std::fputs(part.console.c_str(), stdout);
   const auto verdicts = experiment::check_slos(experiment::parse_slo_exprs(c.slo),
                                                experiment::figures_from_summary(part.summary_json));
@@ -64,9 +97,9 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
   }
   if (!outcome.error_rate_stop.empty()) {
     std::fprintf(stderr,
-                 "tokenbench: error: stopped early (--max-error-rate %g): %s. The figures above "
-                 "cover the requests until then\n",
-                 c.max_error_rate, core::one_line(outcome.error_rate_stop).c_str());
+                 "tokenbench: error: stopped early (--abort-on-error-rate %g): %s. The figures "
+                 "above cover the requests until then\n",
+                 c.abort_on_error_rate, core::one_line(outcome.error_rate_stop).c_str());
     return kExitNoMeasure;
   }
   if (part.summary.completed == 0) {
@@ -77,6 +110,13 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
     }
     std::fprintf(stderr, "tokenbench: error: no request succeeded%s\n",
                  core::one_line(why).c_str());
+    return kExitNoMeasure;
+  }
+  if (too_many_errors) {
+    std::fprintf(stderr,
+                 "tokenbench: error: the run failed: %.1f%% of its measured requests failed "
+                 "(--max-error-rate %g%%; 1 never fails a run)\n",
+                 100 * error_rate(part.summary), 100 * c.max_error_rate);
     return kExitNoMeasure;
   }
   if (x.fail_on_slo && !experiment::all_met(verdicts)) {
@@ -134,6 +174,18 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
                  why.empty() ? "" : (": " + core::one_line(why)).c_str());
     return kExitNoMeasure;
   }
+  // A sweep looks for where the server breaks: one level over --max-error-rate is a finding,
+  // every level over it a broken run.
+  const bool all_over = std::all_of(result.points.begin(), result.points.end(), [&c](const auto& p) {
+    const auto it = p.figures.find("error_rate");
+    return it != p.figures.end() && it->second > c.max_error_rate;
+  });
+  if (all_over) {
+    std::fprintf(stderr,
+                 "tokenbench: error: every level's error rate exceeds --max-error-rate %g%%%s\n",
+                 100 * c.max_error_rate, why.empty() ? "" : (": " + core::one_line(why)).c_str());
+    return kExitNoMeasure;
+  }
   if (x.fail_on_slo && !options.slos.empty() && !result.best) {
     std::fprintf(stderr, "tokenbench: SLO gate failed: no level meets the SLOs\n");
     return kExitGate;
@@ -157,7 +209,19 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
   experiment::write_journal(c.output_dir, experiment::kCompareJson,
                             experiment::ranking_to_json(rows, required, weights));
   experiment::write_experiment_report_or_warn(c.output_dir);
-  std::fputs(experiment::render_ranking(rows, weights).c_str(), stdout);
+  const std::string slots =
+      c.max_concurrency > 0 ? fmt::format("max-concurrency {}", c.max_concurrency) : "";
+  const std::string rate =
+      std::isinf(c.request_rate) ? "" : fmt::format("request rate {:g}/s", c.request_rate);
+  const std::string load = slots.empty() ? rate : rate.empty() ? slots : slots + ", " + rate;
+  const std::string how =
+      c.target_load == "shared"
+          ? fmt::format("sharing one schedule{} (--target-load shared: a slow target holds the "
+                        "slots, so throughputs are not each target's own)",
+                        load.empty() ? "" : " and " + load)
+          : fmt::format("each with its own load{} (--target-load each)",
+                        load.empty() ? "" : " (" + load + ")");
+  std::fputs(experiment::render_ranking(rows, weights, how).c_str(), stdout);
   std::printf("Results: %s (%s, a subdirectory per target)\n", c.output_dir.c_str(),
               experiment::kCompareJson);
   if (outcome.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
@@ -172,7 +236,17 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
                  why.empty() ? "" : (": " + core::one_line(why)).c_str());
     return kExitNoMeasure;
   }
-  return kExitOk;
+  // A broken target is eliminated from the ranking and said so; every target broken is a
+  // broken run.
+  std::size_t over = 0;
+  for (const auto& part : outcome.parts) {
+    if (error_rate(part.summary) > c.max_error_rate) {
+      std::fprintf(stderr, "tokenbench: %s: target %s: %s, over --max-error-rate %g%%\n",
+                   outcome.parts.size() == ++over ? "error" : "warning", part.name.c_str(),
+                   error_summary(part.summary).c_str(), 100 * c.max_error_rate);
+    }
+  }
+  return over == outcome.parts.size() ? kExitNoMeasure : kExitOk;
 }
 
 int run_command(RunFlags& f, const ExperimentFlags& x) {

@@ -145,15 +145,17 @@ std::vector<std::string> g_command_line;
 std::atomic<experiment::Runner*> g_running{nullptr};
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_exit_now{false};
+std::atomic<int> g_signal{0};  // the first signal that stopped the run
 
-extern "C" void on_interrupt(int) {
+extern "C" void on_interrupt(int signal_number) {
   // The first Ctrl-C (or SIGTERM) stops the run, which then reports what it measured; a second
   // one asks for an exit at once, after the records measured so far are written.
   if (g_interrupted.exchange(true)) {
     g_exit_now.store(true);
     return;
   }
-  if (experiment::Runner* r = g_running.load()) r->cancel();
+  g_signal.store(signal_number);
+  if (experiment::Runner* r = g_running.load()) r->cancel(signal_number);
 }
 
 }  // namespace
@@ -241,7 +243,7 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
               "tokenbench: stopped at once; requests.jsonl holds every request measured "
               "so far (tokenbench report DIR rebuilds the summary)\n",
               stderr);
-          std::_Exit(130);
+          std::_Exit(exit_stopped(g_signal.load()));
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
@@ -259,6 +261,15 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
     } restore{done, watcher};
     // A follower runs whatever measurements the leader announces; the leader runs the command.
     code = leader ? body(runner) : experiment::follow(runner, *session);
+    if (const int sig = g_signal.load(); sig != 0 && code != kExitUsage) {
+      // A stopped run never passes for a finished one: a SIGTERM'd CI or Kubernetes job fails.
+      std::fprintf(stderr,
+                   "tokenbench: stopped by %s before the end: the results are partial "
+                   "(summary.json's tokenbench.stopped); exit %d\n",
+                   sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
+                   exit_stopped(sig));
+      code = exit_stopped(sig);
+    }
     if (leader && code == kExitOk && runner.partial()) {
       std::fprintf(stderr,
                    "tokenbench: error: the results are partial: a rank's share is missing (see "
@@ -777,6 +788,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--target", flags.target_items,
                   "A target to compare: model=NAME[,url=URL][,key-env=VAR][,name=LABEL] "
                   "(repeatable)");
+  cmd->add_option("--target-load", c.target_load,
+                  "Targets compared: each (every target its own --max-concurrency slots and "
+                  "--request-rate) or shared (one schedule and one set of slots for all)")
+      ->capture_default_str();
   cmd->add_option("--header", c.headers, "Extra request header 'Name: value' (repeatable)");
   cmd->add_option("--extra-body", c.extra_body,
                   "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
@@ -1013,6 +1028,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "KEY=VALUE kept in the environment record, for what cannot be discovered "
                   "(e.g. cuda=12.4, weights=rev-abc; repeatable)");
   cmd->add_option("--max-error-rate", c.max_error_rate,
+                  "The run fails (exit 2) when more than this share of its measured requests "
+                  "failed (canceled ones aside); 0: any failure, 1: never")
+      ->capture_default_str();
+  cmd->add_option("--abort-on-error-rate", c.abort_on_error_rate,
                   "Stop the run when more than this share of the last 50 requests failed (e.g. "
                   "0.5); 0: never")
       ->capture_default_str();

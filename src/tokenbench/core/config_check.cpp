@@ -104,11 +104,22 @@ void validate(const RunConfig& c) {
                       "' is not auto, nvidia-smi, off or dcgm=URL (an http(s):// URL of a DCGM "
                       "exporter's /metrics)");
   }
-  if (!(c.max_error_rate >= 0 && c.max_error_rate < 1)) {
+  if (c.target_load != "each" && c.target_load != "shared") {
+    throw ConfigError("--target-load '" + c.target_load +
+                      "' is not each (every target its own slots and rate) or shared (one "
+                      "schedule and one set of slots for all)");
+  }
+  if (!(c.max_error_rate >= 0 && c.max_error_rate <= 1)) {
     throw ConfigError(fmt::format(
-        "--max-error-rate {} is out of range: give a share from 0 to less than 1, e.g. 0.5 (0: "
-        "never)",
+        "--max-error-rate {} is out of range: give a share from 0 (any failed request fails the "
+        "run) to 1 (never), e.g. 0.05",
         c.max_error_rate));
+  }
+  if (!(c.abort_on_error_rate >= 0 && c.abort_on_error_rate < 1)) {
+    throw ConfigError(fmt::format(
+        "--abort-on-error-rate {} is out of range: give a share from 0 to less than 1, e.g. 0.5 "
+        "(0: never)",
+        c.abort_on_error_rate));
   }
   in_range<int>("--fail-fast", c.fail_fast, 0, 1'000'000, "(0: never)");
   for (const double p : c.percentiles) {

@@ -151,6 +151,7 @@ std::string to_yaml(const RunConfig& c) {
           << YAML::EndMap;
     }
     out << YAML::EndSeq;
+    out << YAML::Key << "target_load" << YAML::Value << c.target_load;
   }
   out << YAML::EndMap;
 
@@ -178,6 +179,7 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "metrics_interval_s" << YAML::Value << c.metrics_interval_s;
   out << YAML::Key << "gpu_metrics" << YAML::Value << c.gpu_metrics;
   out << YAML::Key << "max_error_rate" << YAML::Value << c.max_error_rate;
+  out << YAML::Key << "abort_on_error_rate" << YAML::Value << c.abort_on_error_rate;
   out << YAML::EndMap;
 
   out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
@@ -303,6 +305,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
         if (n["api_key_env"]) spec.api_key_env = n["api_key_env"].as<std::string>();
         c.targets.push_back(std::move(spec));
       }
+      if (t["target_load"]) c.target_load = t["target_load"].as<std::string>();
     }
     if (const auto l = root["load"]) {
       if (l["max_concurrency"]) c.max_concurrency = l["max_concurrency"].as<int>();
@@ -333,6 +336,9 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["metrics_interval_s"]) c.metrics_interval_s = l["metrics_interval_s"].as<double>();
       if (l["gpu_metrics"]) c.gpu_metrics = l["gpu_metrics"].as<std::string>();
       if (l["max_error_rate"]) c.max_error_rate = l["max_error_rate"].as<double>();
+      if (l["abort_on_error_rate"]) {
+        c.abort_on_error_rate = l["abort_on_error_rate"].as<double>();
+      }
     }
     if (const auto w = root["workload"]) {
       if (w["dataset"]) c.dataset = w["dataset"].as<std::string>();

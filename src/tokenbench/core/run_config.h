@@ -109,6 +109,11 @@ struct RunConfig {
 
   /// Several targets compared in one interleaved run; empty: the single target above.
   std::vector<TargetSpec> targets;
+  /// How the targets compared share the load (--target-load): "each" gives every target its own
+  /// --max-concurrency slots and its own --request-rate schedule, so that a target's throughput
+  /// is its own; "shared" sends them one schedule under one set of slots, which the slowest
+  /// target then holds.
+  std::string target_load = "each";
 
   // Workload
   std::string dataset = "random";  ///< workload::kDatasetNames
@@ -175,8 +180,11 @@ struct RunConfig {
 
   // Safety
   int fail_fast = 5;  ///< stop when the first N requests all fail with one client error; 0: never
+  /// The run fails (exit 2) when more than this share of its measured requests failed (canceled
+  /// ones aside); 1: never. Sweeps and searches judge each level by it.
+  double max_error_rate = 0.5;
   /// Stop when more than this share of the last requests failed (ErrorRateGuard); 0: never.
-  double max_error_rate = 0;
+  double abort_on_error_rate = 0;
 
   // Output
   std::string output_dir;

@@ -7,6 +7,7 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/request_id.h"
+#include "tokenbench/driver/per_target_source.h"
 #include "tokenbench/driver/schedule_source.h"
 #include "tokenbench/driver/session_driver.h"
 #include "tokenbench/driver/session_source.h"
@@ -95,7 +96,19 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
     measure_whole_bodies_ = build_bodies(workload_.measure, config, targets, false);
   }
   model_ = targets.front().model.empty() ? config.model : targets.front().model;
-  workers_ = choose_workers(config.workers, config.max_concurrency);
+  int max_concurrency = config.max_concurrency;
+  if (compare_targets && config.target_load == "each") {
+    // Each target its own schedule and slots: the interleaved specs dealt back out by target.
+    lanes_.resize(per_prompt_);
+    for (std::size_t i = 0; i < workload_.measure.size(); ++i) {
+      Lane& lane = lanes_[i % per_prompt_];
+      lane.specs.push_back(workload_.measure[i]);
+      lane.bodies.push_back(measure_bodies_[i]);
+      if (!measure_whole_bodies_.empty()) lane.whole_bodies.push_back(measure_whole_bodies_[i]);
+    }
+    if (max_concurrency > 0) max_concurrency *= static_cast<int>(per_prompt_);
+  }
+  workers_ = choose_workers(config.workers, max_concurrency);
   client::EngineConfig engine;
   for (Target& t : targets) {
     engine.endpoints.push_back(
@@ -124,7 +137,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.request_ids = config.request_id;
   engine.run_id = client::new_run_id();
   engine.workers = workers_;
-  engine.max_concurrency = config.max_concurrency;
+  engine.max_concurrency = max_concurrency;
   engine.keep_text = keep_text;
   engine_ = std::make_unique<client::HttpEngine>(std::move(engine), clock_);
 }
@@ -164,7 +177,12 @@ void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
                                 : ArrivalSchedule::kUnbounded;
   if (hook) hook(true);
   if (!gate_) start = clock_.now();
-  run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink, start);
+  if (lanes_.empty()) {
+    run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink, start);
+  } else {
+    run_each_target(count == ArrivalSchedule::kUnbounded ? count : count / per_prompt_, sink,
+                    start);
+  }
   if (hook) hook(false);
 }
 
@@ -198,61 +216,107 @@ void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Sess
       sink);
 }
 
-void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
-                          const std::vector<std::string>& bodies, std::size_t count,
-                          const client::RecordSink& sink, core::Nanos start) {
-  // Warmup warms connections and caches; it runs closed-loop and is never rate-limited.
+ArrivalSchedule Benchmark::phase_schedule(core::Phase phase,
+                                          const std::vector<core::RequestSpec>& specs,
+                                          std::size_t count) const {
   const bool replay = phase == core::Phase::kMeasure && config_.replay;
-  const bool open_loop =
-      phase == core::Phase::kMeasure && (replay || !std::isinf(config_.request_rate));
-  const ArrivalSchedule schedule = [&] {
-    if (replay) {
-      // The trace's own clock, from its first measured request; the trace is not cycled.
-      std::vector<double> times;
-      times.reserve(specs.size());
-      for (const auto& s : specs) times.push_back(s.trace_s);
-      return ArrivalSchedule::replay(times, count, config_.duration_s, config_.replay_speed);
-    }
-    if (open_loop) {
-      return ArrivalSchedule::open_loop(
-          count, config_.duration_s, config_.request_rate, config_.arrival, config_.burstiness,
-          config_.seed,
-          load::Ramp{config_.ramp_up, config_.ramp_up_start_rps, config_.ramp_up_duration_s});
-    }
-    return ArrivalSchedule::immediate(count);
-  }();
-  const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
-                                   ? start + core::saturated_nanos(config_.duration_s)
-                                   : core::kNever;
-  load::WorkQueue queue(schedule, start, deadline, shard_);
+  if (replay) {
+    // The trace's own clock, from its first measured request; the trace is not cycled.
+    std::vector<double> times;
+    times.reserve(specs.size());
+    for (const auto& s : specs) times.push_back(s.trace_s);
+    return ArrivalSchedule::replay(times, count, config_.duration_s, config_.replay_speed);
+  }
+  // Warmup warms connections and caches; it runs closed-loop and is never rate-limited.
+  if (phase == core::Phase::kMeasure && !std::isinf(config_.request_rate)) {
+    return ArrivalSchedule::open_loop(
+        count, config_.duration_s, config_.request_rate, config_.arrival, config_.burstiness,
+        config_.seed,
+        load::Ramp{config_.ramp_up, config_.ramp_up_start_rps, config_.ramp_up_duration_s});
+  }
+  return ArrivalSchedule::immediate(count);
+}
+
+PhaseWork Benchmark::phase_work(core::Phase phase, const std::vector<core::RequestSpec>& specs,
+                                const std::vector<std::string>& bodies,
+                                const std::vector<std::string>& whole_bodies, std::size_t count,
+                                std::size_t per_prompt, core::Nanos start, bool open_loop) const {
   PhaseWork work;
   work.specs = &specs;
   work.bodies = &bodies;
   work.phase = phase;
   work.id_base = 0;  // each phase numbers its requests from 0: measured ids are 0 .. N-1
   work.open_loop = open_loop;
-  if (phase == core::Phase::kMeasure && !measure_whole_bodies_.empty()) {
+  if (phase == core::Phase::kMeasure && !whole_bodies.empty()) {
     // Picked by prompt, so that every target compared gets the same prompts non-streamed; a
     // --duration run picks among the prompts it cycles through.
-    work.nonstream_bodies = &measure_whole_bodies_;
+    work.nonstream_bodies = &whole_bodies;
     work.sample_count = static_cast<std::size_t>(config_.nonstream_sample);
-    work.per_prompt = per_prompt_;
+    work.per_prompt = per_prompt;
     work.sample_prompts =
-        count != ArrivalSchedule::kUnbounded ? count / per_prompt_ : specs.size() / per_prompt_;
+        count != ArrivalSchedule::kUnbounded ? count / per_prompt : specs.size() / per_prompt;
   }
   if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0) {
     const double fraction = config_.drop_first_pct / 100.0;
     if (count != ArrivalSchedule::kUnbounded) {
       // Whole prompts, so that every target compared leaves out the same ones.
       work.drop_count =
-          static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(count / per_prompt_))) *
-          per_prompt_;
+          static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(count / per_prompt))) *
+          per_prompt;
     } else {
       work.drop_before = start + core::saturated_nanos(fraction * config_.duration_s);
     }
   }
-  ScheduleSource source(queue, work);
+  return work;
+}
+
+void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
+                          const std::vector<std::string>& bodies, std::size_t count,
+                          const client::RecordSink& sink, core::Nanos start) {
+  const bool open_loop =
+      phase == core::Phase::kMeasure && (config_.replay || !std::isinf(config_.request_rate));
+  const ArrivalSchedule schedule = phase_schedule(phase, specs, count);
+  const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
+                                   ? start + core::saturated_nanos(config_.duration_s)
+                                   : core::kNever;
+  load::WorkQueue queue(schedule, start, deadline, shard_);
+  ScheduleSource source(queue, phase_work(phase, specs, bodies, measure_whole_bodies_, count,
+                                          per_prompt_, start, open_loop));
   engine_->run_phase(source, share(schedule.size()), sink);
+}
+
+void Benchmark::run_each_target(std::size_t count, const client::RecordSink& sink,
+                                core::Nanos start) {
+  const bool open_loop = config_.replay || !std::isinf(config_.request_rate);
+  const core::Nanos deadline =
+      config_.duration_s > 0 ? start + core::saturated_nanos(config_.duration_s) : core::kNever;
+  const load::Shard shard{shard_.first, shard_.stride, 1};
+  std::vector<ArrivalSchedule> schedules;
+  std::vector<std::unique_ptr<load::WorkQueue>> queues;
+  std::vector<std::unique_ptr<ScheduleSource>> sources;
+  std::vector<client::RequestSource*> lanes;
+  schedules.reserve(lanes_.size());  // the queues keep references to them
+  std::size_t total = 0;
+  for (std::size_t t = 0; t < lanes_.size(); ++t) {
+    const Lane& lane = lanes_[t];
+    schedules.push_back(phase_schedule(core::Phase::kMeasure, lane.specs, count));
+    queues.push_back(std::make_unique<load::WorkQueue>(schedules.back(), start, deadline, shard));
+    PhaseWork work = phase_work(core::Phase::kMeasure, lane.specs, lane.bodies, lane.whole_bodies,
+                                count, 1, start, open_loop);
+    work.id_base = t;
+    work.id_stride = lanes_.size();
+    sources.push_back(std::make_unique<ScheduleSource>(*queues.back(), work));
+    lanes.push_back(sources.back().get());
+    const std::size_t n = shard.size_of(schedules.back().size());
+    total = n == ArrivalSchedule::kUnbounded || total == ArrivalSchedule::kUnbounded
+                ? ArrivalSchedule::kUnbounded
+                : total + n;
+  }
+  PerTargetSource source(std::move(lanes),
+                         config_.max_concurrency > 0
+                             ? static_cast<std::size_t>(config_.max_concurrency)
+                             : 0);
+  engine_->run_phase(source, total, sink);
 }
 
 }  // namespace tokenbench::driver

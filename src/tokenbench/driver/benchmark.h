@@ -8,6 +8,8 @@
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/driver/schedule_source.h"
+#include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
 #include "tokenbench/workload/workload.h"
 
@@ -25,9 +27,12 @@ struct Target {
 /// request ends before measuring starts) and the measure phase under the configured schedule and
 /// concurrency, handing every finished request to the sink.
 ///
-/// With several targets and config.targets set, every prompt is sent to each target in turn
-/// (prompt i to target 0, 1, ..., T-1, then prompt i+1), under one schedule and one concurrency
-/// limit, so that load over time hits every target alike; --num-prompts counts per target.
+/// With several targets and config.targets set, every prompt is sent to each target (prompt i to
+/// target 0, 1, ..., T-1, then prompt i+1); --num-prompts counts per target. By default
+/// (--target-load each) every target has its own copy of the schedule and its own
+/// --max-concurrency slots in the measure phase (PerTargetSource), so that load over time hits
+/// every target alike and a slow target never holds a fast one's slots; with --target-load shared
+/// they share one schedule and one concurrency limit.
 /// With several targets and no config.targets, they are replicas of one deployment and each
 /// request goes to one of them as config.balance says. RequestRecord::endpoint is the index.
 ///
@@ -82,12 +87,31 @@ class Benchmark {
   void run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
                  const std::vector<std::string>& bodies, std::size_t count,
                  const client::RecordSink& sink, core::Nanos start);
+  /// The measure phase of targets compared with --target-load each: one schedule of `count`
+  /// (per target) for each target, under PerTargetSource.
+  void run_each_target(std::size_t count, const client::RecordSink& sink, core::Nanos start);
+  /// The WorkQueue's schedule of a single-turn phase of `count` requests over `specs`.
+  load::ArrivalSchedule phase_schedule(core::Phase phase, const std::vector<core::RequestSpec>& specs,
+                                       std::size_t count) const;
+  /// The PhaseWork of a single-turn phase: `per_prompt` requests per prompt in the schedule.
+  PhaseWork phase_work(core::Phase phase, const std::vector<core::RequestSpec>& specs,
+                       const std::vector<std::string>& bodies,
+                       const std::vector<std::string>& whole_bodies, std::size_t count,
+                       std::size_t per_prompt, core::Nanos start, bool open_loop) const;
   /// This shard's part of `count` schedule indices (count itself when unbounded).
   std::size_t share(std::size_t count) const;
 
   const core::RunConfig& config_;
   workload::Workload workload_;
   std::size_t per_prompt_ = 1;  // requests per prompt: the targets compared
+  /// --target-load each: target t's measure specs and bodies (every per_prompt_-th of the
+  /// interleaved ones); empty otherwise.
+  struct Lane {
+    std::vector<core::RequestSpec> specs;
+    std::vector<std::string> bodies;
+    std::vector<std::string> whole_bodies;
+  };
+  std::vector<Lane> lanes_;
   std::string model_;           // the model a multi-turn run's turns name
   std::vector<std::string> warmup_bodies_;
   std::vector<std::string> measure_bodies_;

@@ -27,7 +27,7 @@ bool ScheduleSource::next(core::Nanos now, core::Nanos slot_freed, client::Sourc
   request = client::SourcedRequest{};
   request.spec = &(*work_.specs)[index % n];
   request.body = &(sample ? *work_.nonstream_bodies : *work_.bodies)[index % n];
-  request.id = work_.id_base + index;
+  request.id = work_.id_base + index * work_.id_stride;
   request.phase = index < work_.drop_count || scheduled < work_.drop_before ? core::Phase::kDropped
                                                                             : work_.phase;
   request.nonstream_sample = sample;

@@ -14,13 +14,16 @@
 namespace tokenbench::driver {
 
 /// The requests of one single-turn phase. Schedule index i is served by spec (i % specs.size()),
-/// whose body is bodies[i % specs.size()]; its record id is id_base + i. Both vectors outlive the
-/// phase. Plain data.
+/// whose body is bodies[i % specs.size()]; its record id is id_base + i * id_stride. Both vectors
+/// outlive the phase. Plain data.
 struct PhaseWork {
   const std::vector<core::RequestSpec>* specs = nullptr;
   const std::vector<std::string>* bodies = nullptr;
   core::Phase phase = core::Phase::kMeasure;
   std::uint64_t id_base = 0;
+  /// Targets compared each on its own schedule: target t of T numbers its requests t, t + T, ...,
+  /// the ids one shared schedule would give them.
+  std::uint64_t id_stride = 1;
   /// True when the queue follows an arrival schedule (--request-rate): records then keep the
   /// schedule's due time as RequestRecord::intended.
   bool open_loop = false;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -104,7 +105,7 @@ bool ErrorRateGuard::observe(const core::RequestRecord& r) {
       std::max_element(by_class.begin(), by_class.end(),
                        [](const auto& a, const auto& b) { return a.second < b.second; });
   verdict_ = fmt::format(
-      "{} of the last {} requests failed ({:.0f}% > --max-error-rate {:g}%), "
+      "{} of the last {} requests failed ({:.0f}% > --abort-on-error-rate {:g}%), "
       "most as {}",
       failed_, window_.size(), rate * 100, max_rate_ * 100, core::to_string(most->first));
   return true;
@@ -243,9 +244,20 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
 
 Runner::~Runner() = default;
 
-void Runner::cancel() {
+void Runner::cancel(int signal_number) {
+  if (signal_number != 0) stop_signal_.store(signal_number);
   canceled_.store(true);
   if (driver::Benchmark* b = running_.load()) b->cancel();
+}
+
+std::string Runner::interruption() const {
+  if (!canceled_.load()) return "";
+  const int sig = stop_signal_.load();
+  const std::string by = sig == SIGINT    ? "SIGINT (Ctrl-C)"
+                         : sig == SIGTERM ? "SIGTERM"
+                         : sig != 0       ? fmt::format("signal {}", sig)
+                                          : "a cancel";
+  return by + ": the run was stopped before its end";
 }
 
 void Runner::flush_records() {
@@ -496,7 +508,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     if (canceled_.load()) bench->cancel();
     const bool split = recorders.size() > 1;
     FailFast fail_fast(config.fail_fast);
-    ErrorRateGuard error_rate(config.max_error_rate);
+    ErrorRateGuard error_rate(config.abort_on_error_rate);
     driver::Benchmark* running = bench.get();
     bench->run(
         [this, &recorders, split, &fail_fast, &error_rate, running](core::RequestRecord&& r) {
@@ -530,11 +542,16 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   finished.store(true);
   if (progress.joinable()) progress.join();
   // A stop by --fail-fast or --max-error-rate is a finding about the server, not an interruption.
-  const std::string stopped = !outcome.failed_fast.empty() ? "--fail-fast: " + outcome.failed_fast
-                              : !outcome.error_rate_stop.empty()
-                                  ? "--max-error-rate: " + outcome.error_rate_stop
-                                  : std::string();
-  outcome.canceled = canceled_.load() || (last_bench_->canceled() && stopped.empty());
+  const std::string guard = !outcome.failed_fast.empty() ? "--fail-fast: " + outcome.failed_fast
+                            : !outcome.error_rate_stop.empty()
+                                ? "--abort-on-error-rate: " + outcome.error_rate_stop
+                                : std::string();
+  outcome.canceled = canceled_.load() || (last_bench_->canceled() && guard.empty());
+  // An interruption is said as such, so that a partial result never passes for a whole one.
+  const std::string stopped = !guard.empty()       ? guard
+                              : canceled_.load()   ? interruption()
+                              : outcome.canceled   ? std::string("the run was stopped before its end")
+                                                   : std::string();
   {
     std::lock_guard<std::mutex> lock(recorders_mutex_);
     live_recorders_.clear();

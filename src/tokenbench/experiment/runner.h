@@ -140,8 +140,13 @@ class Runner {
   /// A line the live view shows above its counters during the next runs (a sweep's level).
   void set_progress_label(std::string label) { progress_label_ = std::move(label); }
 
-  void cancel();
+  /// Stops the measurement in flight and every later one; `signal_number` (SIGINT, SIGTERM) is
+  /// what stopped it, 0 for none. Async-signal-safe.
+  void cancel(int signal_number = 0);
   bool canceled() const { return canceled_.load(); }
+  /// Why the runs were interrupted ("SIGTERM: the run was stopped before its end"), or "" when
+  /// nothing interrupted them. A guard's stop (--fail-fast) is a finding, not an interruption.
+  std::string interruption() const;
   /// A distributed run: some measurement so far lacks (part of) a rank's share.
   bool partial() const { return partial_; }
 
@@ -180,6 +185,7 @@ class Runner {
   std::unique_ptr<core::RunConfig> last_config_;   // last_bench_'s (a rank's share of it)
   std::atomic<driver::Benchmark*> running_{nullptr};
   std::atomic<bool> canceled_{false};
+  std::atomic<int> stop_signal_{0};
   bool partial_ = false;
   std::mutex recorders_mutex_;
   std::vector<report::Recorder*> live_recorders_;  // the measurement's, while it runs

@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <numeric>
 
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/report/records_io.h"
+#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -44,6 +49,157 @@ const Decision* decision_at(const SearchResult& r, std::optional<double> v) {
   return nullptr;
 }
 
+
+nlohmann::json interval_json(const std::optional<metrics::Interval>& i) {
+  if (!i) return nullptr;
+  const auto side = [](double v) { return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  return {{"estimate", i->estimate}, {"lo", side(i->lo)}, {"hi", side(i->hi)}};
+}
+
+// "p95_ttft_ms" -> (0.95, "ttft_ms"), "median_e2el_ms" -> (0.5, "e2el_ms"); (0, "") for a figure
+// that is not a percentile.
+std::pair<double, std::string> percentile_of(const std::string& figure) {
+  const auto cut = figure.find('_');
+  if (cut == std::string::npos) return {0, ""};
+  const std::string head = figure.substr(0, cut);
+  const std::string rest = figure.substr(cut + 1);
+  if (head == "median") return {0.5, rest};
+  if (head.size() < 2 || head[0] != 'p') return {0, ""};
+  char* end = nullptr;
+  const double pct = std::strtod(head.c_str() + 1, &end);
+  if (end == nullptr || *end != '\0' || !(pct > 0 && pct < 100)) return {0, ""};
+  return {pct / 100, rest};
+}
+
+// A bracket [a, c) too narrow to split further.
+bool narrow(const SearchOptions& o, double a, double c) {
+  if (integral(o) && c - a <= 1) return true;
+  return (c - a) / a <= o.precision;
+}
+
+// The passing levels, ascending.
+std::vector<const Decision*> passing_levels(const SearchResult& r) {
+  std::vector<const Decision*> out;
+  for (const auto& d : r.trajectory) {
+    if (d.pass) out.push_back(&d);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Decision* a, const Decision* b) { return a->value < b->value; });
+  return out;
+}
+
+// The index of the highest throughput among `levels` (the lowest level on a tie).
+std::size_t peak_index(const std::vector<const Decision*>& levels) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < levels.size(); ++i) {
+    if (levels[i]->request_throughput > levels[best]->request_throughput) best = i;
+  }
+  return best;
+}
+
+// The decision of a level from its runs: the majority's verdict, the mean throughput, and the
+// intervals (over the runs when repeated, else the run's own).
+void decide_level(Decision& d, const std::vector<Probe>& runs, std::size_t slos) {
+  std::vector<double> throughputs;
+  std::vector<std::vector<double>> actuals(slos);
+  for (const auto& p : runs) {
+    ++d.runs;
+    if (p.met) ++d.passes;
+    const double x = throughput_of(p.figures);
+    if (!std::isnan(x)) throughputs.push_back(x);
+    for (std::size_t i = 0; i < slos && i < p.slo.size(); ++i) {
+      if (!std::isnan(p.slo[i].actual)) actuals[i].push_back(p.slo[i].actual);
+    }
+  }
+  d.pass = 2 * d.passes > d.runs;
+  d.request_throughput =
+      throughputs.empty() ? 0
+                          : std::accumulate(throughputs.begin(), throughputs.end(), 0.0) /
+                                static_cast<double>(throughputs.size());
+  d.slo_ci.assign(slos, std::nullopt);
+  if (runs.size() > 1) {
+    d.throughput_ci = metrics::mean_interval(throughputs);
+    for (std::size_t i = 0; i < slos; ++i) d.slo_ci[i] = metrics::mean_interval(actuals[i]);
+  } else if (runs.size() == 1) {
+    d.throughput_ci = runs.front().throughput_ci;
+    for (std::size_t i = 0; i < slos && i < runs.front().slo_ci.size(); ++i) {
+      d.slo_ci[i] = runs.front().slo_ci[i];
+    }
+  }
+}
+
+std::string interval_text(const metrics::Interval& i) {
+  const auto side = [](double v) { return std::isinf(v) ? std::string("?") : fmt::format("{:.4g}", v); };
+  return fmt::format("{:.4g} [{}, {}]", i.estimate, side(i.lo), side(i.hi));
+}
+
+// Where the probes cannot tell the answer from its neighbours, or a verdict from noise.
+std::vector<std::string> noise_warnings(const SearchResult& r, const SearchOptions& o) {
+  std::vector<std::string> out;
+  const std::string more =
+      o.repeats > 1 ? fmt::format("more --repeats (now {}) or longer probes (--num-prompts, "
+                                  "--duration) would",
+                                  o.repeats)
+                    : "--repeats 3 (or longer probes: --num-prompts, --duration) would";
+  const auto passing = passing_levels(r);
+  const Decision* best = r.best ? decision_at(r, r.best) : nullptr;
+  if (best && best->throughput_ci) {
+    for (const Decision* d : passing) {
+      if (d == best || !d->throughput_ci) continue;
+      const auto at = std::find(passing.begin(), passing.end(), d) - passing.begin();
+      const auto bi = std::find(passing.begin(), passing.end(), best) - passing.begin();
+      if (std::abs(at - bi) != 1 || !d->throughput_ci->overlaps(*best->throughput_ci)) continue;
+      out.push_back(fmt::format(
+          "throughput at {} {} ({} req/s, 95% interval) cannot be told from {} {} ({} req/s): "
+          "the best level is within the noise of its neighbour; {} separate them",
+          vary_name(o), value_text(o, best->value), interval_text(*best->throughput_ci),
+          vary_name(o), value_text(o, d->value), interval_text(*d->throughput_ci), more));
+    }
+  }
+  // The verdicts that decided the answer: at the best and largest passing levels and the
+  // smallest failing one.
+  std::vector<double> deciding;
+  for (const auto& v : {r.best, r.lo, r.hi}) {
+    if (v && std::find(deciding.begin(), deciding.end(), *v) == deciding.end()) {
+      deciding.push_back(*v);
+    }
+  }
+  for (const double v : deciding) {
+    const Decision* d = decision_at(r, v);
+    if (!d) continue;
+    for (std::size_t i = 0; i < o.slos.size() && i < d->slo_ci.size(); ++i) {
+      const auto& ci = d->slo_ci[i];
+      if (!ci || !ci->contains(o.slos[i].bound)) continue;
+      out.push_back(fmt::format(
+          "the verdict at {} {} is within the noise: {} is {} (95% interval), which straddles "
+          "the bound; {} settle it",
+          vary_name(o), value_text(o, v), o.slos[i].figure, interval_text(*ci), more));
+    }
+  }
+  return out;
+}
+
+// The intervals of a probe's throughput and of its SLOs' percentile figures, from the records
+// its directory holds; none when they cannot be read (the verdicts stand without them).
+void add_intervals(Probe& p, const SearchOptions& o, const std::string& dir) {
+  p.slo_ci.assign(o.slos.size(), std::nullopt);
+  const std::string file = report::find_requests_file(dir);
+  if (file.empty()) return;
+  std::vector<core::RequestRecord> records;
+  try {
+    records = report::read_records_jsonl(file);
+  } catch (const std::exception&) {
+    return;
+  }
+  p.throughput_ci = metrics::throughput_interval(records);
+  for (std::size_t i = 0; i < o.slos.size(); ++i) {
+    const auto [q, distribution] = percentile_of(o.slos[i].figure);
+    if (q > 0) {
+      p.slo_ci[i] =
+          metrics::quantile_interval(metrics::per_request_samples(records, distribution), q);
+    }
+  }
+}
 }  // namespace
 
 std::string probe_dir(const SearchOptions& options, double value, int repeat) {
@@ -59,7 +215,7 @@ SearchResult search(const SearchOptions& o, const ProbeFn& probe,
   auto decide = [&](double v) -> std::optional<bool> {
     Decision d;
     d.value = v;
-    double sum = 0;
+    std::vector<Probe> runs;
     for (int k = 0; k < o.repeats; ++k) {
       if (canceled()) return std::nullopt;
       Probe p = probe(v, k);
@@ -67,13 +223,10 @@ SearchResult search(const SearchOptions& o, const ProbeFn& probe,
         r.probes.push_back(std::move(p));
         return std::nullopt;
       }
-      ++d.runs;
-      if (p.met) ++d.passes;
-      if (!std::isnan(throughput_of(p.figures))) sum += throughput_of(p.figures);
+      runs.push_back(p);
       r.probes.push_back(std::move(p));
     }
-    d.pass = 2 * d.passes > d.runs;
-    d.request_throughput = d.runs > 0 ? sum / d.runs : 0;
+    decide_level(d, runs, o.slos.size());
     r.trajectory.push_back(d);
     return d.pass;
   };
@@ -100,7 +253,7 @@ SearchResult search(const SearchOptions& o, const ProbeFn& probe,
       r.lo = next;
       if (next >= o.max) {
         r.status = "max_meets";
-        return r;
+        break;
       }
     } else {
       r.hi = next;
@@ -108,18 +261,45 @@ SearchResult search(const SearchOptions& o, const ProbeFn& probe,
     }
   }
   // Bisection of [lo, hi) to the precision.
-  auto narrow_enough = [&] {
-    if (integral(o) && *r.hi - *r.lo <= 1) return true;
-    return (*r.hi - *r.lo) / *r.lo <= o.precision;
-  };
-  while (!narrow_enough()) {
+  while (r.status.empty() && !narrow(o, *r.lo, *r.hi)) {
     double mid = (*r.lo + *r.hi) / 2;
     if (integral(o)) mid = std::floor(mid);
     const auto ok = decide(mid);
     if (!ok) return stop_canceled();
     (*ok ? r.lo : r.hi) = mid;
   }
-  r.status = "found";
+  if (r.status.empty()) r.status = "found";
+  // Past the knee throughput falls while the SLOs may still hold: a bisection on the SLO's flip
+  // alone cannot find the top of such a curve, so the levels around the peak are probed.
+  for (int extra = 0; extra < kPeakProbes;) {
+    const auto passing = passing_levels(r);
+    const std::size_t b = peak_index(passing);
+    if (passing.size() < 2 || b + 1 == passing.size()) break;
+    std::vector<double> next;
+    const auto consider = [&](double a, double c) {
+      if (narrow(o, a, c)) return;
+      const double mid = integral(o) ? std::floor((a + c) / 2) : (a + c) / 2;
+      if (mid > a && mid < c && !decision_at(r, mid)) next.push_back(mid);
+    };
+    if (b > 0) consider(passing[b - 1]->value, passing[b]->value);
+    consider(passing[b]->value, passing[b + 1]->value);
+    if (next.empty()) break;
+    for (const double v : next) {
+      if (!decide(v)) {
+        r.canceled = true;
+        break;
+      }
+      ++extra;
+    }
+    if (r.canceled) break;
+  }
+  const auto passing = passing_levels(r);
+  if (!passing.empty()) {
+    const std::size_t b = peak_index(passing);
+    r.best = passing[b]->value;
+    r.fell = b + 1 < passing.size();
+  }
+  r.warnings = noise_warnings(r, o);
   return r;
 }
 
@@ -160,16 +340,25 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
       no_success = p.dir + ": " + first_error(p.summary);
     }
     p.slo = check_slos(o.slos, p.figures);
-    p.met = all_met(p.slo);
+    // A level where most requests fail does not meet the SLOs, however fast its few successes.
+    const auto errors = p.figures.find("error_rate");
+    const bool too_many_errors = errors != p.figures.end() && errors->second > base.max_error_rate;
+    p.met = all_met(p.slo) && !too_many_errors;
+    add_intervals(p, o, c.output_dir);
+    const std::string breach =
+        too_many_errors ? fmt::format("error rate {:.1f}% > --max-error-rate {:g}%",
+                                      100 * errors->second, 100 * base.max_error_rate)
+                        : first_breach(p.slo);
     std::fprintf(stderr, "tokenbench: probe %s %s: %s, %.2f req/s%s\n", vary_name(o).c_str(),
                  value_text(o, value).c_str(), p.met ? "meets the SLOs" : "breaks an SLO",
-                 throughput_of(p.figures), p.met ? "" : (" (" + first_breach(p.slo) + ")").c_str());
+                 throughput_of(p.figures), p.met ? "" : (" (" + breach + ")").c_str());
     partial.probes.push_back(p);
     write_journal(base.output_dir, kSearchJson, search_to_json(partial, o));
     return p;
   };
   SearchResult result = search(o, probe, [&runner] { return runner.canceled(); });
   result.no_success = no_success;
+  result.interrupted = runner.interruption();
   write_journal(base.output_dir, kSearchJson, search_to_json(result, o));
   write_experiment_report_or_warn(base.output_dir);
   return result;
@@ -197,21 +386,34 @@ json search_to_json(const SearchResult& r, const SearchOptions& o) {
   }
   json trajectory = json::array();
   for (const auto& d : r.trajectory) {
+    json slo_ci = json::array();
+    for (const auto& ci : d.slo_ci) slo_ci.push_back(interval_json(ci));
     trajectory.push_back({{"value", d.value},
                           {"pass", d.pass},
                           {"passes", d.passes},
                           {"runs", d.runs},
-                          {"request_throughput", d.request_throughput}});
+                          {"request_throughput", d.request_throughput},
+                          {"request_throughput_ci", interval_json(d.throughput_ci)},
+                          {"slo_ci", std::move(slo_ci)}});
   }
   json answer = nullptr;
   if (!r.status.empty()) {
-    const Decision* at = decision_at(r, r.lo);
+    const Decision* best = decision_at(r, r.best);
+    const Decision* largest = decision_at(r, r.lo);
+    json warnings = json::array();
+    for (const auto& w : r.warnings) warnings.push_back(w);
     answer = {{"status", r.status},
-              {"value", r.lo ? json(*r.lo) : json(nullptr)},
+              {"value", r.best ? json(*r.best) : json(nullptr)},
+              {"request_throughput", best ? json(best->request_throughput) : json(nullptr)},
+              {"largest_passing_value", r.lo ? json(*r.lo) : json(nullptr)},
+              {"largest_passing_request_throughput",
+               largest ? json(largest->request_throughput) : json(nullptr)},
               {"failing_value", r.hi ? json(*r.hi) : json(nullptr)},
-              {"request_throughput", at ? json(at->request_throughput) : json(nullptr)},
+              {"throughput_fell", r.fell},
+              {"warnings", std::move(warnings)},
               {"sentence", search_sentence(r, o)}};
   }
+  if (!r.interrupted.empty()) answer["interrupted"] = r.interrupted;
   return json{{"vary", vary_name(o)},
               {"min", o.min},
               {"max", o.max},
@@ -226,36 +428,62 @@ json search_to_json(const SearchResult& r, const SearchOptions& o) {
 std::string search_sentence(const SearchResult& r, const SearchOptions& o) {
   const std::string what = integral(o) ? "concurrency" : "request rate";
   const std::string unit = integral(o) ? "" : "/s";
-  const Decision* at = decision_at(r, r.lo);
+  const Decision* best = decision_at(r, r.best);
+  const Decision* largest = decision_at(r, r.lo);
   if (r.status == "min_breaks") {
     return fmt::format("no load meets {}: even {} {}{} breaks it; lower --min", slo_list(o), what,
                        value_text(o, o.min), unit);
   }
-  if (r.status == "canceled" || !at) return "the search was interrupted before an answer";
-  std::string s =
-      fmt::format("under {} the maximum throughput is {:.2f} req/s ({} {}{}", slo_list(o),
-                  at->request_throughput, what, value_text(o, *r.lo), unit);
-  if (r.status == "max_meets") {
-    s += fmt::format(", the top of the range: raise --max to look higher)");
-  } else if (integral(o)) {
-    s += fmt::format("; {} breaks it)", value_text(o, *r.hi));
+  if (r.status == "canceled" || !best || !largest) {
+    return "the search was interrupted before an answer";
+  }
+  std::string s = fmt::format("under {} the maximum throughput is {:.2f} req/s at {} {}{}",
+                              slo_list(o), best->request_throughput, what,
+                              value_text(o, best->value), unit);
+  if (best != largest) {
+    s += fmt::format("; the largest load meeting them is {} {}{} ({:.2f} req/s)", what,
+                     value_text(o, largest->value), unit, largest->request_throughput);
   } else {
-    s += fmt::format(", within {:g}%: {}{} breaks it)", 100 * o.precision, value_text(o, *r.hi),
+    s += ", the largest load meeting them";
+  }
+  if (r.status == "max_meets") {
+    s += ", the top of the range: raise --max to look higher";
+  } else if (integral(o)) {
+    s += fmt::format(" ({} breaks them)", value_text(o, *r.hi));
+  } else {
+    s += fmt::format(" (within {:g}%: {}{} breaks them)", 100 * o.precision, value_text(o, *r.hi),
                      unit);
+  }
+  if (r.fell) {
+    s += fmt::format(
+        ". Throughput fell between passing levels ({:.2f} req/s at {}, {:.2f} at {}): past the "
+        "peak more load brings less, so the levels around the peak were probed",
+        best->request_throughput, value_text(o, best->value), largest->request_throughput,
+        value_text(o, largest->value));
   }
   return s;
 }
 
 std::string render_search(const SearchResult& r, const SearchOptions& o) {
-  std::string out = fmt::format("{:>16} {:>8} {:>10}  {}\n", vary_name(o), "req/s", "verdict",
-                                "runs meeting the SLOs");
+  std::string out = fmt::format("{:>16} {:>8} {:>17} {:>10}  {}\n", vary_name(o), "req/s",
+                                "95% interval", "verdict", "runs meeting the SLOs");
   for (const auto& d : r.trajectory) {
-    out += fmt::format("{:>16} {:>8.2f} {:>10}  {}/{}\n", value_text(o, d.value),
-                       d.request_throughput, d.pass ? "meets" : "breaks", d.passes, d.runs);
+    const std::string ci = d.throughput_ci ? fmt::format("[{:.2f}, {:.2f}]", d.throughput_ci->lo,
+                                                         d.throughput_ci->hi)
+                                           : "-";
+    const std::string mark = r.best && d.value == *r.best ? "  <- best"
+                             : r.lo && d.value == *r.lo   ? "  <- largest passing"
+                                                          : "";
+    out += fmt::format("{:>16} {:>8.2f} {:>17} {:>10}  {}/{}{}\n", value_text(o, d.value),
+                       d.request_throughput, ci, d.pass ? "meets" : "breaks", d.passes, d.runs,
+                       mark);
   }
   std::string sentence = search_sentence(r, o);
   sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
-  return out + sentence + ".\n";
+  out += sentence + ".\n";
+  for (const auto& w : r.warnings) out += "Warning: " + w + ".\n";
+  if (!r.interrupted.empty()) out += "INTERRUPTED: " + r.interrupted + ".\n";
+  return out;
 }
 
 }  // namespace tokenbench::experiment

@@ -10,6 +10,7 @@
 #include "tokenbench/experiment/figures.h"
 #include "tokenbench/experiment/runner.h"
 #include "tokenbench/experiment/slo_expr.h"
+#include "tokenbench/metrics/intervals.h"
 
 namespace tokenbench::experiment {
 
@@ -38,6 +39,11 @@ struct Probe {
   std::vector<SloVerdict> slo;
   bool met = false;
   bool complete = false;
+  /// The 95% intervals of its request throughput (batch means over the measure phase) and, in
+  /// the order of `slo`, of each SLO's figure when it is a percentile of TTFT, TPOT or E2EL
+  /// (order statistics); nullopt where none could be had.
+  std::optional<metrics::Interval> throughput_ci;
+  std::vector<std::optional<metrics::Interval>> slo_ci;
 };
 
 /// One probed level: its runs and the decision they agreed on.
@@ -47,6 +53,10 @@ struct Decision {
   int runs = 0;
   bool pass = false;              ///< a strict majority of the runs met every SLO
   double request_throughput = 0;  ///< mean over the runs
+  /// 95% intervals: of the throughput and of each SLO's figure (in the order of the options'
+  /// slos); over the runs' values when repeated, else the one run's own.
+  std::optional<metrics::Interval> throughput_ci;
+  std::vector<std::optional<metrics::Interval>> slo_ci;
 };
 
 /// A search's trajectory and answer.
@@ -58,19 +68,35 @@ struct SearchResult {
   std::string status;
   std::optional<double> lo;  ///< largest level that passed
   std::optional<double> hi;  ///< smallest level that failed
+  /// The answer: the passing level with the highest request throughput. Past the knee a
+  /// server's throughput falls as load grows while the SLOs may still hold, so it can lie below
+  /// `lo`.
+  std::optional<double> best;
+  /// Throughput fell between passing levels: `best` lies below `lo`, and the levels around it
+  /// were probed to find the peak.
+  bool fell = false;
+  /// Where the probes' figures are too few to tell neighbouring levels apart, or a verdict from
+  /// noise: one sentence each, with what to do (--repeats, longer probes).
+  std::vector<std::string> warnings;
   bool canceled = false;
+  std::string interrupted;  ///< what stopped the search midway (Runner::interruption()), or ""
   /// "DIR: class: message" of the first probe where no request succeeded ("" when none): such a
   /// probe fails for its errors, not its latency.
   std::string no_success;
 };
 
+/// The most levels probed around a throughput peak after the bisection.
+inline constexpr int kPeakProbes = 8;
+
 /// Runs one probe (value, repeat). Used by search() so that the algorithm can be tested alone.
 using ProbeFn = std::function<Probe(double value, int repeat)>;
 
-/// Finds the largest level meeting every SLO: probes --min (if it fails, the answer is
-/// "none"), then brackets by doubling up to --max, then bisects the bracket until
-/// (hi - lo) / lo <= precision (for concurrency, also until hi - lo <= 1). Each level runs
-/// `repeats` times. Stops early when `canceled` returns true.
+/// Finds the level of highest throughput meeting every SLO. Probes --min (if it fails, the
+/// answer is "none"), then brackets the largest passing level by doubling up to --max, then
+/// bisects the bracket until (hi - lo) / lo <= precision (for concurrency, also until
+/// hi - lo <= 1). When throughput fell between passing levels, probes the midpoints around the
+/// peak to the same precision (at most kPeakProbes more levels). Each level runs `repeats`
+/// times. Stops early when `canceled` returns true.
 SearchResult search(
     const SearchOptions& options, const ProbeFn& probe,
     const std::function<bool()>& canceled = [] { return false; });
@@ -87,10 +113,10 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
 nlohmann::json search_to_json(const SearchResult& result, const SearchOptions& options);
 
 /// The answer in one sentence, e.g. "under p95_ttft_ms<=500 the maximum throughput is 14.2
-/// req/s (request rate 15.6/s, within 5%)".
+/// req/s at request rate 15.6/s, the largest load meeting them (within 5%: 16.4/s breaks it)".
 std::string search_sentence(const SearchResult& result, const SearchOptions& options);
 
-/// The trajectory, one line per probed level, and the sentence.
+/// The trajectory, one line per probed level, the sentence, and the warnings.
 std::string render_search(const SearchResult& result, const SearchOptions& options);
 
 }  // namespace tokenbench::experiment

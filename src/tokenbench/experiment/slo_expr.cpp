@@ -143,14 +143,29 @@ bool all_met(const std::vector<SloVerdict>& verdicts) {
   return std::all_of(verdicts.begin(), verdicts.end(), [](const SloVerdict& v) { return v.met; });
 }
 
+namespace {
+
+std::string breach(const SloVerdict& v) {
+  if (std::isnan(v.actual)) return fmt::format("{} undefined", v.expr.figure);
+  return fmt::format("{} {:.4g} {} {:g}", v.expr.figure, v.actual, breach_text(v.expr.op),
+                     v.expr.bound);
+}
+
+}  // namespace
+
 std::string first_breach(const std::vector<SloVerdict>& verdicts) {
   for (const auto& v : verdicts) {
-    if (v.met) continue;
-    if (std::isnan(v.actual)) return fmt::format("{} undefined", v.expr.figure);
-    return fmt::format("{} {:.4g} {} {:g}", v.expr.figure, v.actual, breach_text(v.expr.op),
-                       v.expr.bound);
+    if (!v.met) return breach(v);
   }
   return "";
+}
+
+std::string all_breaches(const std::vector<SloVerdict>& verdicts) {
+  std::string out;
+  for (const auto& v : verdicts) {
+    if (!v.met) out += (out.empty() ? "" : "; ") + breach(v);
+  }
+  return out;
 }
 
 }  // namespace tokenbench::experiment

@@ -48,4 +48,7 @@ bool all_met(const std::vector<SloVerdict>& verdicts);
 /// "p95_ttft_ms 612.3 > 500" for the first unmet verdict, "" when all are met.
 std::string first_breach(const std::vector<SloVerdict>& verdicts);
 
+/// Every unmet verdict as first_breach says one, joined with "; " ("" when all are met).
+std::string all_breaches(const std::vector<SloVerdict>& verdicts);
+
 }  // namespace tokenbench::experiment

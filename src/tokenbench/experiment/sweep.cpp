@@ -139,7 +139,8 @@ json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
               {"best_by", options.by_goodput ? "request_goodput" : "request_throughput"},
               {"slo", std::move(slos)},
               {"stopped", result.stopped.empty() ? json(nullptr) : json(result.stopped)},
-              {"canceled", result.canceled}};
+              {"canceled", result.canceled},
+              {"interrupted", result.interrupted.empty() ? json(nullptr) : json(result.interrupted)}};
 }
 
 std::string sweep_to_csv(const SweepResult& result) {
@@ -227,6 +228,9 @@ std::string render_sweep(const SweepResult& result, const SweepOptions& options)
     }
   }
   if (!result.stopped.empty()) out += "Stopped early: " + result.stopped + ".\n";
+  if (!result.interrupted.empty()) {
+    out += "INTERRUPTED: " + result.interrupted + "; the levels after it were not run.\n";
+  }
   return out;
 }
 
@@ -269,11 +273,16 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
       std::fprintf(stderr, "tokenbench: level %s: complete in an earlier run, kept\n",
                    level.dir.c_str());
     } else {
-      if (runner.canceled()) break;
+      if (runner.canceled()) {  // between two levels
+        result.canceled = true;
+        result.interrupted = runner.interruption();
+        break;
+      }
       RunOutcome outcome = runner.run(c);
       point.summary = std::move(outcome.parts.front().summary_json);
       point.complete = !outcome.canceled;
       result.canceled = outcome.canceled;
+      result.interrupted = runner.interruption();
       if (!outcome.failed_fast.empty() || !outcome.error_rate_stop.empty()) {
         result.stopped =
             "level " + level.dir + ": " +

@@ -56,6 +56,7 @@ struct SweepResult {
   std::optional<std::size_t> best;
   std::string stopped;  ///< why the sweep ended before its last level ("" when it did not)
   bool canceled = false;
+  std::string interrupted;  ///< what stopped the sweep midway (Runner::interruption()), or ""
 };
 
 /// The knee of a curve of levels ascending in load. The step from level i-1 to i is worth its

@@ -63,7 +63,7 @@ std::vector<TargetRow> rank_targets(std::vector<TargetRow> rows,
   for (auto& r : rows) {
     r.required = check_slos(required, r.figures);
     r.eliminated = !all_met(r.required);
-    r.reason = first_breach(r.required);
+    r.reason = all_breaches(r.required);
     if (!(figure(r.figures, "completed") > 0)) {
       r.eliminated = true;
       r.reason = "no request succeeded";
@@ -143,10 +143,12 @@ json ranking_to_json(const std::vector<TargetRow>& rows, const std::vector<SloEx
                "higher-is-better ones) over the surviving targets, divided by the total weight"}};
 }
 
-std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector<Weight>& weights) {
+std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector<Weight>& weights,
+                           const std::string& load) {
   std::size_t width = 6;
   for (const auto& r : rows) width = std::max(width, r.name.size());
-  std::string out =
+  std::string out = load.empty() ? std::string() : "Targets compared: " + load + "\n";
+  out +=
       fmt::format("{:<{}} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>7} {:>10} {:>6} {:>5}\n", "target",
                   width, "TTFT p50", "TTFT p95", "TPOT p50", "TPS p50", "TPS p95", "E2EL p95",
                   "errors", "out tok/s", "score", "rank");

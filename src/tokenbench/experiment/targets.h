@@ -32,7 +32,7 @@ struct TargetRow {
   Figures figures;
   std::vector<SloVerdict> required;  ///< --require checks
   bool eliminated = false;
-  std::string reason;  ///< the first requirement broken, e.g. "p95_ttft_ms 2412 > 2000"
+  std::string reason;  ///< every requirement broken, e.g. "p95_ttft_ms 2412 > 2000; ..."
   double score = 0;    ///< in [0, 1]; 0 for an eliminated target
   int rank = 0;        ///< 1 is best; 0 for an eliminated target
 };
@@ -52,7 +52,10 @@ nlohmann::json ranking_to_json(const std::vector<TargetRow>& rows,
                                const std::vector<SloExpr>& required,
                                const std::vector<Weight>& weights);
 
-/// The comparison table (one row per target) and the ranking in words.
-std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector<Weight>& weights);
+/// The comparison table (one row per target) under a line naming how the targets shared the
+/// load (`load`, e.g. "each target had its own max-concurrency 16"; none when empty), and the
+/// ranking in words.
+std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector<Weight>& weights,
+                           const std::string& load = "");
 
 }  // namespace tokenbench::experiment

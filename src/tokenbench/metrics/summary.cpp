@@ -114,6 +114,12 @@ double per_second(double amount, double duration_s) {
 }
 
 void add_warnings(const Summary& s, std::int64_t chunk_counted, std::vector<std::string>& out) {
+  if (s.canceled > 0) {
+    out.push_back(fmt::format(
+        "{} requests were in flight when the run was stopped: recorded as canceled, outside the "
+        "error rate and every figure",
+        s.canceled));
+  }
   if (s.measured == 0) {
     out.emplace_back("no measured requests");
     return;
@@ -308,6 +314,10 @@ Summary summarize(const std::vector<RequestRecord>& records, const SummaryOption
       // An attempt replaced by a retry: the request is counted once, by its last attempt.
       ++s.retried_attempts;
       ++s.retried_by_class[std::string(core::to_string(r.error))];
+      continue;
+    }
+    if (r.error == core::ErrorClass::kCanceled) {
+      ++s.canceled;  // the client stopped it: says nothing of the server
       continue;
     }
     ++s.measured;

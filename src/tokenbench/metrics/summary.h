@@ -70,6 +70,9 @@ struct Summary {
   std::int64_t measured = 0;   ///< measure-phase records
   std::int64_t completed = 0;  ///< measure-phase records with record.ok()
   std::int64_t failed = 0;     ///< measured - completed
+  /// Measure-phase requests that the run's own stop (a signal, --fail-fast, --abort-on-error-rate)
+  /// cut short: neither a success nor an error of the server, so not in measured nor in failed.
+  std::int64_t canceled = 0;
   /// Failed attempts that --retries replaced with another attempt (not in measured), by class.
   std::int64_t retried_attempts = 0;
   std::map<std::string, std::int64_t> retried_by_class;

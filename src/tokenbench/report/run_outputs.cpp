@@ -264,7 +264,7 @@ RunOutputs write_run_outputs(const std::string& dir,
   out.summary = model_time ? metrics::summarize(rescaled(records, config.sim_time_scale), options)
                            : metrics::summarize(records, options);
   add_config_warnings(out.summary, config);
-  if (!stopped.empty()) out.summary.warnings.push_back("the run was stopped early by " + stopped);
+  if (!stopped.empty()) out.summary.warnings.push_back("stopped early: " + stopped);
   // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
   out.summary_json = summary_to_json(out.summary, config);
   out.summary_json["tokenbench"]["stopped"] =
