@@ -150,7 +150,7 @@ TEST(Search, AnswerIsTheHighestThroughputNotTheLargestPassingLoad) {
   EXPECT_NE(sentence.find("the maximum throughput is 32.00 req/s at concurrency 32"),
             std::string::npos)
       << sentence;
-  EXPECT_NE(sentence.find("the largest load meeting them is concurrency 40 (30.00 req/s)"),
+  EXPECT_NE(sentence.find("the largest load meeting them is concurrency 40, at 30.00 req/s"),
             std::string::npos)
       << sentence;
   EXPECT_NE(sentence.find("Throughput fell between passing levels"), std::string::npos);

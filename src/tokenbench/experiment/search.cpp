@@ -97,6 +97,33 @@ std::size_t peak_index(const std::vector<const Decision*>& levels) {
   return best;
 }
 
+// Past the knee throughput falls while the SLOs may still hold: a bisection on the SLO's flip
+// alone cannot find the top of such a curve, so the midpoints on both sides of the best passing
+// level are probed until they are too narrow to split, at most kPeakProbes of them. False when
+// the search was canceled meanwhile.
+bool probe_around_peak(const SearchResult& r, const SearchOptions& o,
+                       const std::function<std::optional<bool>(double)>& decide) {
+  for (int extra = 0; extra < kPeakProbes;) {
+    const auto passing = passing_levels(r);
+    const std::size_t b = peak_index(passing);
+    if (passing.size() < 2 || b + 1 == passing.size()) return true;
+    std::vector<double> next;
+    const auto consider = [&](double a, double c) {
+      if (narrow(o, a, c)) return;
+      const double mid = integral(o) ? std::floor((a + c) / 2) : (a + c) / 2;
+      if (mid > a && mid < c && !decision_at(r, mid)) next.push_back(mid);
+    };
+    if (b > 0) consider(passing[b - 1]->value, passing[b]->value);
+    consider(passing[b]->value, passing[b + 1]->value);
+    if (next.empty()) return true;
+    for (const double v : next) {
+      if (!decide(v)) return false;
+      ++extra;
+    }
+  }
+  return true;
+}
+
 // The decision of a level from its runs: the majority's verdict, the mean throughput, and the
 // intervals (over the runs when repeated, else the run's own).
 void decide_level(Decision& d, const std::vector<Probe>& runs, std::size_t slos) {
@@ -144,16 +171,21 @@ std::vector<std::string> noise_warnings(const SearchResult& r, const SearchOptio
   const auto passing = passing_levels(r);
   const Decision* best = r.best ? decision_at(r, r.best) : nullptr;
   if (best && best->throughput_ci) {
-    for (const Decision* d : passing) {
-      if (d == best || !d->throughput_ci) continue;
-      const auto at = std::find(passing.begin(), passing.end(), d) - passing.begin();
-      const auto bi = std::find(passing.begin(), passing.end(), best) - passing.begin();
-      if (std::abs(at - bi) != 1 || !d->throughput_ci->overlaps(*best->throughput_ci)) continue;
+    const auto at = std::find(passing.begin(), passing.end(), best) - passing.begin();
+    std::string close;
+    for (const auto k : {at - 1, at + 1}) {
+      if (k < 0 || k >= static_cast<std::ptrdiff_t>(passing.size())) continue;
+      const Decision* d = passing[static_cast<std::size_t>(k)];
+      if (!d->throughput_ci || !d->throughput_ci->overlaps(*best->throughput_ci)) continue;
+      close += fmt::format("{}{} ({} req/s)", close.empty() ? "" : " or ",
+                           value_text(o, d->value), interval_text(*d->throughput_ci));
+    }
+    if (!close.empty()) {
       out.push_back(fmt::format(
-          "throughput at {} {} ({} req/s, 95% interval) cannot be told from {} {} ({} req/s): "
-          "the best level is within the noise of its neighbour; {} separate them",
-          vary_name(o), value_text(o, best->value), interval_text(*best->throughput_ci),
-          vary_name(o), value_text(o, d->value), interval_text(*d->throughput_ci), more));
+          "the best level's throughput, {} req/s at {} {} (95% interval), cannot be told from "
+          "{} {}: {} separate them",
+          interval_text(*best->throughput_ci), vary_name(o), value_text(o, best->value),
+          vary_name(o), close, more));
     }
   }
   // The verdicts that decided the answer: at the best and largest passing levels and the
@@ -180,8 +212,10 @@ std::vector<std::string> noise_warnings(const SearchResult& r, const SearchOptio
 }
 
 // The intervals of a probe's throughput and of its SLOs' percentile figures, from the records
-// its directory holds; none when they cannot be read (the verdicts stand without them).
-void add_intervals(Probe& p, const SearchOptions& o, const std::string& dir) {
+// its directory holds; none when they cannot be read (the verdicts stand without them). With
+// --sim-time the figures are in the simulator's model time, `time_scale` times the stamps': so
+// are their intervals.
+void add_intervals(Probe& p, const SearchOptions& o, const std::string& dir, double time_scale) {
   p.slo_ci.assign(o.slos.size(), std::nullopt);
   const std::string file = report::find_requests_file(dir);
   if (file.empty()) return;
@@ -191,12 +225,17 @@ void add_intervals(Probe& p, const SearchOptions& o, const std::string& dir) {
   } catch (const std::exception&) {
     return;
   }
-  p.throughput_ci = metrics::throughput_interval(records);
+  const auto scaled = [](std::optional<metrics::Interval> i, double by) {
+    if (i) *i = metrics::Interval{i->estimate * by, i->lo * by, i->hi * by};
+    return i;
+  };
+  p.throughput_ci = scaled(metrics::throughput_interval(records), 1 / time_scale);
   for (std::size_t i = 0; i < o.slos.size(); ++i) {
     const auto [q, distribution] = percentile_of(o.slos[i].figure);
     if (q > 0) {
-      p.slo_ci[i] =
-          metrics::quantile_interval(metrics::per_request_samples(records, distribution), q);
+      p.slo_ci[i] = scaled(
+          metrics::quantile_interval(metrics::per_request_samples(records, distribution), q),
+          time_scale);
     }
   }
 }
@@ -269,30 +308,7 @@ SearchResult search(const SearchOptions& o, const ProbeFn& probe,
     (*ok ? r.lo : r.hi) = mid;
   }
   if (r.status.empty()) r.status = "found";
-  // Past the knee throughput falls while the SLOs may still hold: a bisection on the SLO's flip
-  // alone cannot find the top of such a curve, so the levels around the peak are probed.
-  for (int extra = 0; extra < kPeakProbes;) {
-    const auto passing = passing_levels(r);
-    const std::size_t b = peak_index(passing);
-    if (passing.size() < 2 || b + 1 == passing.size()) break;
-    std::vector<double> next;
-    const auto consider = [&](double a, double c) {
-      if (narrow(o, a, c)) return;
-      const double mid = integral(o) ? std::floor((a + c) / 2) : (a + c) / 2;
-      if (mid > a && mid < c && !decision_at(r, mid)) next.push_back(mid);
-    };
-    if (b > 0) consider(passing[b - 1]->value, passing[b]->value);
-    consider(passing[b]->value, passing[b + 1]->value);
-    if (next.empty()) break;
-    for (const double v : next) {
-      if (!decide(v)) {
-        r.canceled = true;
-        break;
-      }
-      ++extra;
-    }
-    if (r.canceled) break;
-  }
+  if (!probe_around_peak(r, o, decide)) r.canceled = true;
   const auto passing = passing_levels(r);
   if (!passing.empty()) {
     const std::size_t b = peak_index(passing);
@@ -344,7 +360,8 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
     const auto errors = p.figures.find("error_rate");
     const bool too_many_errors = errors != p.figures.end() && errors->second > base.max_error_rate;
     p.met = all_met(p.slo) && !too_many_errors;
-    add_intervals(p, o, c.output_dir);
+    add_intervals(p, o, c.output_dir,
+                  base.sim_time && base.sim_time_scale > 0 ? base.sim_time_scale : 1.0);
     const std::string breach =
         too_many_errors ? fmt::format("error rate {:.1f}% > --max-error-rate {:g}%",
                                       100 * errors->second, 100 * base.max_error_rate)
@@ -441,7 +458,7 @@ std::string search_sentence(const SearchResult& r, const SearchOptions& o) {
                               slo_list(o), best->request_throughput, what,
                               value_text(o, best->value), unit);
   if (best != largest) {
-    s += fmt::format("; the largest load meeting them is {} {}{} ({:.2f} req/s)", what,
+    s += fmt::format("; the largest load meeting them is {} {}{}, at {:.2f} req/s", what,
                      value_text(o, largest->value), unit, largest->request_throughput);
   } else {
     s += ", the largest load meeting them";
