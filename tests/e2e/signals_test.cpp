@@ -106,6 +106,11 @@ TEST(Signals, InterruptWritesAPartialReportWithinTwoSeconds) {
   EXPECT_LE(canceled, kConcurrency);  // only those in flight at the signal
   EXPECT_EQ(static_cast<int>(records.size()), ok + canceled);
   EXPECT_EQ(s["tokenbench"]["requests"]["canceled"], canceled);
+  // `report` rebuilds the summary from the records and keeps why the run stopped.
+  ASSERT_EQ(run_process({TOKENBENCH_BINARY, "report", dir}).exit_code, 0);
+  EXPECT_NE(read_json(dir + "/summary.json")["tokenbench"]["stopped"].get<std::string>().find(
+                "SIGINT"),
+            std::string::npos);
 }
 
 TEST(Signals, TerminatedRunAndSweepExitNonZeroAndSaySo) {

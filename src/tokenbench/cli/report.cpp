@@ -99,6 +99,16 @@ int report_command(const ReportFlags& f) {
     report::RunNotes notes = report::read_telemetry(f.dir);
     notes.environment = report::read_environment(f.dir);
     notes.distributed = report::read_json_file(f.dir + "/" + report::kDistributedFile);
+    // Why the run stopped early is known to the run alone: a rebuilt summary keeps it.
+    nlohmann::json previous;
+    try {
+      previous = report::read_json_file(f.dir + "/" + report::kSummaryFile);
+    } catch (const std::exception&) {  // a damaged summary is what report rebuilds
+    }
+    if (previous.is_object() && previous.contains("tokenbench") &&
+        previous["tokenbench"].value("stopped", nlohmann::json()).is_string()) {
+      notes.stopped = previous["tokenbench"]["stopped"].get<std::string>();
+    }
     const auto out = report::write_run_outputs(f.dir, records, config, notes);
     // A run made with --export csv keeps its export in step with the rebuilt summary.
     if (csv || report::wants_csv_export(config.exports)) {
