@@ -353,5 +353,47 @@ TEST(EndToEndAliases, EvalScopePasteMeasuresTheUrlsApiAndKeepsTheKeySecret) {
       << own.err;
 }
 
+TEST(EndToEndAliases, VllmSaveDetailedKeepsEachRequestsTextsAndReportStillReads) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5"});
+  const std::string dir = make_temp_dir("aliases_save_detailed");
+  auto r = run_process(run_args(sim.url(), dir,
+                                {"--save-detailed", "--num-prompts", "3", "--warmup", "1",
+                                 "--input-len", "32", "--output-len", "5", "--server-metrics",
+                                 "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --save-detailed writes each request's prompt and generated text "
+                       "into requests.jsonl (each cut at 64 KiB, none after 256 MiB of text)"),
+            std::string::npos)
+      << r.err;
+  const auto records = read_jsonl(dir + "/requests.jsonl");
+  ASSERT_EQ(records.size(), 4u);
+  for (const auto& rec : records) {
+    ASSERT_TRUE(rec.contains("prompt_text")) << rec.dump();
+    ASSERT_TRUE(rec.contains("output_text")) << rec.dump();
+    EXPECT_GT(rec["prompt_text"].get<std::string>().size(), 32u);  // 32 tokens of words
+    // serve-sim's words, as many bytes as the record counted.
+    EXPECT_EQ(rec["output_text"].get<std::string>().size(), rec["output_chars"].get<std::size_t>());
+    EXPECT_FALSE(rec.contains("text_truncated"));
+  }
+  EXPECT_EQ(YAML::Load(slurp(dir + "/config.yaml"))["save_detailed"].as<bool>(), true);
+  const nlohmann::json before = read_json(dir + "/summary.json");
+  r = run_process({TOKENBENCH_BINARY, "report", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json after = read_json(dir + "/summary.json");
+  EXPECT_EQ(after["completed"], 3);
+  EXPECT_EQ(after["mean_ttft_ms"], before["mean_ttft_ms"]);
+
+  // Without the flag, no text is written.
+  const std::string plain = make_temp_dir("aliases_not_detailed");
+  r = run_process(run_args(sim.url(), plain,
+                           {"--num-prompts", "2", "--output-len", "5", "--server-metrics", "off",
+                            "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& rec : read_jsonl(plain + "/requests.jsonl")) {
+    EXPECT_FALSE(rec.contains("prompt_text"));
+    EXPECT_FALSE(rec.contains("output_text"));
+  }
+}
+
 }  // namespace
 }  // namespace tokenbench::e2e

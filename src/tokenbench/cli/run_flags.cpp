@@ -31,6 +31,7 @@
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
+#include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/workload/length_dist.h"
@@ -748,6 +749,17 @@ void finalize_run_flags(RunFlags& f) {
   c.ignore_eos = !f.no_ignore_eos;
   check_api_options(c);
   merge_sampling_flags(f.sampling, c);
+  if (c.save_detailed) {
+    if (distributed::launched_ranks() > 1) {
+      throw UsageError("--save-detailed is not supported under mpirun: run it in one process");
+    }
+    std::fprintf(stderr,
+                 "tokenbench: note: --save-detailed writes each request's prompt and generated "
+                 "text into requests.jsonl (each cut at %zu KiB, none after %lld MiB of text): "
+                 "expect a larger file\n",
+                 core::kMaxDetailTextBytes >> 10,
+                 static_cast<long long>(report::Recorder::kMaxDetailTotalBytes >> 20));
+  }
   c.percentiles = parse_percentiles(f.percentiles);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");
   c.max_reply_bytes = parse_byte_size(f.max_reply_bytes, "--max-reply-bytes");
@@ -1085,6 +1097,9 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "(requests.jsonl.zst, flushed as often; `tokenbench report` reads both)")
       ->check(CLI::IsMember({"none", "zstd"}))
       ->capture_default_str();
+  cmd->add_flag("--save-detailed", c.save_detailed,
+                "Keep each request's prompt and generated text in requests.jsonl (prompt_text, "
+                "output_text: at most 64 KiB each, 256 MiB per run; the file grows accordingly)");
   cmd->add_flag("--quiet", flags.quiet, "No progress line");
   cmd->add_flag("--overwrite", flags.overwrite,
                 "Replace the results a directory already holds (refused otherwise)");

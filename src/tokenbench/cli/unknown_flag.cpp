@@ -77,7 +77,8 @@ constexpr PeerFlag kPeerFlags[] = {
     {"--log-every-n-query", "EvalScope",
      "is not needed: tokenbench shows its progress on stderr"},
     {"--debug", "EvalScope",
-     "is not supported: requests.jsonl keeps every request's stamps and errors"},
+     "is not supported: requests.jsonl keeps every request's stamps and errors (--save-detailed "
+     "adds its texts)"},
     {"--wandb-api-key", "EvalScope",
      "is not supported: tokenbench uploads nothing; its results are files"},
     {"--swanlab-api-key", "EvalScope",

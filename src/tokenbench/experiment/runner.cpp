@@ -322,8 +322,9 @@ RunOutcome Runner::run(const core::RunConfig& config) {
           session ? distributed::rank_records_file(
                         session->rank(), *compression == report::RecordsCompression::kZstd)
                   : report::requests_file_name(*compression);
-      recorders.push_back(std::make_unique<report::Recorder>(c.output_dir + "/" + file,
-                                                             count_tokens, *compression));
+      recorders.push_back(std::make_unique<report::Recorder>(
+          c.output_dir + "/" + file, count_tokens, *compression,
+          c.save_detailed ? report::Recorder::kMaxDetailTotalBytes : 0));
     }
     {
       std::lock_guard<std::mutex> lock(recorders_mutex_);
