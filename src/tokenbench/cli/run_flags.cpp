@@ -749,6 +749,11 @@ void finalize_run_flags(RunFlags& f) {
   c.ignore_eos = !f.no_ignore_eos;
   check_api_options(c);
   merge_sampling_flags(f.sampling, c);
+  if (!(f.progress_interval_s == 0 ||
+        (f.progress_interval_s >= 0.1 && f.progress_interval_s <= 86400))) {
+    throw UsageError(
+        "--progress-interval must be 0 (no progress lines) or 0.1 to 86400 seconds (e.g. 10)");
+  }
   if (c.save_detailed) {
     if (distributed::launched_ranks() > 1) {
       throw UsageError("--save-detailed is not supported under mpirun: run it in one process");
@@ -1100,7 +1105,11 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_flag("--save-detailed", c.save_detailed,
                 "Keep each request's prompt and generated text in requests.jsonl (prompt_text, "
                 "output_text: at most 64 KiB each, 256 MiB per run; the file grows accordingly)");
-  cmd->add_flag("--quiet", flags.quiet, "No progress line");
+  cmd->add_flag("--quiet", flags.quiet, "No start line, live view or progress lines");
+  cmd->add_option("--progress-interval", flags.progress_interval_s,
+                  "Seconds between progress lines on stderr when it is not a terminal (a log, "
+                  "CI); 0: none")
+      ->capture_default_str();
   cmd->add_flag("--overwrite", flags.overwrite,
                 "Replace the results a directory already holds (refused otherwise)");
 }

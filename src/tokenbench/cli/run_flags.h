@@ -44,6 +44,8 @@ struct RunFlags {
   std::string max_event_bytes = "4MiB";
   std::string max_reply_bytes = "0";
   SamplingFlags sampling;  // merged into config.extra_body
+  /// Seconds between plain progress lines when stderr is not a terminal; 0: none.
+  double progress_interval_s = 10;
 
   // Set by finalize_run_flags.
   std::vector<int> concurrencies;

@@ -75,7 +75,7 @@ constexpr PeerFlag kPeerFlags[] = {
     {"--total-timeout", "EvalScope", "is --timeout S (per request)"},
     {"--no-test-connection", "EvalScope", "is --no-preflight"},
     {"--log-every-n-query", "EvalScope",
-     "is not needed: tokenbench shows its progress on stderr"},
+     "is --progress-interval SECONDS (the progress line when stderr is not a terminal)"},
     {"--debug", "EvalScope",
      "is not supported: requests.jsonl keeps every request's stamps and errors (--save-detailed "
      "adds its texts)"},
