@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "process.h"
 
@@ -200,6 +203,52 @@ TEST(FirstContact, IdsPerPhaseDerivedFiguresAndReportTxt) {
   const std::string report = slurp(dir + "/report.txt");
   ASSERT_FALSE(report.empty());
   EXPECT_NE(r.out.find(report), std::string::npos);
+}
+
+// The results directory a run's stdout names ("Results: DIR").
+std::string results_dir_of(const std::string& out) {
+  const auto at = out.rfind("Results: ");
+  if (at == std::string::npos) return "";
+  return out.substr(at + 9, out.find('\n', at) - at - 9);
+}
+
+TEST(FirstContact, RunsStartedTogetherGetTheirOwnDefaultDirectories) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string cwd = make_temp_dir("together");
+  // Earlier runs' directories for every second of the next minute: both runs find their
+  // default name (results/<second>-sim-model) taken, and must pick others, at the same time.
+  const auto now = std::chrono::system_clock::now();
+  for (int s = -2; s <= 60; ++s) {
+    const std::time_t t = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(s));
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    const std::string taken = cwd + "/results/" + stamp + "-sim-model";
+    std::filesystem::create_directories(taken);
+    std::ofstream(taken + "/summary.json") << "{}";
+  }
+  const std::string run = std::string(TOKENBENCH_BINARY) + " run --base-url " + sim.url() +
+                          " --num-prompts 4 --input-len 16 --output-len 4 --quiet "
+                          "--server-metrics off --gpu-metrics off";
+  const auto r = run_process({"/bin/sh", "-c",
+                              "cd " + cwd + " && (" + run + " >a.out 2>a.err; echo $? >a.rc) & (" +
+                                  "cd " + cwd + " && " + run +
+                                  " >b.out 2>b.err; echo $? >b.rc) & wait"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(slurp(cwd + "/a.rc"), "0\n") << slurp(cwd + "/a.err");
+  EXPECT_EQ(slurp(cwd + "/b.rc"), "0\n") << slurp(cwd + "/b.err");
+  const std::string a = results_dir_of(slurp(cwd + "/a.out"));
+  const std::string b = results_dir_of(slurp(cwd + "/b.out"));
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  EXPECT_NE(a, b);
+  // Readable and sortable: the second's name with a count.
+  for (const std::string& dir : {a, b}) {
+    EXPECT_EQ(dir.rfind("results/", 0), 0u) << dir;
+    EXPECT_NE(dir.find("-sim-model-"), std::string::npos) << dir;
+    EXPECT_EQ(read_json(cwd + "/" + dir + "/summary.json")["completed"], 4) << dir;
+  }
 }
 
 }  // namespace

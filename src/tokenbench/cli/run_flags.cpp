@@ -246,7 +246,25 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
     } else if (session) {
       session->say_hello("");
     }
-    if (config.output_dir.empty()) config.output_dir = default_output_dir(config) + dir_suffix;
+    // The default directory is claimed (created) by the leader alone: followers take the
+    // directory the leader announces with each measurement.
+    bool claimed = false;
+    if (config.output_dir.empty()) {
+      config.output_dir = default_output_dir(config) + dir_suffix;
+      if (leader) {
+        config.output_dir = claim_output_dir(config.output_dir);
+        claimed = true;
+      }
+    }
+    // A command that wrote nothing leaves no empty directory it claimed behind.
+    struct Unclaim {
+      const std::string& dir;
+      bool claimed;
+      ~Unclaim() {
+        std::error_code ec;
+        if (claimed && std::filesystem::is_empty(dir, ec)) std::filesystem::remove(dir, ec);
+      }
+    } unclaim{config.output_dir, claimed};
     g_running.store(&runner);
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
@@ -433,6 +451,19 @@ std::string default_output_dir(const core::RunConfig& c) {
   std::string model = c.targets.empty() ? c.model : "compare";
   return "results/" + core::compact_timestamp(c.started_at) + "-" +
          core::file_name_part(std::move(model), "model");
+}
+
+std::string claim_output_dir(const std::string& name) {
+  std::error_code ec;
+  const std::filesystem::path path(name);
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  for (int n = 1; n <= 1000; ++n) {
+    const std::string candidate = n == 1 ? name : fmt::format("{}-{}", name, n);
+    // create_directory is one mkdir: true only for the process that made it.
+    if (std::filesystem::create_directory(candidate, ec)) return candidate;
+    if (ec) break;  // not "it exists": the run says why it cannot write there
+  }
+  return name;
 }
 
 namespace {

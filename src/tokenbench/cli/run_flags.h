@@ -94,8 +94,15 @@ std::int64_t parse_byte_size(const std::string& text, const char* flag);
 /// Parses "model=NAME,url=URL,key-env=VAR,name=LABEL" (model required). Throws UsageError.
 core::TargetSpec parse_target(const std::string& item);
 
-/// The default results directory: results/<timestamp>-<model>.
+/// The default results directory's name: results/<timestamp>-<model>, the run's start to the
+/// second (sortable; `claim_output_dir` makes it unique).
 std::string default_output_dir(const core::RunConfig& config);
+
+/// Creates the directory `name`, or, when it already exists (another run started in the same
+/// second), `name`-2, -3, ... (the first that did not exist), each attempt one atomic mkdir, so
+/// that runs started together never share one. Returns the directory created; `name` unchanged
+/// when none could be created (the run then says why it cannot write there).
+std::string claim_output_dir(const std::string& name);
 
 /// Stamps the start, resolves the target(s) with an experiment::Runner, fills in the default
 /// results directory (with `dir_suffix`) when none was given, and calls `body` with Ctrl-C and
