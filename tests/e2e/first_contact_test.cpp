@@ -251,5 +251,32 @@ TEST(FirstContact, RunsStartedTogetherGetTheirOwnDefaultDirectories) {
   }
 }
 
+// The README shows the exact commands `make demo` runs (scripts/demo.sh), beside their output.
+TEST(FirstContact, ReadmeShowsTheDemosCommands) {
+  const std::string demo = slurp(std::string(TOKENBENCH_SOURCE_DIR) + "/scripts/demo.sh");
+  const std::string readme = slurp(std::string(TOKENBENCH_SOURCE_DIR) + "/README.md");
+  // A bash array NAME=(...) of demo.sh, its words joined by single spaces.
+  const auto words_of = [&demo](const std::string& name) {
+    const auto at = demo.find(name + "=(");
+    if (at == std::string::npos) return std::string();
+    const auto begin = at + name.size() + 2;
+    std::istringstream in(demo.substr(begin, demo.find(')', begin) - begin));
+    std::string out;
+    for (std::string w; in >> w;) out += (out.empty() ? "" : " ") + w;
+    return out;
+  };
+  const std::string sim = words_of("SIM_FLAGS");
+  const std::string run = words_of("RUN_FLAGS");
+  ASSERT_FALSE(sim.empty()) << demo;
+  ASSERT_FALSE(run.empty()) << demo;
+  EXPECT_NE(demo.find("serve-sim --port 0 \"${SIM_FLAGS[@]}\""), std::string::npos) << demo;
+  EXPECT_NE(demo.find("run --base-url \"$URL\" \"${RUN_FLAGS[@]}\""), std::string::npos) << demo;
+  EXPECT_NE(readme.find("tokenbench serve-sim --port 0 " + sim), std::string::npos) << sim;
+  EXPECT_NE(readme.find("tokenbench run --base-url URL " + run), std::string::npos) << run;
+  // The output block starts with the command line demo.sh echoes.
+  EXPECT_NE(readme.find("demo: tokenbench run --base-url http://127.0.0.1:"), std::string::npos);
+  EXPECT_NE(readme.find(" " + run + "\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokenbench::e2e
