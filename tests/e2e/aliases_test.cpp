@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
+#include "capture_server.h"
 #include "process.h"
 
 namespace tokenbench::e2e {
@@ -158,7 +161,24 @@ TEST(EndToEndAliases, AliasesThatMeanSomethingElseAreRefused) {
            {{"--output-tokens-stddev", "30"}, "needs --output-tokens-mean"},
            {{"--result-filename", "a/x.json"}, "give a file name; the directory is --output-dir"},
            {{"--result-filename", "summary.json"}, "tokenbench writes that file itself"},
-           {{"--host", "h", "--base-url", "http://h:1"}, "either --base-url or --host/--port"}}) {
+           {{"--host", "h", "--base-url", "http://h:1"}, "either --base-url or --host/--port"},
+           {{"--backend", "vllm", "--base-url", "http://127.0.0.1:9/v1/chat/completions"},
+            "--backend vllm (vLLM) sends to /v1/completions, but the URL names "
+            "/v1/chat/completions: leave out --backend"},
+           {{"--max-prompt-length", "30", "--dataset", "sharegpt"},
+            "tokenbench does not filter --dataset sharegpt"},
+           {{"--min-tokens", "10"}, "--min-tokens alone (EvalScope) asks for at least"},
+           {{"--rate", "0"}, "--rate 0 (EvalScope) must be a number of requests per second > 0"},
+           {{"--api", "rerank"}, "--api rerank (EvalScope) is not supported"},
+           {{"--api-key", "k", "--api-key-env", "X"}, "give either --api-key (EvalScope) or"},
+           {{"--temperature", "hot"}, "--temperature 'hot' must be a number >= 0"},
+           {{"--top-p", "1.5"}, "--top-p '1.5' must be a number in (0, 1]"},
+           {{"--top-k", "2.5"}, "--top-k '2.5' must be a whole number"},
+           {{"--top-k", "20", "--api", "openai-responses"}, "the Responses API has no top_k"},
+           {{"--temperature", "0.5", "--api", "openai-embeddings"},
+            "--temperature is a sampling parameter"},
+           {{"--temperature", "0.5", "--extra-body", R"({"temperature":0})"},
+            R"(--temperature 0.5 and --extra-body's "temperature": 0 disagree)"}}) {
     std::vector<std::string> cmd{TOKENBENCH_BINARY, "run"};
     cmd.insert(cmd.end(), args.begin(), args.end());
     const auto r = run_process(cmd);
@@ -222,6 +242,157 @@ TEST(EndToEndConfig, ARunsOwnConfigRepeatsItAndFlagsBesideItWin) {
   r = run_process({TOKENBENCH_BINARY, "run", "--config", flat + "/bad.yaml"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unknown setting 'num-promts'"), std::string::npos) << r.err;
+}
+
+TEST(EndToEndAliases, UnknownFlagsSayWhatTheyAreInOneLine) {
+  for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"run", "--max-concurency", "8"},
+            "run: unknown flag --max-concurency: did you mean --max-concurrency? (tokenbench run "
+            "--help lists its flags)"},
+           {{"search", "--num-promts=8"}, "search: unknown flag --num-promts: did you mean "
+                                          "--num-prompts?"},
+           {{"run", "--zzz-nothing-like-it"}, "run: unknown flag --zzz-nothing-like-it (tokenbench"},
+           {{"report", "dir", "--format", "csv"}, "report: unknown flag --format"},
+           {{"run", "--profile"}, "--profile (vLLM) is not supported: it starts and stops the "
+                                  "server's torch profiler"},
+           {{"run", "--num-concurrent-requests", "4"},
+            "--num-concurrent-requests (LLMPerf) is --max-concurrency N"},
+           {{"run", "--rate-type", "constant", "--rate", "4"},
+            "--rate-type (GuideLLM) is: synchronous --max-concurrency 1;"},
+           {{"run", "--headers", "a=b"}, "--headers (EvalScope) is --header 'Name: value'"},
+           {{"run", "--endpoint-type", "chat"}, "--endpoint-type (GenAI-Perf) is --endpoint PATH"},
+           {{"rn", "--num-prompts", "3"}, "unknown command 'rn': did you mean run?"}}) {
+    std::vector<std::string> cmd{TOKENBENCH_BINARY};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    const auto r = run_process(cmd);
+    EXPECT_EQ(r.exit_code, 1) << args[1];
+    EXPECT_EQ(r.err.rfind("tokenbench: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("were not expected"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+  }
+  // The value after an unknown flag is never repeated: it may be a credential.
+  const auto r = run_process({TOKENBENCH_BINARY, "run", "--wandb-api-key", "sk-do-not-echo"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--wandb-api-key (EvalScope) is not supported"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("sk-do-not-echo"), std::string::npos) << r.err;
+}
+
+TEST(EndToEndAliases, VllmWarmupsAndSamplingParametersReachTheServer) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5"});
+  const std::string dir = make_temp_dir("aliases_vllm_sampling");
+  auto r = run_process(run_args(sim.url(), dir,
+                                {"--num-prompts", "4", "--num-warmups", "2", "--output-len", "3",
+                                 "--temperature", "0.6", "--top-p", "0.9", "--top-k", "20",
+                                 "--server-metrics", "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --num-warmups (vLLM) is --warmup"), std::string::npos) << r.err;
+  std::size_t warm = 0;
+  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) warm += rec["phase"] == "warmup";
+  EXPECT_EQ(warm, 2u);
+  // Recorded in config.yaml, so that --config sends them again.
+  const nlohmann::json extra =
+      nlohmann::json::parse(YAML::Load(slurp(dir + "/config.yaml"))["target"]["extra_body"]
+                                .as<std::string>());
+  EXPECT_EQ(extra, (nlohmann::json{{"temperature", 0.6}, {"top_p", 0.9}, {"top_k", 20}}));
+
+  // What the server receives: the fields in every request body.
+  CaptureServer server;
+  r = run_process(run_args(server.url(), make_temp_dir("aliases_capture"),
+                           {"--num-prompts", "1", "--output-len", "3", "--temperature", "0.6",
+                            "--top-p", "0.9", "--top-k", "20", "--server-metrics", "off",
+                            "--gpu-metrics", "off"}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the capture server answers 400
+  const auto posts = server.requests_to("POST /v1/chat/completions ");
+  ASSERT_EQ(posts.size(), 1u);
+  const auto body = nlohmann::json::parse(posts[0].substr(posts[0].find("\r\n\r\n") + 4));
+  EXPECT_EQ(body["temperature"], 0.6);
+  EXPECT_EQ(body["top_p"], 0.9);
+  EXPECT_EQ(body["top_k"], 20);
+}
+
+TEST(EndToEndAliases, EvalScopePasteMeasuresTheUrlsApiAndKeepsTheKeySecret) {
+  const std::string key = "sk-evalscope-4242";
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5", "--api-key", key});
+  const std::string dir = make_temp_dir("aliases_evalscope_paste");
+  const auto r = run_process({TOKENBENCH_BINARY, "run", "--url",
+                              sim.url() + "/v1/chat/completions", "--api", "openai", "--api-key",
+                              key, "--stream", "--rate", "-1", "--parallel", "2", "--number", "6",
+                              "--max-prompt-length", "30", "--max-tokens", "4", "--outputs-dir",
+                              dir, "--extra-args", R"({"ignore_eos":true})", "--server-metrics",
+                              "off", "--gpu-metrics", "off"},
+                             std::chrono::seconds(60), {{"OPENAI_API_KEY", ""}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // the server took the key
+  // The URL's API is measured: chat, not legacy completions.
+  EXPECT_NE(r.err.find(sim.url() + "/v1/chat/completions model sim-model"), std::string::npos)
+      << r.err;
+  const YAML::Node config = YAML::Load(slurp(dir + "/config.yaml"));
+  EXPECT_EQ(config["target"]["endpoint"].as<std::string>(), "/v1/chat/completions");
+  EXPECT_EQ(config["target"]["api"].as<std::string>(), "openai-chat");
+  EXPECT_EQ(read_json(dir + "/summary.json")["backend"], "openai-chat");
+  EXPECT_EQ(config["workload"]["input_dist"].as<std::string>(), "uniform:1,30");
+  EXPECT_EQ(nlohmann::json::parse(config["target"]["extra_body"].as<std::string>()),
+            (nlohmann::json{{"ignore_eos", true}}));
+  EXPECT_EQ(read_json(dir + "/summary.json")["completed"], 6);
+  // The key is in no output: console, files, the environment record's command line.
+  EXPECT_EQ(r.out.find(key), std::string::npos);
+  EXPECT_EQ(r.err.find(key), std::string::npos) << r.err;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(slurp(f.path().string()).find(key), std::string::npos) << f.path();
+  }
+  const std::string command = read_json(dir + "/environment.json")["command_line"].dump();
+  EXPECT_NE(command.find("--api-key\",\"<redacted>"), std::string::npos) << command;
+
+  // tokenbench's own --api openai (legacy completions) against a chat URL is a contradiction.
+  const auto own = run_process({TOKENBENCH_BINARY, "run", "--base-url",
+                                sim.url() + "/v1/chat/completions", "--api", "openai"});
+  EXPECT_EQ(own.exit_code, 1);
+  EXPECT_NE(own.err.find("error: --api openai does not fit the endpoint /v1/chat/completions "
+                         "that the URL names"),
+            std::string::npos)
+      << own.err;
+}
+
+TEST(EndToEndAliases, VllmSaveDetailedKeepsEachRequestsTextsAndReportStillReads) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5"});
+  const std::string dir = make_temp_dir("aliases_save_detailed");
+  auto r = run_process(run_args(sim.url(), dir,
+                                {"--save-detailed", "--num-prompts", "3", "--warmup", "1",
+                                 "--input-len", "32", "--output-len", "5", "--server-metrics",
+                                 "off", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --save-detailed writes each request's prompt and generated text "
+                       "into requests.jsonl (each cut at 64 KiB, none after 256 MiB of text)"),
+            std::string::npos)
+      << r.err;
+  const auto records = read_jsonl(dir + "/requests.jsonl");
+  ASSERT_EQ(records.size(), 4u);
+  for (const auto& rec : records) {
+    ASSERT_TRUE(rec.contains("prompt_text")) << rec.dump();
+    ASSERT_TRUE(rec.contains("output_text")) << rec.dump();
+    EXPECT_GT(rec["prompt_text"].get<std::string>().size(), 32u);  // 32 tokens of words
+    // serve-sim's words, as many bytes as the record counted.
+    EXPECT_EQ(rec["output_text"].get<std::string>().size(), rec["output_chars"].get<std::size_t>());
+    EXPECT_FALSE(rec.contains("text_truncated"));
+  }
+  EXPECT_EQ(YAML::Load(slurp(dir + "/config.yaml"))["save_detailed"].as<bool>(), true);
+  const nlohmann::json before = read_json(dir + "/summary.json");
+  r = run_process({TOKENBENCH_BINARY, "report", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json after = read_json(dir + "/summary.json");
+  EXPECT_EQ(after["completed"], 3);
+  EXPECT_EQ(after["mean_ttft_ms"], before["mean_ttft_ms"]);
+
+  // Without the flag, no text is written.
+  const std::string plain = make_temp_dir("aliases_not_detailed");
+  r = run_process(run_args(sim.url(), plain,
+                           {"--num-prompts", "2", "--output-len", "5", "--server-metrics", "off",
+                            "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& rec : read_jsonl(plain + "/requests.jsonl")) {
+    EXPECT_FALSE(rec.contains("prompt_text"));
+    EXPECT_FALSE(rec.contains("output_text"));
+  }
 }
 
 }  // namespace

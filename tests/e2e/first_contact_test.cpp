@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "process.h"
 
@@ -200,6 +203,79 @@ TEST(FirstContact, IdsPerPhaseDerivedFiguresAndReportTxt) {
   const std::string report = slurp(dir + "/report.txt");
   ASSERT_FALSE(report.empty());
   EXPECT_NE(r.out.find(report), std::string::npos);
+}
+
+// The results directory a run's stdout names ("Results: DIR").
+std::string results_dir_of(const std::string& out) {
+  const auto at = out.rfind("Results: ");
+  if (at == std::string::npos) return "";
+  return out.substr(at + 9, out.find('\n', at) - at - 9);
+}
+
+TEST(FirstContact, RunsStartedTogetherGetTheirOwnDefaultDirectories) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
+  const std::string cwd = make_temp_dir("together");
+  // Earlier runs' directories for every second of the next minute: both runs find their
+  // default name (results/<second>-sim-model) taken, and must pick others, at the same time.
+  const auto now = std::chrono::system_clock::now();
+  for (int s = -2; s <= 60; ++s) {
+    const std::time_t t = std::chrono::system_clock::to_time_t(now + std::chrono::seconds(s));
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    const std::string taken = cwd + "/results/" + stamp + "-sim-model";
+    std::filesystem::create_directories(taken);
+    std::ofstream(taken + "/summary.json") << "{}";
+  }
+  const std::string run = std::string(TOKENBENCH_BINARY) + " run --base-url " + sim.url() +
+                          " --num-prompts 4 --input-len 16 --output-len 4 --quiet "
+                          "--server-metrics off --gpu-metrics off";
+  const auto r = run_process({"/bin/sh", "-c",
+                              "cd " + cwd + " && (" + run + " >a.out 2>a.err; echo $? >a.rc) & (" +
+                                  "cd " + cwd + " && " + run +
+                                  " >b.out 2>b.err; echo $? >b.rc) & wait"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(slurp(cwd + "/a.rc"), "0\n") << slurp(cwd + "/a.err");
+  EXPECT_EQ(slurp(cwd + "/b.rc"), "0\n") << slurp(cwd + "/b.err");
+  const std::string a = results_dir_of(slurp(cwd + "/a.out"));
+  const std::string b = results_dir_of(slurp(cwd + "/b.out"));
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  EXPECT_NE(a, b);
+  // Readable and sortable: the second's name with a count.
+  for (const std::string& dir : {a, b}) {
+    EXPECT_EQ(dir.rfind("results/", 0), 0u) << dir;
+    EXPECT_NE(dir.find("-sim-model-"), std::string::npos) << dir;
+    EXPECT_EQ(read_json(cwd + "/" + dir + "/summary.json")["completed"], 4) << dir;
+  }
+}
+
+// The README shows the exact commands `make demo` runs (scripts/demo.sh), beside their output.
+TEST(FirstContact, ReadmeShowsTheDemosCommands) {
+  const std::string demo = slurp(std::string(TOKENBENCH_SOURCE_DIR) + "/scripts/demo.sh");
+  const std::string readme = slurp(std::string(TOKENBENCH_SOURCE_DIR) + "/README.md");
+  // A bash array NAME=(...) of demo.sh, its words joined by single spaces.
+  const auto words_of = [&demo](const std::string& name) {
+    const auto at = demo.find(name + "=(");
+    if (at == std::string::npos) return std::string();
+    const auto begin = at + name.size() + 2;
+    std::istringstream in(demo.substr(begin, demo.find(')', begin) - begin));
+    std::string out;
+    for (std::string w; in >> w;) out += (out.empty() ? "" : " ") + w;
+    return out;
+  };
+  const std::string sim = words_of("SIM_FLAGS");
+  const std::string run = words_of("RUN_FLAGS");
+  ASSERT_FALSE(sim.empty()) << demo;
+  ASSERT_FALSE(run.empty()) << demo;
+  EXPECT_NE(demo.find("serve-sim --port 0 \"${SIM_FLAGS[@]}\""), std::string::npos) << demo;
+  EXPECT_NE(demo.find("run --base-url \"$URL\" \"${RUN_FLAGS[@]}\""), std::string::npos) << demo;
+  EXPECT_NE(readme.find("tokenbench serve-sim --port 0 " + sim), std::string::npos) << sim;
+  EXPECT_NE(readme.find("tokenbench run --base-url URL " + run), std::string::npos) << run;
+  // The output block starts with the command line demo.sh echoes.
+  EXPECT_NE(readme.find("demo: tokenbench run --base-url http://127.0.0.1:"), std::string::npos);
+  EXPECT_NE(readme.find(" " + run + "\n"), std::string::npos);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <regex>
+#include <sstream>
 
 #include "process.h"
 
@@ -62,6 +64,60 @@ TEST(EndToEndLiveView, ShowsOnATerminalAndNotInAPipe) {
   EXPECT_EQ(r.err.find("in flight"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+}
+
+// Lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) out.push_back(line);
+  }
+  return out;
+}
+
+TEST(EndToEndLiveView, WithoutATerminalAPlainLineEveryInterval) {
+  // 12 requests of 12 tokens 25 ms apart, 2 at a time: about 2 s.
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "25"});
+  const auto command = [&sim](const std::string& dir, const std::string& extra) {
+    return std::string(TOKENBENCH_BINARY) + " run --base-url " + sim.url() +
+           " --num-prompts 12 --max-concurrency 2 --input-len 16 --output-len 12 "
+           "--server-metrics off --gpu-metrics off --output-dir " +
+           dir + " " + extra;
+  };
+  // stderr into a pipe (stdout to /dev/null), as under CI or `... 2>&1 | tee log`.
+  auto r = run_process({"/bin/sh", "-c",
+                        command(make_temp_dir("progress_pipe"), "--progress-interval 0.5") +
+                            " 2>&1 >/dev/null | cat"});
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto lines = lines_starting(r.out, "tokenbench: progress ");
+  EXPECT_GE(lines.size(), 2u) << r.out;
+  for (const auto& line : lines) {
+    EXPECT_NE(line.find("/12 done, 0 failed, "), std::string::npos) << line;
+    EXPECT_NE(line.find(" output tok/s, TTFT p50 "), std::string::npos) << line;
+  }
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  // Output flowed while it ran: some line counts tokens per second.
+  const std::regex tps(R"(failed, ([0-9]+) output tok/s)");
+  bool flowing = false;
+  for (const auto& line : lines) {
+    std::smatch m;
+    if (std::regex_search(line, m, tps) && std::stoi(m[1]) > 0) flowing = true;
+  }
+  EXPECT_TRUE(flowing) << r.out;
+
+  // stderr into a file (nohup ... > log): the same lines.
+  r = run_process(
+      {"/bin/sh", "-c", command(make_temp_dir("progress_file"), "--progress-interval 0.5")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(lines_starting(r.err, "tokenbench: progress ").size(), 2u) << r.err;
+
+  // --quiet keeps silence, and --progress-interval 0 turns the lines off.
+  for (const std::string extra : {"--progress-interval 0.5 --quiet", "--progress-interval 0"}) {
+    r = run_process({"/bin/sh", "-c", command(make_temp_dir("progress_off"), extra)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("tokenbench: progress"), std::string::npos) << extra << r.err;
+  }
 }
 
 }  // namespace

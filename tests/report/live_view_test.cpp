@@ -33,6 +33,31 @@ TEST(LiveView, LinesSayProgressLoadAndRecentLatency) {
                                       "  output 1234 tok/s | TTFT p50 - ms, p95 - ms (recent)"}));
 }
 
+TEST(LiveView, ProgressLineForALogIsPlainText) {
+  LiveFrame f;
+  f.elapsed_s = 20.2;
+  f.eta_s = 147;
+  f.done = 120;
+  f.total = 1000;
+  f.in_flight = 16;
+  f.failed = 2;
+  f.output_tps = 1234.4;
+  f.ttft_p50_ms = 41.26;
+  f.ttft_p95_ms = 190;
+  EXPECT_EQ(render_progress_line(f),
+            "tokenbench: progress 20s: 120/1000 done, 2 failed, 1234 output tok/s, TTFT p50 41.3 "
+            "ms (recent), ETA 2m27s");
+  // Short runs count tenths; a sweep names its level; unknown figures are "-".
+  f.elapsed_s = 1.5;
+  f.total = 0;
+  f.eta_s = std::nan("");
+  f.ttft_p50_ms = std::nan("");
+  f.level = "level 2/5 (concurrency 8)";
+  EXPECT_EQ(render_progress_line(f),
+            "tokenbench: progress 1.5s: level 2/5 (concurrency 8): 120 done, 2 failed, 1234 output "
+            "tok/s, TTFT p50 - ms (recent)");
+}
+
 TEST(LiveView, RedrawGoesBackOverTheLinesItDrew) {
   EXPECT_EQ(redraw({"a", "b"}, 0), "\x1b[2Ka\n\x1b[2Kb\n");
   EXPECT_EQ(redraw({"a", "b"}, 2), "\x1b[2F\x1b[2Ka\n\x1b[2Kb\n");

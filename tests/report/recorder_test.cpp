@@ -3,12 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "tokenbench/core/request.h"
 #include "tokenbench/report/records_io.h"
 
 namespace tokenbench::report {
 namespace {
+
+std::vector<std::string> slurp_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
 
 core::RequestRecord record(std::uint64_t id, bool ok) {
   core::RequestRecord r;
@@ -94,6 +104,56 @@ TEST(Recorder, UnwritablePathIsAnErrorNamingIt) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/requests.jsonl"), std::string::npos);
   }
+}
+
+// --save-detailed: texts are written only with a budget, each cut at kMaxDetailTextBytes on a
+// UTF-8 boundary, and none once the budget is spent.
+TEST(Recorder, DetailedTextsAreBoundedPerRequestAndPerFile) {
+  const auto texts = [](std::uint64_t id, std::string prompt, std::string output) {
+    core::RequestRecord r = record(id, true);
+    r.prompt_text = std::move(prompt);
+    r.output_text = std::move(output);
+    return r;
+  };
+  // Without a budget (the text was kept for a tokenizer): none written.
+  const std::string plain = ::testing::TempDir() + "recorder-no-texts.jsonl";
+  {
+    Recorder recorder(plain);
+    recorder.add(texts(1, "the prompt", "the output"));
+    recorder.close();
+  }
+  EXPECT_EQ(slurp_lines(plain)[0].find("the output"), std::string::npos);
+
+  const std::string path = ::testing::TempDir() + "recorder-texts.jsonl";
+  // "é" is 2 bytes: 70 KiB of them cut at 64 KiB lands on a character boundary.
+  std::string long_output;
+  for (int i = 0; i < 35 * 1024; ++i) long_output += "\xc3\xa9";
+  const std::int64_t budget = 100 * 1024;
+  Recorder recorder(path, {}, RecordsCompression::kNone, budget);
+  recorder.add(texts(1, "first prompt", "first output"));
+  recorder.add(texts(2, "second prompt", long_output));
+  recorder.add(texts(3, "third prompt", std::string(40 * 1024, 'x')));  // over the budget
+  recorder.add(texts(4, "p", "o"));                                     // and none after it
+  recorder.close();
+  const auto lines = slurp_lines(path);
+  ASSERT_EQ(lines.size(), 4u);
+  std::vector<nlohmann::json> j;
+  for (const auto& l : lines) j.push_back(nlohmann::json::parse(l));
+  EXPECT_EQ(j[0]["prompt_text"], "first prompt");
+  EXPECT_EQ(j[0]["output_text"], "first output");
+  EXPECT_FALSE(j[0].contains("text_truncated"));
+  const std::string cut = j[1]["output_text"].get<std::string>();
+  EXPECT_EQ(cut.size(), core::kMaxDetailTextBytes);
+  EXPECT_EQ(cut, long_output.substr(0, core::kMaxDetailTextBytes));
+  EXPECT_EQ(j[1]["text_truncated"], true);
+  for (int i : {2, 3}) {
+    EXPECT_FALSE(j[i].contains("prompt_text")) << i;
+    EXPECT_FALSE(j[i].contains("output_text")) << i;
+    EXPECT_EQ(j[i]["text_dropped"], true) << i;
+  }
+  // Readers skip the texts: the records read back are the records written.
+  EXPECT_EQ(read_records_jsonl(path).size(), 4u);
+  EXPECT_TRUE(recorder.records()[0].prompt_text.empty());  // not kept in memory either
 }
 
 }  // namespace

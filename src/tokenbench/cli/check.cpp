@@ -60,12 +60,10 @@ std::string render(const client::ProbeResult& result) {
 
 int check(CheckFlags& f) {
   client::ProbeTarget target;
-  target.base_url = forgiving_url(f.base_url, f.endpoint, f.endpoint_given);
+  bool endpoint_from_url = false;
+  target.base_url = forgiving_url(f.base_url, f.endpoint, f.endpoint_given, &endpoint_from_url);
   target.endpoint = f.endpoint;
-  target.api = resolve_api(f.api, target.endpoint);
-  if (!f.api.empty() && !f.endpoint_given && target.endpoint == core::RunConfig{}.endpoint) {
-    target.endpoint = core::default_endpoint(target.api);
-  }
+  target.api = settle_api(f.api, target.endpoint, f.endpoint_given, endpoint_from_url);
   if (!(f.timeout_s > 0 && f.timeout_s <= 3600)) {
     throw UsageError("--timeout must be a number of seconds in (0, 3600]");
   }

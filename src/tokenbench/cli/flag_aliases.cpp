@@ -30,12 +30,16 @@ constexpr Rename kRenames[] = {
     {"--sonnet-output-len", "--output-len", "vLLM"},
     {"--result-dir", "--output-dir", "vLLM"},
     {"--metric-percentiles", "--percentiles", "vLLM"},
+    {"--num-warmups", "--warmup", "vLLM"},
     {"--save-result", "", "vLLM", false},
     {"--percentile-metrics", "", "vLLM"},
     {"--ignore-eos", "", "vLLM", false},
     {"--disable-tqdm", "--quiet", "vLLM", false},
     // EvalScope (evalscope perf)
     {"--tokenizer-path", "--tokenizer", "EvalScope"},
+    {"--outputs-dir", "--output-dir", "EvalScope"},
+    {"--extra-args", "--extra-body", "EvalScope"},
+    {"--stream", "", "EvalScope", false},
     // GenAI-Perf / AIPerf
     {"--concurrency", "--max-concurrency", "GenAI-Perf"},
     {"--request-count", "--num-prompts", "GenAI-Perf"},
@@ -47,37 +51,106 @@ constexpr Rename kRenames[] = {
     {"--streaming", "", "GenAI-Perf", false},
 };
 
-// Aliases handled below, with their own rules. Each takes one value except --parallel and
-// --number, which take every value up to the next flag (EvalScope's lists).
-constexpr const char* kSpecial[] = {
-    "--host",
-    "--port",
-    "--backend",
-    "--dataset-name",
-    "--url",
-    "--parallel",
-    "--number",
-    "--min-prompt-length",
-    "--max-prompt-length",
-    "--min-tokens",
-    "--max-tokens",
-    "--synthetic-input-tokens-stddev",
-    "--output-tokens-stddev",
+// Aliases with rules of their own (Rewriter::special). Each takes one value, but EvalScope's
+// lists (--parallel, --number, --rate) take every value up to the next flag.
+struct Special {
+  const char* name;
+  bool list = false;
 };
 
-bool is_flag(const std::string& a) { return a.size() > 1 && a[0] == '-' && a != "-"; }
+constexpr Special kSpecial[] = {
+    {"--host"},
+    {"--port"},
+    {"--backend"},
+    {"--dataset-name"},
+    {"--url"},
+    {"--api"},
+    {"--api-key"},
+    {"--parallel", true},
+    {"--number", true},
+    {"--rate", true},
+    {"--min-prompt-length"},
+    {"--max-prompt-length"},
+    {"--min-tokens"},
+    {"--max-tokens"},
+    {"--synthetic-input-tokens-stddev"},
+    {"--output-tokens-stddev"},
+};
 
-bool special(const std::string& name) {
-  return std::find_if(std::begin(kSpecial), std::end(kSpecial),
-                      [&](const char* s) { return name == s; }) != std::end(kSpecial);
+// Flags only EvalScope's command lines carry: beside them, `--api openai` is EvalScope's (an
+// OpenAI-compatible server, the URL's endpoint deciding), not tokenbench's legacy completions.
+constexpr const char* kEvalScopeOnly[] = {
+    "--url",       "--parallel",   "--number",      "--min-prompt-length", "--max-prompt-length",
+    "--max-tokens", "--min-tokens", "--tokenizer-path", "--outputs-dir",     "--extra-args",
+    "--rate",      "--api-key",    "--stream",
+};
+
+// EvalScope's default --max-prompt-length: the upper bound of its random prompts' lengths.
+constexpr const char* kEvalScopeMaxPrompt = "131072";
+
+std::optional<double> as_number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(text, &used);
+    if (used == text.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// "-1" is EvalScope's --rate value, not a flag.
+bool is_flag(const std::string& a) { return a.size() > 1 && a[0] == '-' && !as_number(a); }
+
+const Rename* rename_of(const std::string& name) {
+  for (const auto& r : kRenames) {
+    if (name == r.alias) return &r;
+  }
+  return nullptr;
+}
+
+const Special* special_of(const std::string& name) {
+  for (const auto& s : kSpecial) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
 }
 
 // The arguments split into flags with their values, in order.
 struct Arg {
   std::string name;                 // "--flag", or "" for a positional
   std::vector<std::string> values;  // the values that follow (or the =value)
-  bool inline_value = false;
 };
+
+std::vector<Arg> group(const std::vector<std::string>& args) {
+  std::vector<Arg> parsed;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (!is_flag(a)) {
+      parsed.push_back({"", {a}});
+      continue;
+    }
+    const auto eq = a.find('=');
+    const std::string name = eq == std::string::npos ? a : a.substr(0, eq);
+    const Rename* r = rename_of(name);
+    const Special* s = special_of(name);
+    if (r == nullptr && s == nullptr) {
+      // Not an alias: kept verbatim, its value (if any) as the positional that follows.
+      parsed.push_back({a, {}});
+      continue;
+    }
+    Arg arg{name, {}};
+    if (eq != std::string::npos) {
+      arg.values.push_back(a.substr(eq + 1));
+    } else if (s != nullptr || r->takes_value) {
+      while (i + 1 < args.size() && !is_flag(args[i + 1])) {
+        arg.values.push_back(args[++i]);
+        if (s == nullptr || !s->list) break;
+      }
+    }
+    parsed.push_back(std::move(arg));
+  }
+  return parsed;
+}
 
 bool has_flag(const std::vector<std::string>& args, const std::string& name) {
   return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
@@ -106,134 +179,82 @@ std::optional<std::string> value_in(const std::vector<std::string>& args,
 
 double number_of(const Arg& a) {
   const std::string v = only_value(a);
-  try {
-    std::size_t used = 0;
-    const double d = std::stod(v, &used);
-    if (used == v.size()) return d;
-  } catch (const std::exception&) {
-  }
+  if (const auto d = as_number(v)) return *d;
   throw UsageError(a.name + " '" + v + "' is not a number");
 }
 
-}  // namespace
+// The whole endpoint path a URL names ("/v1/chat/completions"), or "" (none, or only "/v1").
+std::string endpoint_named_by(const std::string& url) {
+  const std::string found = split_api_path(url).second;
+  return found == "/v1" ? "" : found;
+}
 
-std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
-                                         std::vector<std::string>& notes) {
-  // Group the arguments: a flag takes the next argument as its value when that is not a flag,
-  // and EvalScope's list flags take every such argument.
-  std::vector<Arg> parsed;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!is_flag(a)) {
-      parsed.push_back({"", {a}});
-      continue;
-    }
-    Arg arg;
-    const auto eq = a.find('=');
-    arg.name = eq == std::string::npos ? a : a.substr(0, eq);
-    if (eq != std::string::npos) {
-      arg.values.push_back(a.substr(eq + 1));
-      arg.inline_value = true;
-    }
-    const bool list = arg.name == "--parallel" || arg.name == "--number";
-    const Rename* r = nullptr;
-    for (const auto& x : kRenames) {
-      if (arg.name == x.alias) r = &x;
-    }
-    const bool known = r != nullptr || special(arg.name);
-    if (known && !arg.inline_value && !(r && !r->takes_value)) {
-      while (i + 1 < args.size() && !is_flag(args[i + 1])) {
-        arg.values.push_back(args[++i]);
-        if (!list) break;
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(const std::vector<std::string>& args) : args_(args) {}
+
+  Rewritten run() {
+    for (const Arg& a : group(args_)) {
+      if (a.name.empty()) {
+        out_.args.push_back(a.values.front());
+      } else if (const Rename* r = rename_of(a.name)) {
+        rename(a, *r);
+      } else if (special_of(a.name)) {
+        special(a);
+      } else {
+        out_.args.push_back(a.name);
       }
     }
-    if (!known) {
-      // Not an alias: kept verbatim, its value (if any) as the positional that follows.
-      arg.values.clear();
-      arg.name = a;
-      arg.inline_value = true;  // marks "verbatim"
-    }
-    parsed.push_back(std::move(arg));
+    host_port();
+    prompt_bounds();
+    token_bounds();
+    return std::move(out_);
   }
 
-  std::vector<std::string> out;
-  std::map<std::string, std::string> pending;  // evalscope min/max pairs and host/port
-  const auto emit = [&out](const std::string& flag, const std::string& value) {
-    out.push_back(flag);
-    out.push_back(value);
-  };
-  const auto note = [&notes](const std::string& alias, const std::string& tool,
-                             const std::string& became) {
-    notes.push_back(fmt::format("{} ({}) is {}", alias, tool, became));
-  };
+ private:
+  void emit(const std::string& flag, const std::string& value) {
+    out_.args.push_back(flag);
+    out_.args.push_back(value);
+  }
 
-  for (const Arg& a : parsed) {
-    if (a.name.empty()) {
-      out.push_back(a.values.front());
-      continue;
+  void note(const std::string& alias, const std::string& tool, const std::string& became) {
+    out_.notes.push_back(fmt::format("{} ({}) is {}", alias, tool, became));
+  }
+
+  bool evalscope() const {
+    return std::any_of(std::begin(kEvalScopeOnly), std::end(kEvalScopeOnly),
+                       [this](const char* f) { return has_flag(args_, f); });
+  }
+
+  void rename(const Arg& a, const Rename& r) {
+    if (*r.flag == '\0') {
+      note(a.name, r.tool, "what tokenbench always does: ignored");
+      return;
     }
-    const Rename* r = nullptr;
-    for (const auto& x : kRenames) {
-      if (a.name == x.alias) r = &x;
-    }
-    if (r) {
-      if (*r->flag == '\0') {
-        note(a.name, r->tool, "what tokenbench always does: ignored");
-        continue;
-      }
-      if (std::string(r->flag) == a.name) {  // same name, same meaning
-        out.push_back(a.name);
-        out.insert(out.end(), a.values.begin(), a.values.end());
-        continue;
-      }
-      out.push_back(r->flag);
-      if (r->takes_value) out.push_back(only_value(a));
-      note(a.name, r->tool, std::string(r->flag));
-      continue;
-    }
-    if (!special(a.name)) {
-      out.push_back(a.name);
-      continue;
-    }
+    out_.args.push_back(r.flag);
+    if (r.takes_value) out_.args.push_back(only_value(a));
+    note(a.name, r.tool, r.flag);
+  }
+
+  void special(const Arg& a) {
     const std::string& n = a.name;
     if (n == "--host" || n == "--port" || n.find("-length") != std::string::npos ||
         n == "--min-tokens" || n == "--max-tokens") {
-      pending[n] = only_value(a);
+      pending_[n] = only_value(a);
     } else if (n == "--backend") {
-      const std::string b = only_value(a);
-      std::string endpoint;
-      if (b == "openai-chat") {
-        endpoint = "/v1/chat/completions";
-      } else if (b == "openai-embeddings") {
-        endpoint = "/v1/embeddings";
-      } else if (b == "vllm" || b == "openai" || b == "sglang" || b == "lmdeploy" ||
-                 b == "scalellm") {
-        endpoint = "/v1/completions";
-      } else {
-        throw UsageError("--backend " + b +
-                         " (vLLM) is not an OpenAI-compatible API tokenbench speaks: use --backend "
-                         "openai-chat, openai-embeddings or vllm, or --endpoint PATH");
-      }
-      if (!has_flag(args, "--endpoint")) emit("--endpoint", endpoint);
-      note("--backend " + b, "vLLM", "--endpoint " + endpoint);
+      backend(only_value(a));
     } else if (n == "--dataset-name") {
-      const std::string d = only_value(a);
-      if (d == "random" || d == "sharegpt" || d == "sonnet" || d == "burstgpt") {
-        emit("--dataset", d);
-      } else if (d == "custom") {
-        emit("--dataset", "jsonl");
-      } else {
-        throw UsageError(
-            "--dataset-name " + d +
-            " (vLLM) is not built in: use --dataset random, sharegpt, sonnet or burstgpt "
-            "(with --dataset-path), or another of docs/WORKLOADS.md");
-      }
-      note("--dataset-name " + d, "vLLM", "--dataset " + out.back());
+      dataset_name(only_value(a));
     } else if (n == "--url") {
-      std::string url = only_value(a);
-      if (url.find("://") == std::string::npos) url = "http://" + url;  // GenAI-Perf: host:port
-      emit("--base-url", url);
-      note("--url", "EvalScope/GenAI-Perf", "--base-url " + url);
+      url(only_value(a));
+    } else if (n == "--api") {
+      api(only_value(a));
+    } else if (n == "--api-key") {
+      api_key(a);
     } else if (n == "--parallel") {
       if (a.values.empty()) throw UsageError("--parallel needs a value");
       std::string list;
@@ -248,72 +269,238 @@ std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
       }
       emit("--num-prompts", a.values.front());
       note("--number", "EvalScope", "--num-prompts " + a.values.front());
-    } else if (n == "--synthetic-input-tokens-stddev" || n == "--output-tokens-stddev") {
-      // GenAI-Perf's normal lengths: MEAN from its mean flag (or ours); 550 is its input default.
-      if (number_of(a) != 0) {
-        const bool input = n == "--synthetic-input-tokens-stddev";
-        auto mean = input ? value_in(args, {"--synthetic-input-tokens-mean", "--input-len"})
-                          : value_in(args, {"--output-tokens-mean", "--output-len"});
-        if (!mean && input) mean = "550";
-        if (!mean) {
-          throw UsageError(n +
-                           " (GenAI-Perf) needs --output-tokens-mean: the mean of the normal "
-                           "output lengths");
-        }
-        const std::string flag = input ? "--input-dist" : "--output-dist";
-        const std::string spec = "normal:" + *mean + "," + only_value(a);
-        emit(flag, spec);
-        note(n, "GenAI-Perf", flag + " " + spec);
-      }
+    } else if (n == "--rate") {
+      rate(a);
+    } else {
+      stddev(a);
     }
   }
 
+  void backend(const std::string& b) {
+    std::string endpoint;
+    if (b == "openai-chat") {
+      endpoint = "/v1/chat/completions";
+    } else if (b == "openai-embeddings") {
+      endpoint = "/v1/embeddings";
+    } else if (b == "vllm" || b == "openai" || b == "sglang" || b == "lmdeploy" ||
+               b == "scalellm") {
+      endpoint = "/v1/completions";
+    } else {
+      throw UsageError("--backend " + b +
+                       " (vLLM) is not an OpenAI-compatible API tokenbench speaks: use --backend "
+                       "openai-chat, openai-embeddings or vllm, or --endpoint PATH");
+    }
+    // A URL naming a whole endpoint decides it: a backend of another API is refused.
+    const auto given = value_in(args_, {"--base-url", "--url"});
+    const std::string named = given ? endpoint_named_by(*given) : "";
+    if (!named.empty() && named != endpoint) {
+      throw UsageError(fmt::format(
+          "--backend {} (vLLM) sends to {}, but the URL names {}: leave out --backend (the URL "
+          "decides the endpoint) or give the server root as the URL",
+          b, endpoint, named));
+    }
+    if (named.empty() && !has_flag(args_, "--endpoint")) emit("--endpoint", endpoint);
+    note("--backend " + b, "vLLM", "--endpoint " + endpoint);
+  }
+
+  void dataset_name(const std::string& d) {
+    if (d == "random" || d == "sharegpt" || d == "sonnet" || d == "burstgpt") {
+      emit("--dataset", d);
+    } else if (d == "custom") {
+      emit("--dataset", "jsonl");
+    } else {
+      throw UsageError("--dataset-name " + d +
+                       " (vLLM) is not built in: use --dataset random, sharegpt, sonnet or "
+                       "burstgpt (with --dataset-path), or another of docs/WORKLOADS.md");
+    }
+    note("--dataset-name " + d, "vLLM", "--dataset " + out_.args.back());
+  }
+
+  void url(std::string u) {
+    if (u.find("://") == std::string::npos) u = "http://" + u;  // GenAI-Perf: host:port
+    // EvalScope's Responses API moves a chat URL to the responses endpoint.
+    const auto api_name = value_in(args_, {"--api"});
+    const bool responses = api_name && (*api_name == "openai_responses" ||
+                                        *api_name == "openai_response" || *api_name == "responses");
+    std::string trimmed = u;
+    while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
+    if (responses && ends_with(trimmed, "/chat/completions")) {
+      u = trimmed.substr(0, trimmed.size() - std::strlen("/chat/completions")) + "/responses";
+    }
+    emit("--base-url", u);
+    note("--url", "EvalScope/GenAI-Perf", "--base-url " + u);
+  }
+
+  void api(const std::string& v) {
+    if (v == "openai" && evalscope()) {
+      // EvalScope's "openai" is any OpenAI-compatible server: the URL's endpoint decides, and a
+      // URL without one gets chat/completions, as EvalScope appends it.
+      const auto given = value_in(args_, {"--url", "--base-url"});
+      const std::string named = given ? endpoint_named_by(*given) : "";
+      note("--api openai", "EvalScope",
+           named.empty() ? std::string("chat (/v1/chat/completions), as EvalScope appends it")
+                         : "the API the URL names: " + named);
+      return;
+    }
+    static const std::map<std::string, std::string> kEvalScopeApis = {
+        {"openai_embedding", "openai-embeddings"}, {"embedding", "openai-embeddings"},
+        {"openai_responses", "openai-responses"}, {"openai_response", "openai-responses"}};
+    if (const auto it = kEvalScopeApis.find(v); it != kEvalScopeApis.end()) {
+      emit("--api", it->second);
+      note("--api " + v, "EvalScope", "--api " + it->second);
+      return;
+    }
+    if (v == "openai_rerank" || v == "rerank" || v == "local" || v == "local_vllm" ||
+        v == "dashscope" || v == "custom") {
+      throw UsageError(
+          "--api " + v +
+          " (EvalScope) is not supported: tokenbench measures a server over HTTP with the "
+          "OpenAI chat, completions, embeddings or responses API, or Anthropic's messages "
+          "(--api openai-chat, openai, openai-embeddings, openai-responses, anthropic-messages)");
+    }
+    emit("--api", v);  // tokenbench's own
+  }
+
+  void api_key(const Arg& a) {
+    if (has_flag(args_, "--api-key-env")) {
+      throw UsageError("give either --api-key (EvalScope) or --api-key-env VAR, not both");
+    }
+    out_.api_key = only_value(a);
+    emit("--api-key-env", kGivenKeyEnv);
+    note("--api-key", "EvalScope",
+         std::string("the API key, handed to the run as $") + kGivenKeyEnv +
+             " and never written or printed (a command line is visible to other users of this "
+             "machine: prefer --api-key-env VAR)");
+  }
+
+  void rate(const Arg& a) {
+    if (a.values.empty()) throw UsageError("--rate needs a value");
+    if (has_flag(args_, "--request-rate")) {
+      throw UsageError("give either --rate (EvalScope) or --request-rate, not both");
+    }
+    std::string list;
+    for (const auto& v : a.values) {
+      const auto d = as_number(v);
+      if (!d || (*d != -1 && !(*d > 0))) {
+        throw UsageError(
+            fmt::format("--rate {} (EvalScope) must be a number of requests per second > 0, or "
+                        "-1 for no limit",
+                        v));
+      }
+      list += (list.empty() ? "" : ",") + (*d == -1 ? std::string("inf") : v);
+    }
+    emit("--request-rate", list);
+    note("--rate", "EvalScope", "--request-rate " + list);
+  }
+
+  void stddev(const Arg& a) {
+    // GenAI-Perf's normal lengths: MEAN from its mean flag (or ours); 550 is its input default.
+    const std::string& n = a.name;
+    if (number_of(a) == 0) return;
+    const bool input = n == "--synthetic-input-tokens-stddev";
+    auto mean = input ? value_in(args_, {"--synthetic-input-tokens-mean", "--input-len"})
+                      : value_in(args_, {"--output-tokens-mean", "--output-len"});
+    if (!mean && input) mean = "550";
+    if (!mean) {
+      throw UsageError(n +
+                       " (GenAI-Perf) needs --output-tokens-mean: the mean of the normal output "
+                       "lengths");
+    }
+    const std::string flag = input ? "--input-dist" : "--output-dist";
+    const std::string spec = "normal:" + *mean + "," + only_value(a);
+    emit(flag, spec);
+    note(n, "GenAI-Perf", flag + " " + spec);
+  }
+
   // --host/--port: one base URL, each defaulting as vLLM's does.
-  if (pending.contains("--host") || pending.contains("--port")) {
-    if (has_flag(args, "--base-url")) {
+  void host_port() {
+    if (!pending_.contains("--host") && !pending_.contains("--port")) return;
+    if (has_flag(args_, "--base-url")) {
       throw UsageError("give either --base-url or --host/--port (vLLM), not both");
     }
-    const std::string host = pending.contains("--host") ? pending["--host"] : "127.0.0.1";
-    const std::string port = pending.contains("--port") ? pending["--port"] : "8000";
-    const std::string url = "http://" + host + ":" + port;
-    emit("--base-url", url);
-    note("--host/--port", "vLLM", "--base-url " + url);
+    const std::string host = pending_.contains("--host") ? pending_["--host"] : "127.0.0.1";
+    const std::string port = pending_.contains("--port") ? pending_["--port"] : "8000";
+    const std::string u = "http://" + host + ":" + port;
+    emit("--base-url", u);
+    note("--host/--port", "vLLM", "--base-url " + u);
   }
-  // EvalScope's prompt and output length bounds: one fixed length, or (prompts) a uniform range.
-  const auto bounds = [&](const char* min_flag, const char* max_flag, const char* ours) {
-    const bool has_min = pending.contains(min_flag);
-    const bool has_max = pending.contains(max_flag);
-    if (!has_min && !has_max) return std::optional<std::string>();
-    if (has_min && has_max && pending[min_flag] == pending[max_flag]) {
-      return std::optional<std::string>(pending[max_flag]);
+
+  // EvalScope's prompt length bounds: with random prompts, lengths drawn uniformly between them
+  // (a bound not given is EvalScope's default: 0 below, 131072 above); with a dataset of its
+  // own, they filter its prompts, which tokenbench does not do.
+  void prompt_bounds() {
+    const bool has_min = pending_.contains("--min-prompt-length");
+    const bool has_max = pending_.contains("--max-prompt-length");
+    if (!has_min && !has_max) return;
+    const auto dataset = value_in(args_, {"--dataset", "--dataset-name"});
+    if (dataset && *dataset != "random") {
+      throw UsageError(
+          "--min-prompt-length/--max-prompt-length (EvalScope) keep the prompts of a dataset "
+          "whose length lies between them; tokenbench does not filter --dataset " +
+          *dataset + ": give a file of the prompts wanted, or --dataset random with lengths");
     }
-    throw UsageError(
-        fmt::format("{} and {} (EvalScope) must be equal here: use {} N, or draw lengths with "
-                    "--input-dist / --output-dist uniform:LO,HI",
-                    min_flag, max_flag, ours));
-  };
-  if (pending.contains("--min-prompt-length") && pending.contains("--max-prompt-length") &&
-      pending["--min-prompt-length"] != pending["--max-prompt-length"]) {
-    // EvalScope draws prompt lengths uniformly between its bounds.
-    const std::string spec =
-        "uniform:" + pending["--min-prompt-length"] + "," + pending["--max-prompt-length"];
+    // tokenbench's shortest prompt is one token: EvalScope's default 0 becomes 1.
+    const std::string lo = has_min ? pending_["--min-prompt-length"] : "1";
+    const std::string hi = has_max ? pending_["--max-prompt-length"] : kEvalScopeMaxPrompt;
+    const std::string alias = has_min && has_max ? "--min/--max-prompt-length"
+                              : has_min          ? "--min-prompt-length"
+                                                 : "--max-prompt-length";
+    if (has_min && has_max && lo == hi) {
+      emit("--input-len", hi);
+      note(alias, "EvalScope", "--input-len " + hi);
+      return;
+    }
+    const std::string spec = "uniform:" + lo + "," + hi;
     emit("--input-dist", spec);
-    note("--min/--max-prompt-length", "EvalScope", "--input-dist " + spec);
-  } else if (const auto v = bounds("--min-prompt-length", "--max-prompt-length", "--input-len")) {
-    emit("--input-len", *v);
-    note("--min/--max-prompt-length", "EvalScope", "--input-len " + *v);
+    note(alias, "EvalScope",
+         "--input-dist " + spec +
+             (has_min && has_max ? std::string(" (EvalScope draws lengths between its bounds)")
+                                 : std::string(" (EvalScope draws lengths between its bounds; "
+                                               "the one not given is its default)")));
   }
-  if (pending.contains("--max-tokens") && !pending.contains("--min-tokens")) {
-    // EvalScope lets the model stop early below max_tokens: tokenbench's --no-ignore-eos.
-    emit("--output-len", pending["--max-tokens"]);
-    out.push_back("--no-ignore-eos");
-    note("--max-tokens", "EvalScope",
-         "--output-len " + pending["--max-tokens"] + " --no-ignore-eos (the model may stop early)");
-  } else if (const auto v = bounds("--min-tokens", "--max-tokens", "--output-len")) {
-    emit("--output-len", *v);
-    note("--min/--max-tokens", "EvalScope", "--output-len " + *v);
+
+  // EvalScope's output bounds: --max-tokens alone lets the model stop early; equal bounds are one
+  // fixed length.
+  void token_bounds() {
+    const bool has_min = pending_.contains("--min-tokens");
+    const bool has_max = pending_.contains("--max-tokens");
+    if (has_max && !has_min) {
+      // EvalScope lets the model stop early below max_tokens: tokenbench's --no-ignore-eos.
+      emit("--output-len", pending_["--max-tokens"]);
+      out_.args.push_back("--no-ignore-eos");
+      note("--max-tokens", "EvalScope",
+           "--output-len " + pending_["--max-tokens"] +
+               " --no-ignore-eos (the model may stop early)");
+    } else if (has_min && !has_max) {
+      throw UsageError(
+          "--min-tokens alone (EvalScope) asks for at least that many tokens up to EvalScope's "
+          "default max_tokens: give --output-len N for N tokens, or --min-tokens N --max-tokens "
+          "N");
+    } else if (has_min && has_max) {
+      if (pending_["--min-tokens"] != pending_["--max-tokens"]) {
+        throw UsageError(
+            "--min-tokens and --max-tokens (EvalScope) must be equal here: use --output-len N, "
+            "or draw lengths with --output-dist uniform:LO,HI");
+      }
+      emit("--output-len", pending_["--max-tokens"]);
+      note("--min/--max-tokens", "EvalScope", "--output-len " + pending_["--max-tokens"]);
+    }
   }
-  return out;
+
+  const std::vector<std::string>& args_;
+  Rewritten out_;
+  std::map<std::string, std::string> pending_;  // host/port and EvalScope's bounds
+};
+
+}  // namespace
+
+Rewritten rewrite_aliases(const std::vector<std::string>& args) { return Rewriter(args).run(); }
+
+std::vector<std::string> alias_names() {
+  std::vector<std::string> names;
+  for (const auto& r : kRenames) names.emplace_back(r.alias);
+  for (const auto& s : kSpecial) names.emplace_back(s.name);
+  return names;
 }
 
 }  // namespace tokenbench::cli

@@ -5,15 +5,30 @@
 
 namespace tokenbench::cli {
 
+/// The environment variable that carries EvalScope's `--api-key KEY` to the run: the alias
+/// becomes `--api-key-env` with this name, and main() puts the key there.
+inline constexpr const char* kGivenKeyEnv = "TOKENBENCH_API_KEY";
+
+/// What rewrite_aliases made of a command's arguments.
+struct Rewritten {
+  std::vector<std::string> args;   ///< tokenbench's own flags, in order
+  std::vector<std::string> notes;  ///< one line per rewrite, for the user to see what was done
+  /// The key of EvalScope's `--api-key KEY`, which the caller puts into kGivenKeyEnv before the
+  /// run; never printed or written anywhere. Empty when the flag was not given.
+  std::string api_key;
+};
+
 /// Rewrites the flags other benchmark clients use (vLLM's `vllm bench serve`, EvalScope's
 /// `evalscope perf`, GenAI-Perf/AIPerf) into tokenbench's own, for `run` and `search`:
 /// `--random-input-len 512` becomes `--input-len 512`, `--host H --port P` one `--base-url`,
-/// `--min-prompt-length A --max-prompt-length B` an input length and range ratio, and so on
-/// (docs/CLI.md, "Coming from another tool"). `args` are the subcommand's arguments (after
-/// `run`); `--flag=value` is understood. An alias whose meaning differs from tokenbench's is
-/// refused, never reinterpreted: throws UsageError with one line saying why and what to use.
-/// Each rewrite is described in `notes` (one line each) so the user can see what was done.
-std::vector<std::string> rewrite_aliases(const std::vector<std::string>& args,
-                                         std::vector<std::string>& notes);
+/// `--min-prompt-length A --max-prompt-length B` an input length or length distribution, and so
+/// on (docs/CLI.md, "Coming from another tool"). `args` are the subcommand's arguments (after
+/// `run`); `--flag=value` is understood. An alias whose meaning differs from tokenbench's, or
+/// that would change what is measured, is refused, never reinterpreted: throws UsageError with
+/// one line saying why and what to use. Flags it does not know pass unchanged.
+Rewritten rewrite_aliases(const std::vector<std::string>& args);
+
+/// Every flag name rewrite_aliases takes ("--random-input-len", ...), for suggestions.
+std::vector<std::string> alias_names();
 
 }  // namespace tokenbench::cli

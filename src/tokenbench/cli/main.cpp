@@ -1,5 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -8,28 +10,87 @@
 #include "tokenbench/cli/config_file.h"
 #include "tokenbench/cli/flag_aliases.h"
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/cli/unknown_flag.h"
 #include "tokenbench/core/version.h"
 
 namespace {
 
+CLI::App* subcommand_named(CLI::App& app, const std::string& name) {
+  const auto found = app.get_subcommands([&name](CLI::App* s) { return s->get_name() == name; });
+  return found.empty() ? nullptr : found.front();
+}
+
+// An argument that is not a command: one line naming it and the closest command.
+void check_command(CLI::App& app, const std::string& first) {
+  if (first.empty() || first[0] == '-' || subcommand_named(app, first) != nullptr) return;
+  std::vector<std::string> names;
+  for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(s->get_name());
+  }
+  const std::string close = tokenbench::cli::closest_flag(first, names);
+  throw tokenbench::cli::UsageError(
+      "unknown command '" + first + "'" + (close.empty() ? "" : ": did you mean " + close + "?") +
+      " (tokenbench --help lists the commands)");
+}
+
+// A flag `sub` does not have: one line naming it, what a peer tool's flag is here, or the closest
+// flag (unknown_flag.h), rather than CLI11's list of every argument left over.
+void check_flags(CLI::App& sub, const std::vector<std::string>& args) {
+  const std::string unknown = tokenbench::cli::first_unknown_flag(
+      args, [&sub](const std::string& f) { return sub.get_option_no_throw(f) != nullptr; });
+  if (unknown.empty()) return;
+  std::vector<std::string> known;
+  for (const CLI::Option* o : sub.get_options()) {
+    for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+  }
+  if (sub.get_name() == "run" || sub.get_name() == "search") {
+    for (auto& a : tokenbench::cli::alias_names()) known.push_back(std::move(a));
+  }
+  throw tokenbench::cli::UsageError(
+      tokenbench::cli::unknown_flag_message(sub.get_name(), unknown, known));
+}
+
+// The key of --api-key, once copied: the process's own copy of its arguments is overwritten, so
+// that ps and /proc/PID/cmdline no longer show it (they did while the process started).
+void mask_api_key(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    char* value = nullptr;
+    if (std::strcmp(argv[i], "--api-key") == 0 && i + 1 < argc) {
+      value = argv[i + 1];
+    } else if (std::strncmp(argv[i], "--api-key=", 10) == 0) {
+      value = argv[i] + 10;
+    }
+    if (value != nullptr) std::memset(value, '*', std::strlen(value));
+  }
+}
+
 // `run` and `search` take other tools' flag names (flag_aliases.h) and --config FILE
-// (config_file.h): both become tokenbench's own flags before CLI11 sees them. Returns the
-// arguments after the program name, in CLI11's reversed order.
+// (config_file.h): both become tokenbench's own flags before CLI11 sees them. Every command's
+// flags are checked (check_flags). Returns the arguments after the program name, in CLI11's
+// reversed order.
 std::vector<std::string> prepared_args(CLI::App& app, int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "run" || args[0] == "search")) {
-    CLI::App* sub = app.get_subcommand(args[0]);
-    std::vector<std::string> notes;
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    rest = tokenbench::cli::rewrite_aliases(rest, notes);
+  if (args.empty()) return args;
+  check_command(app, args[0]);
+  CLI::App* sub = subcommand_named(app, args[0]);
+  if (sub == nullptr) return {args.rbegin(), args.rend()};
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  std::vector<std::string> notes;
+  if (args[0] == "run" || args[0] == "search") {
+    tokenbench::cli::Rewritten rewritten = tokenbench::cli::rewrite_aliases(rest);
+    if (!rewritten.api_key.empty()) {
+      setenv(tokenbench::cli::kGivenKeyEnv, rewritten.api_key.c_str(), 1);
+    }
+    notes = std::move(rewritten.notes);
     rest = tokenbench::cli::expand_config(
-        rest, [sub](const std::string& flag) { return sub->get_option_no_throw(flag) != nullptr; },
+        rewritten.args,
+        [sub](const std::string& flag) { return sub->get_option_no_throw(flag) != nullptr; },
         notes);
-    for (const auto& n : notes) std::fprintf(stderr, "tokenbench: note: %s\n", n.c_str());
-    rest.insert(rest.begin(), args[0]);
-    args = std::move(rest);
   }
-  return {args.rbegin(), args.rend()};
+  check_flags(*sub, rest);  // before the notes: a refused command says one line
+  for (const auto& n : notes) std::fprintf(stderr, "tokenbench: note: %s\n", n.c_str());
+  rest.insert(rest.begin(), args[0]);
+  return {rest.rbegin(), rest.rend()};
 }
 
 }  // namespace
@@ -38,7 +99,7 @@ int main(int argc, char** argv) {
   CLI::App app{"tokenbench: a load generator and benchmark for LLM inference servers"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tokenbench " + std::string(tokenbench::core::kVersion));
-  tokenbench::cli::set_command_line(argc, argv);
+  tokenbench::cli::set_command_line(argc, argv);  // --api-key's value redacted
   int exit_code = tokenbench::cli::kExitOk;
   tokenbench::cli::add_run_command(app, exit_code);
   tokenbench::cli::add_check_command(app, exit_code);
@@ -49,6 +110,7 @@ int main(int argc, char** argv) {
   tokenbench::cli::add_tokenize_command(app, exit_code);
   try {
     std::vector<std::string> args = prepared_args(app, argc, argv);
+    mask_api_key(argc, argv);
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);

@@ -275,7 +275,8 @@ int run_command(RunFlags& f, const ExperimentFlags& x) {
     return kExitUsage;
   }
   // A resumed sweep runs its unfinished levels again, in their directories.
-  return with_runner(c, {f.quiet, f.overwrite || !x.resume.empty(), command_line()}, "",
+  return with_runner(c, {f.quiet, f.overwrite || !x.resume.empty(), command_line(), nullptr,
+                      f.progress_interval_s}, "",
                      [&](experiment::Runner& runner) {
                        if (!c.targets.empty()) return targets_run(runner, c, x);
                        if (f.concurrencies.size() > 1 || f.rates.size() > 1)

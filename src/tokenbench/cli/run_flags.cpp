@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/client/http_target.h"
 #include "tokenbench/client/tls_options.h"
@@ -30,6 +31,7 @@
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
+#include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/workload/length_dist.h"
@@ -118,28 +120,6 @@ std::string checked_url(const std::string& given) {
   return url;
 }
 
-// Splits a base URL that carries an API path, as evalscope's --url and OpenAI clients' base URLs
-// do: ".../v1" is the root's API prefix, ".../v1/chat/completions" a whole endpoint. Returns the
-// server root and the endpoint found ("" when the URL had none; "/v1" alone leaves the endpoint
-// as it was).
-std::pair<std::string, std::string> split_api_path(const std::string& url) {
-  const auto scheme_end = url.find("://");
-  const auto path_start = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
-  if (path_start == std::string::npos) return {url, ""};
-  const std::string path = url.substr(path_start);
-  for (const char* endpoint : {"/v1/chat/completions", "/v1/completions", "/v1/embeddings",
-                               "/v1/messages", "/v1/responses"}) {
-    const std::string e(endpoint);
-    if (path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) {
-      return {url.substr(0, url.size() - e.size()), e};
-    }
-  }
-  if (path.size() >= 3 && path.compare(path.size() - 3, 3, "/v1") == 0) {
-    return {url.substr(0, url.size() - 3), "/v1"};
-  }
-  return {url, ""};
-}
-
 std::vector<std::string> g_command_line;
 
 std::atomic<experiment::Runner*> g_running{nullptr};
@@ -160,28 +140,68 @@ extern "C" void on_interrupt(int signal_number) {
 
 }  // namespace
 
-void set_command_line(int argc, char** argv) { g_command_line.assign(argv, argv + argc); }
+void set_command_line(int argc, char** argv) {
+  g_command_line.assign(argv, argv + argc);
+  // EvalScope's --api-key KEY: the key never reaches the environment record.
+  for (std::size_t i = 0; i < g_command_line.size(); ++i) {
+    std::string& a = g_command_line[i];
+    if (a == "--api-key" && i + 1 < g_command_line.size()) {
+      g_command_line[i + 1] = "<redacted>";
+    } else if (a.rfind("--api-key=", 0) == 0) {
+      a = "--api-key=<redacted>";
+    }
+  }
+}
 
 const std::vector<std::string>& command_line() { return g_command_line; }
 
+std::pair<std::string, std::string> split_api_path(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  const auto path_start = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
+  if (path_start == std::string::npos) return {url, ""};
+  const std::string path = url.substr(path_start);
+  for (const char* endpoint : {"/v1/chat/completions", "/v1/completions", "/v1/embeddings",
+                               "/v1/messages", "/v1/responses"}) {
+    const std::string e(endpoint);
+    if (path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) {
+      return {url.substr(0, url.size() - e.size()), e};
+    }
+  }
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, "/v1") == 0) {
+    return {url.substr(0, url.size() - 3), "/v1"};
+  }
+  return {url, ""};
+}
+
 // checked_url, then split_api_path; says in one line what it changed. A whole endpoint found in
-// the URL becomes `endpoint` unless --endpoint was given.
-std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given) {
+// the URL becomes `endpoint`; an --endpoint given that differs from it is refused.
+std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given,
+                          bool* from_url) {
   const std::string url = checked_url(given);
   auto [base, found] = split_api_path(url);
   if (found.empty()) return url;
+  // Said without the URL's user:password@, which is a credential.
+  const std::string shown_url = client::split_userinfo(url).first;
+  const std::string shown_base = client::split_userinfo(base).first;
   if (found == "/v1") {
     std::fprintf(stderr,
                  "tokenbench: note: --base-url ends in /v1: using %s as the server root (the "
                  "endpoint %s carries the /v1)\n",
-                 base.c_str(), endpoint.c_str());
-  } else {
-    if (!endpoint_given) endpoint = found;
-    std::fprintf(stderr,
-                 "tokenbench: note: --base-url %s is a whole endpoint URL: using base %s and "
-                 "--endpoint %s\n",
-                 url.c_str(), base.c_str(), endpoint.c_str());
+                 shown_base.c_str(), endpoint.c_str());
+    return base;
   }
+  if (endpoint_given && endpoint != found) {
+    throw UsageError(fmt::format(
+        "--base-url {} names the endpoint {}, but --endpoint says {}: give the server root as "
+        "--base-url, or leave out --endpoint (the URL decides)",
+        shown_url, found, endpoint));
+  }
+  endpoint = found;
+  if (from_url != nullptr) *from_url = true;
+  std::fprintf(stderr,
+               "tokenbench: note: --base-url %s is a whole endpoint URL: using base %s and "
+               "--endpoint %s\n",
+               shown_url.c_str(), shown_base.c_str(), endpoint.c_str());
   return base;
 }
 
@@ -228,7 +248,25 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
     } else if (session) {
       session->say_hello("");
     }
-    if (config.output_dir.empty()) config.output_dir = default_output_dir(config) + dir_suffix;
+    // The default directory is claimed (created) by the leader alone: followers take the
+    // directory the leader announces with each measurement.
+    bool claimed = false;
+    if (config.output_dir.empty()) {
+      config.output_dir = default_output_dir(config) + dir_suffix;
+      if (leader) {
+        config.output_dir = claim_output_dir(config.output_dir);
+        claimed = true;
+      }
+    }
+    // A command that wrote nothing leaves no empty directory it claimed behind.
+    struct Unclaim {
+      const std::string& dir;
+      bool claimed;
+      ~Unclaim() {
+        std::error_code ec;
+        if (claimed && std::filesystem::is_empty(dir, ec)) std::filesystem::remove(dir, ec);
+      }
+    } unclaim{config.output_dir, claimed};
     g_running.store(&runner);
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
@@ -305,6 +343,25 @@ core::ApiKind resolve_api(const std::string& api, const std::string& endpoint) {
                    "openai-embeddings, anthropic-messages or openai-responses");
 }
 
+core::ApiKind settle_api(const std::string& api, std::string& endpoint, bool endpoint_given,
+                         bool endpoint_from_url) {
+  const core::ApiKind kind = resolve_api(api, endpoint);
+  if (api.empty() || endpoint_given) return kind;
+  if (endpoint_from_url) {
+    // The URL names what is measured: an --api of another API would change it.
+    if (resolve_api("", endpoint) != kind) {
+      throw UsageError(fmt::format(
+          "--api {} does not fit the endpoint {} that the URL names: leave out --api (the URL "
+          "decides), or give the server root as --base-url",
+          api, endpoint));
+    }
+    return kind;
+  }
+  // --api alone moves the endpoint to that API's usual path.
+  if (endpoint == core::RunConfig{}.endpoint) endpoint = core::default_endpoint(kind);
+  return kind;
+}
+
 // The options that only some APIs take.
 static void check_api_options(const core::RunConfig& c) {
   if (c.max_tokens_field != "max_tokens" && c.max_tokens_field != "max_completion_tokens") {
@@ -376,6 +433,11 @@ core::TargetSpec parse_target(const std::string& item) {
     const std::string key = part.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
     if (eq == std::string::npos || value.empty()) {
+      if (item.find("://") != std::string::npos && item.find('=') == std::string::npos) {
+        throw UsageError("--target '" + item +
+                         "': GuideLLM's --target URL is --base-url URL here (tokenbench's "
+                         "--target is model=NAME[,url=URL], one of several targets compared)");
+      }
       throw UsageError("--target '" + item +
                        "': each part is KEY=VALUE, e.g. --target model=llama,url=http://h:8000");
     }
@@ -400,6 +462,19 @@ std::string default_output_dir(const core::RunConfig& c) {
   std::string model = c.targets.empty() ? c.model : "compare";
   return "results/" + core::compact_timestamp(c.started_at) + "-" +
          core::file_name_part(std::move(model), "model");
+}
+
+std::string claim_output_dir(const std::string& name) {
+  std::error_code ec;
+  const std::filesystem::path path(name);
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  for (int n = 1; n <= 1000; ++n) {
+    const std::string candidate = n == 1 ? name : fmt::format("{}-{}", name, n);
+    // create_directory is one mkdir: true only for the process that made it.
+    if (std::filesystem::create_directory(candidate, ec)) return candidate;
+    if (ec) break;  // not "it exists": the run says why it cannot write there
+  }
+  return name;
 }
 
 namespace {
@@ -578,8 +653,9 @@ void finalize_run_flags(RunFlags& f) {
   core::RunConfig& c = f.config;
   if (f.base_urls.empty()) throw UsageError("--base-url needs a URL");
   c.replica_urls.clear();
+  bool endpoint_from_url = false;  // a --base-url named the endpoint: it decides the API
   for (const auto& url : f.base_urls) {
-    c.replica_urls.push_back(forgiving_url(url, c.endpoint, f.endpoint_given));
+    c.replica_urls.push_back(forgiving_url(url, c.endpoint, f.endpoint_given, &endpoint_from_url));
   }
   c.base_url = c.replica_urls.front();
   if (c.replica_urls.size() == 1) c.replica_urls.clear();
@@ -630,7 +706,7 @@ void finalize_run_flags(RunFlags& f) {
   for (const auto& item : f.target_items) {
     c.targets.push_back(parse_target(item));
     auto& url = c.targets.back().base_url;
-    if (!url.empty()) url = forgiving_url(url, c.endpoint, f.endpoint_given);
+    if (!url.empty()) url = forgiving_url(url, c.endpoint, f.endpoint_given, &endpoint_from_url);
   }
   if (c.http2) {
     // The preflight and other GETs to these servers speak HTTP/2 too.
@@ -671,11 +747,7 @@ void finalize_run_flags(RunFlags& f) {
   }
 
   if (c.endpoint.empty() || c.endpoint.front() != '/') c.endpoint = "/" + c.endpoint;
-  c.api = resolve_api(f.api, c.endpoint);
-  // --api alone moves the endpoint to that API's usual path.
-  if (!f.api.empty() && !f.endpoint_given && c.endpoint == core::RunConfig{}.endpoint) {
-    c.endpoint = core::default_endpoint(c.api);
-  }
+  c.api = settle_api(f.api, c.endpoint, f.endpoint_given, endpoint_from_url);
   if (c.api == core::ApiKind::kAnthropicMessages &&
       c.api_key_env == core::RunConfig{}.api_key_env) {
     c.api_key_env = "ANTHROPIC_API_KEY";
@@ -718,6 +790,23 @@ void finalize_run_flags(RunFlags& f) {
   c.stream = !f.no_stream && c.api != core::ApiKind::kEmbeddings;  // embeddings never stream
   c.ignore_eos = !f.no_ignore_eos;
   check_api_options(c);
+  merge_sampling_flags(f.sampling, c);
+  if (!(f.progress_interval_s == 0 ||
+        (f.progress_interval_s >= 0.1 && f.progress_interval_s <= 86400))) {
+    throw UsageError(
+        "--progress-interval must be 0 (no progress lines) or 0.1 to 86400 seconds (e.g. 10)");
+  }
+  if (c.save_detailed) {
+    if (distributed::launched_ranks() > 1) {
+      throw UsageError("--save-detailed is not supported under mpirun: run it in one process");
+    }
+    std::fprintf(stderr,
+                 "tokenbench: note: --save-detailed writes each request's prompt and generated "
+                 "text into requests.jsonl (each cut at %zu KiB, none after %lld MiB of text): "
+                 "expect a larger file\n",
+                 core::kMaxDetailTextBytes >> 10,
+                 static_cast<long long>(report::Recorder::kMaxDetailTotalBytes >> 20));
+  }
   c.percentiles = parse_percentiles(f.percentiles);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");
   c.max_reply_bytes = parse_byte_size(f.max_reply_bytes, "--max-reply-bytes");
@@ -795,6 +884,13 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--header", c.headers, "Extra request header 'Name: value' (repeatable)");
   cmd->add_option("--extra-body", c.extra_body,
                   "JSON object merged into every request body, e.g. '{\"temperature\":0}'");
+  cmd->add_option("--temperature", flags.sampling.temperature,
+                  "Sampling temperature sent in every request body (kept in extra_body)");
+  cmd->add_option("--top-p", flags.sampling.top_p,
+                  "Nucleus sampling top_p sent in every request body (kept in extra_body)");
+  cmd->add_option("--top-k", flags.sampling.top_k,
+                  "top_k sent in every request body (kept in extra_body; not for the Responses "
+                  "API)");
   cmd->add_option("--timeout", c.timeout_s,
                   "Per-request timeout in seconds, from the send to the reply's end (class "
                   "timeout)")
@@ -1056,7 +1152,14 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "(requests.jsonl.zst, flushed as often; `tokenbench report` reads both)")
       ->check(CLI::IsMember({"none", "zstd"}))
       ->capture_default_str();
-  cmd->add_flag("--quiet", flags.quiet, "No progress line");
+  cmd->add_flag("--save-detailed", c.save_detailed,
+                "Keep each request's prompt and generated text in requests.jsonl (prompt_text, "
+                "output_text: at most 64 KiB each, 256 MiB per run; the file grows accordingly)");
+  cmd->add_flag("--quiet", flags.quiet, "No start line, live view or progress lines");
+  cmd->add_option("--progress-interval", flags.progress_interval_s,
+                  "Seconds between progress lines on stderr when it is not a terminal (a log, "
+                  "CI); 0: none")
+      ->capture_default_str();
   cmd->add_flag("--overwrite", flags.overwrite,
                 "Replace the results a directory already holds (refused otherwise)");
 }

@@ -4,8 +4,10 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "tokenbench/cli/sampling_flags.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/experiment/runner.h"
 
@@ -41,6 +43,9 @@ struct RunFlags {
   std::string config_file;  // --config: expanded into flags before parsing (config_file.h)
   std::string max_event_bytes = "4MiB";
   std::string max_reply_bytes = "0";
+  SamplingFlags sampling;  // merged into config.extra_body
+  /// Seconds between plain progress lines when stderr is not a terminal; 0: none.
+  double progress_interval_s = 10;
 
   // Set by finalize_run_flags.
   std::vector<int> concurrencies;
@@ -54,15 +59,30 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags);
 /// UsageError with a one-line message naming the flag.
 void finalize_run_flags(RunFlags& flags);
 
+/// Splits a base URL that carries an API path, as evalscope's --url and OpenAI clients' base URLs
+/// do: ".../v1" is the root's API prefix, ".../v1/chat/completions" a whole endpoint (also
+/// completions, embeddings, messages, responses). Returns the server root and the path found
+/// ("" when the URL had none, "/v1" for the prefix alone).
+std::pair<std::string, std::string> split_api_path(const std::string& url);
+
 /// Checks a --base-url (http:// or https://, trailing slashes dropped) and splits off an API path
-/// it carries: ".../v1" is the server root's API prefix, ".../v1/chat/completions" a whole
-/// endpoint, which becomes `endpoint` unless --endpoint was given. Says in one line on stderr what
-/// it changed. Throws UsageError.
-std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given);
+/// it carries (split_api_path): a whole endpoint becomes `endpoint` (and `*from_url` is set); an
+/// --endpoint given that differs from it is refused, since the URL decides. Says in one line on
+/// stderr what it changed. Throws UsageError.
+std::string forgiving_url(const std::string& given, std::string& endpoint, bool endpoint_given,
+                          bool* from_url = nullptr);
 
 /// The API of --api API (empty: inferred from `endpoint`: a path containing "chat" is chat).
 /// Throws UsageError for an unknown one.
 core::ApiKind resolve_api(const std::string& api, const std::string& endpoint);
+
+/// The API of --api and the endpoint it goes to, as `run`, `search` and `check` settle them:
+/// resolve_api, then --api given alone (no --endpoint, and no endpoint named by the URL:
+/// `endpoint_from_url`) moves the default endpoint to that API's path. An --api that does not
+/// fit the endpoint the URL names is refused: the URL a user gives decides what is measured.
+/// Throws UsageError.
+core::ApiKind settle_api(const std::string& api, std::string& endpoint, bool endpoint_given,
+                         bool endpoint_from_url);
 
 /// Each --header must look like "Name: value" on one line. Throws UsageError naming it.
 void check_headers(const std::vector<std::string>& headers);
@@ -74,8 +94,15 @@ std::int64_t parse_byte_size(const std::string& text, const char* flag);
 /// Parses "model=NAME,url=URL,key-env=VAR,name=LABEL" (model required). Throws UsageError.
 core::TargetSpec parse_target(const std::string& item);
 
-/// The default results directory: results/<timestamp>-<model>.
+/// The default results directory's name: results/<timestamp>-<model>, the run's start to the
+/// second (sortable; `claim_output_dir` makes it unique).
 std::string default_output_dir(const core::RunConfig& config);
+
+/// Creates the directory `name`, or, when it already exists (another run started in the same
+/// second), `name`-2, -3, ... (the first that did not exist), each attempt one atomic mkdir, so
+/// that runs started together never share one. Returns the directory created; `name` unchanged
+/// when none could be created (the run then says why it cannot write there).
+std::string claim_output_dir(const std::string& name);
 
 /// Stamps the start, resolves the target(s) with an experiment::Runner, fills in the default
 /// results directory (with `dir_suffix`) when none was given, and calls `body` with Ctrl-C and

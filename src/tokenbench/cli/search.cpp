@@ -81,7 +81,7 @@ int search_command(RunFlags& f, const SearchFlags& s) {
     return kExitUsage;
   }
   return with_runner(
-      c, {f.quiet, f.overwrite || !s.resume.empty(), command_line()}, "-search",
+      c, {f.quiet, f.overwrite || !s.resume.empty(), command_line(), nullptr, f.progress_interval_s}, "-search",
       [&](experiment::Runner& runner) {
         const auto result = experiment::run_search(runner, c, options);
         if (!result.no_success.empty() && !result.lo) {

@@ -40,6 +40,9 @@ struct EngineConfig {
   int workers = 1;             ///< worker threads, each with its own event loop and connections
   int max_concurrency = 0;     ///< requests in flight across all workers; 0: unlimited
   bool keep_text = false;      ///< keep each request's generated text in RequestRecord::output_text
+  /// --save-detailed: copy each request's prompt into RequestRecord::prompt_text (at most
+  /// core::kMaxDetailTextBytes).
+  bool keep_prompt = false;
   /// The largest SSE event (or line) a reply may send; a larger one fails it as malformed.
   std::size_t max_event_bytes = std::size_t{4} << 20;
   /// The most bytes a streamed reply may send; 0: derived from max_tokens (see reply_limits).

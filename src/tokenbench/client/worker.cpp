@@ -403,6 +403,13 @@ void Worker::launch(Transfer* t) {
   t->rec.chunks.reserve(expected);
   t->rec.chunk_text_bytes.reserve(expected);
   if (config_.keep_text) t->rec.output_text.reserve(expected * 8);
+  if (config_.keep_prompt) {
+    // --save-detailed: the prompt as sent (chat messages as their JSON array), bounded.
+    const std::string& prompt =
+        t->spec->messages_json.empty() ? t->spec->prompt : t->spec->messages_json;
+    t->rec.prompt_text.assign(core::utf8_prefix(prompt, core::kMaxDetailTextBytes));
+    t->rec.text_truncated = t->rec.prompt_text.size() < prompt.size();
+  }
   t->rec.streamed = t->stream;
   t->rec.attempt = t->attempt;
   t->body.clear();

@@ -112,6 +112,10 @@ struct ServerTimings {
 /// The longest server response id a record keeps, in bytes.
 inline constexpr std::size_t kMaxResponseIdBytes = 128;
 
+/// --save-detailed: the most bytes of a request's prompt, and of its generated text, that its
+/// record keeps (64 KiB, about 16,000 tokens); longer text is cut at a UTF-8 boundary.
+inline constexpr std::size_t kMaxDetailTextBytes = std::size_t{64} << 10;
+
 /// Everything measured about one request. Stamps are Nanos since the run's origin; kNever when the
 /// moment did not happen. Written by one worker thread, then handed over to the recorder.
 struct RequestRecord {
@@ -177,9 +181,18 @@ struct RequestRecord {
   /// Bytes of generated text each content chunk carried, parallel to `chunks` (in memory only;
   /// not written to requests.jsonl).
   std::vector<std::int32_t> chunk_text_bytes;
-  /// The generated text (content + reasoning), kept in memory only when the run needs it (a local
-  /// tokenizer counts output tokens from it); never written to requests.jsonl.
+  /// The generated text (reasoning, content and tool calls), kept in memory only when the run
+  /// needs it (a local tokenizer counts output tokens from it, or --save-detailed writes it to
+  /// requests.jsonl, cut to kMaxDetailTextBytes).
   std::string output_text;
+  /// --save-detailed: the prompt as sent (the text, or a chat request's messages as their JSON
+  /// array), at most kMaxDetailTextBytes; empty otherwise.
+  std::string prompt_text;
+  /// --save-detailed: prompt_text or output_text was cut to kMaxDetailTextBytes.
+  bool text_truncated = false;
+  /// --save-detailed: the run's budget of kept text was spent before this record (Recorder): it
+  /// holds no texts.
+  bool text_dropped = false;
 
   int http_status = 0;
   ErrorClass error = ErrorClass::kNone;

@@ -246,6 +246,7 @@ std::string to_yaml(const RunConfig& c) {
   }
   out << YAML::Key << "exports" << YAML::Value << YAML::Flow << c.exports;
   out << YAML::Key << "records_compress" << YAML::Value << c.records_compress;
+  if (c.save_detailed) out << YAML::Key << "save_detailed" << YAML::Value << true;
   out << YAML::Key << "started_at" << YAML::Value << c.started_at;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
@@ -386,6 +387,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
     if (root["result_filename"]) c.result_filename = root["result_filename"].as<std::string>();
     if (root["exports"]) c.exports = root["exports"].as<std::vector<std::string>>();
     if (root["records_compress"]) c.records_compress = root["records_compress"].as<std::string>();
+    if (root["save_detailed"]) c.save_detailed = root["save_detailed"].as<bool>();
     if (root["started_at"]) c.started_at = root["started_at"].as<std::string>();
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(std::string("config.yaml is not valid: ") + e.what());

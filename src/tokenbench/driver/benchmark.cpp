@@ -138,7 +138,8 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.run_id = client::new_run_id();
   engine.workers = workers_;
   engine.max_concurrency = max_concurrency;
-  engine.keep_text = keep_text;
+  engine.keep_text = keep_text || config.save_detailed;
+  engine.keep_prompt = config.save_detailed;
   engine_ = std::make_unique<client::HttpEngine>(std::move(engine), clock_);
 }
 

@@ -40,7 +40,8 @@ struct Target {
 /// signal handler or any thread.
 class Benchmark {
  public:
-  /// With `keep_text`, each record keeps its generated text (for a local tokenizer). `config`
+  /// With `keep_text`, each record keeps its generated text (for a local tokenizer); with
+  /// config.save_detailed, its generated text and its prompt (RequestRecord::prompt_text). `config`
   /// must outlive the benchmark. Throws std::invalid_argument on a configuration the engine
   /// cannot run.
   Benchmark(const core::RunConfig& config, std::vector<Target> targets, workload::Workload workload,

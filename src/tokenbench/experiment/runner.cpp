@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -23,9 +22,9 @@
 #include "tokenbench/distributed/merge.h"
 #include "tokenbench/distributed/session.h"
 #include "tokenbench/experiment/distributed_run.h"
+#include "tokenbench/experiment/progress.h"
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/report/csv_export.h"
-#include "tokenbench/report/live_view.h"
 #include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/child_process.h"
@@ -334,8 +333,9 @@ RunOutcome Runner::run(const core::RunConfig& config) {
           session ? distributed::rank_records_file(
                         session->rank(), *compression == report::RecordsCompression::kZstd)
                   : report::requests_file_name(*compression);
-      recorders.push_back(std::make_unique<report::Recorder>(c.output_dir + "/" + file,
-                                                             count_tokens, *compression));
+      recorders.push_back(std::make_unique<report::Recorder>(
+          c.output_dir + "/" + file, count_tokens, *compression,
+          c.save_detailed ? report::Recorder::kMaxDetailTotalBytes : 0));
     }
     {
       std::lock_guard<std::mutex> lock(recorders_mutex_);
@@ -408,54 +408,14 @@ RunOutcome Runner::run(const core::RunConfig& config) {
                  ranks.c_str(), bench->workers(), bench->workers() == 1 ? "" : "s",
                  config.output_dir.c_str());
   }
-  std::atomic<bool> finished{false};
-  std::thread progress;
-  if (!quiet && isatty(STDERR_FILENO)) {
-    // The live view: a few lines redrawn about 4 times a second from counters (the engine's
-    // started count, the recorders' tallies); it never touches the engine's threads.
-    const std::int64_t per_prompt = std::max<std::int64_t>(1, config.targets.size());
-    const std::int64_t total =
-        config.num_prompts > 0 ? (config.num_prompts + config.warmup) * per_prompt : 0;
-    const driver::Benchmark* watched = bench.get();
-    progress = std::thread([&recorders, &finished, &config, total, watched,
-                            label = progress_label_] {
-      const auto t0 = std::chrono::steady_clock::now();
-      std::deque<std::pair<double, std::int64_t>> tokens;  // (seconds, output tokens so far)
-      std::size_t drawn = 0;
-      bool last = false;
-      while (!last) {
-        last = finished.load();
-        if (!last) std::this_thread::sleep_for(std::chrono::milliseconds(250));
-        report::LiveFrame f;
-        f.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::int64_t output = 0;
-        for (const auto& r : recorders) {
-          f.done += r->finished();
-          f.failed += r->failed();
-          output += r->output_tokens();
-        }
-        const auto [p50, p95] = recorders.front()->recent_ttft();
-        f.ttft_p50_ms = p50;
-        f.ttft_p95_ms = p95;
-        f.total = total;
-        f.in_flight = std::max<std::int64_t>(0, watched->started() - f.done);
-        tokens.emplace_back(f.elapsed_s, output);
-        while (tokens.size() > 2 && f.elapsed_s - tokens[1].first >= 2.0) tokens.pop_front();
-        const double span = f.elapsed_s - tokens.front().first;
-        f.output_tps = span > 0 ? static_cast<double>(output - tokens.front().second) / span : 0;
-        if (total > 0) {
-          f.eta_s = f.done > 0 ? f.elapsed_s * static_cast<double>(total - f.done) /
-                                     static_cast<double>(f.done)
-                               : std::nan("");
-        } else {
-          f.eta_s = std::max(0.0, config.duration_s - f.elapsed_s);
-        }
-        f.level = label;
-        const auto lines = report::render_live(f);
-        std::fputs(report::redraw(lines, drawn).c_str(), stderr);
-        drawn = lines.size();
-      }
-    });
+  std::unique_ptr<Progress> progress;
+  if (!quiet) {
+    // At a terminal, the live view; else (a log, CI) a plain line every --progress-interval.
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    if (terminal || options_.progress_interval_s > 0) {
+      progress = std::make_unique<Progress>(recorders, config, *bench, progress_label_, terminal,
+                                            options_.progress_interval_s);
+    }
   }
 
   // The GPUs, sampled on their own thread over the whole run (one sampler for every part).
@@ -539,8 +499,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   }
   last_bench_ = std::move(bench);
   last_config_ = std::move(pending_config);
-  finished.store(true);
-  if (progress.joinable()) progress.join();
+  if (progress) progress->stop();
   // A stop by --fail-fast or --max-error-rate is a finding about the server, not an interruption.
   const std::string guard = !outcome.failed_fast.empty() ? "--fail-fast: " + outcome.failed_fast
                             : !outcome.error_rate_stop.empty()

@@ -113,7 +113,7 @@ class ErrorRateGuard {
 class Runner {
  public:
   struct Options {
-    bool quiet = false;      ///< no start line, no progress line
+    bool quiet = false;      ///< no start line, no live view, no progress lines
     bool overwrite = false;  ///< replace results already in a directory (else RunError)
     /// The process's command line, kept (redacted) in the environment record.
     std::vector<std::string> command_line;
@@ -122,6 +122,9 @@ class Runner {
     /// merged results; on a follower, run() measures its share and sends it to the leader (see
     /// follow()). Null: a single process.
     distributed::Session* session = nullptr;
+    /// When stderr is not a terminal (a log, CI): seconds between plain progress lines; 0: none.
+    /// At a terminal the live view is drawn instead.
+    double progress_interval_s = 10;
   };
 
   /// Resolves credentials (API key variables, user:password@ in URLs), asks every server for

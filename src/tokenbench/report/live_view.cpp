@@ -37,6 +37,20 @@ std::vector<std::string> render_live(const LiveFrame& f) {
   return lines;
 }
 
+std::string render_progress_line(const LiveFrame& f) {
+  // Elapsed to a tenth of a second while short, so that lines a second apart tell apart.
+  const std::string elapsed = std::isfinite(f.elapsed_s) && f.elapsed_s >= 0 && f.elapsed_s < 10
+                                  ? fmt::format("{:.1f}s", f.elapsed_s)
+                                  : duration(f.elapsed_s);
+  const std::string count =
+      f.total > 0 ? fmt::format("{}/{} done", f.done, f.total) : fmt::format("{} done", f.done);
+  const std::string level = f.level.empty() ? "" : f.level + ": ";
+  const std::string eta = std::isfinite(f.eta_s) ? ", ETA " + duration(f.eta_s) : "";
+  return fmt::format("tokenbench: progress {}: {}{}, {} failed, {:.0f} output tok/s, TTFT p50 {} "
+                     "ms (recent){}",
+                     elapsed, level, count, f.failed, f.output_tps, ms(f.ttft_p50_ms), eta);
+}
+
 std::string redraw(const std::vector<std::string>& lines, std::size_t previous) {
   std::string out;
   if (previous > 0) out += fmt::format("\x1b[{}F", previous);  // to the first line drawn

@@ -25,6 +25,11 @@ struct LiveFrame {
 /// The view's lines (2, or 3 with a level), each under 100 columns, no newline.
 std::vector<std::string> render_live(const LiveFrame& frame);
 
+/// One plain line of progress for a log (stderr not a terminal): no escape sequences, no
+/// newline. "tokenbench: progress 20s: 120/1000 done, 2 failed, 1234 output tok/s, TTFT p50
+/// 41.3 ms (recent), ETA 2m27s", with the level first in a sweep.
+std::string render_progress_line(const LiveFrame& frame);
+
 /// Redraws `lines` in place of the `previous` lines drawn before (0: none): cursor up, each line
 /// cleared and written. The escape sequences of a VT100-compatible terminal.
 std::string redraw(const std::vector<std::string>& lines, std::size_t previous);

@@ -8,15 +8,18 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "tokenbench/core/text.h"
 #include "tokenbench/report/chunk_codec.h"
 #include "tokenbench/report/records_io.h"
 
 namespace tokenbench::report {
 
-Recorder::Recorder(const std::string& path, Finalizer finalize, RecordsCompression compression)
+Recorder::Recorder(const std::string& path, Finalizer finalize, RecordsCompression compression,
+                   std::int64_t text_budget)
     : path_(path),
       finalize_(std::move(finalize)),
-      sink_(std::make_unique<RecordsSink>(path, compression)) {
+      sink_(std::make_unique<RecordsSink>(path, compression)),
+      text_budget_(text_budget) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -106,6 +109,7 @@ void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
   bool ok = true;
   for (auto& record : batch) {
     if (finalize_) finalize_(record);
+    bound_texts(record);
     // The summary sees the stamps as the file keeps them. A vector far larger than its stamps
     // (room reserved for max_tokens) is fitted, so kept records hold no empty room.
     quantize_chunk_stamps_in_place(record.chunks);
@@ -115,12 +119,44 @@ void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
     ok &= sink_->append(record_to_jsonl_line(record));
     // What only the finalizer needed is dropped; the summary needs the stamps alone.
     record.output_text = std::string();
+    record.prompt_text = std::string();
     record.chunk_text_bytes = std::vector<std::int32_t>();
     records_.push_back(std::move(record));
   }
   batch.clear();
   ok &= sink_->flush();
   if (!ok) warn_write_failed();
+}
+
+void Recorder::bound_texts(core::RequestRecord& r) {
+  if (text_budget_ <= 0) {  // the text was kept for a local tokenizer only
+    r.output_text = std::string();
+    r.prompt_text = std::string();
+    return;
+  }
+  if (r.output_text.size() > core::kMaxDetailTextBytes) {
+    r.output_text.resize(core::utf8_prefix(r.output_text, core::kMaxDetailTextBytes).size());
+    r.text_truncated = true;
+  }
+  const auto bytes = static_cast<std::int64_t>(r.prompt_text.size() + r.output_text.size());
+  if (!texts_spent_ && text_bytes_ + bytes > text_budget_) {
+    texts_spent_ = true;
+    const std::string budget = text_budget_ >= (1 << 20)
+                                   ? std::to_string(text_budget_ >> 20) + " MiB"
+                                   : std::to_string(text_budget_) + " bytes";
+    std::fprintf(stderr,
+                 "tokenbench: warning: --save-detailed: the texts in %s reached %s; later "
+                 "requests are recorded without them (text_dropped)\n",
+                 path_.c_str(), budget.c_str());
+  }
+  if (texts_spent_) {
+    r.output_text = std::string();
+    r.prompt_text = std::string();
+    r.text_truncated = false;
+    r.text_dropped = true;
+    return;
+  }
+  text_bytes_ += bytes;
 }
 
 void Recorder::warn_write_failed() {

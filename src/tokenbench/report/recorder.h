@@ -30,10 +30,15 @@ class Recorder {
   /// the engine's threads (e.g. counting output tokens with a local tokenizer).
   using Finalizer = std::function<void(core::RequestRecord&)>;
 
-  /// Opens (truncates) `path`, compressed as `compression` says. Throws std::runtime_error
-  /// naming the path when it cannot.
+  /// Opens (truncates) `path`, compressed as `compression` says. With a `text_budget` above 0
+  /// (--save-detailed: kMaxDetailTotalBytes), each record's prompt_text and output_text are
+  /// written too, each cut to core::kMaxDetailTextBytes (text_truncated), until `text_budget`
+  /// bytes of text were written; the records after are written without (text_dropped), said once
+  /// on stderr. With 0, no text is written. Throws std::runtime_error naming the path when it
+  /// cannot open it.
   explicit Recorder(const std::string& path, Finalizer finalize = {},
-                    RecordsCompression compression = RecordsCompression::kNone);
+                    RecordsCompression compression = RecordsCompression::kNone,
+                    std::int64_t text_budget = 0);
   ~Recorder();
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -61,11 +66,15 @@ class Recorder {
   std::pair<double, double> recent_ttft() const;
 
   static constexpr std::size_t kRecentTtfts = 256;
+  /// --save-detailed: the most bytes of prompt and generated text one requests.jsonl keeps.
+  static constexpr std::int64_t kMaxDetailTotalBytes = std::int64_t{256} << 20;
 
  private:
   void loop();
   void write_pending(std::vector<core::RequestRecord>& batch);
   void warn_write_failed();
+  /// Cuts or drops `record`'s texts as the constructor says (writer thread).
+  void bound_texts(core::RequestRecord& record);
 
   std::string path_;
   Finalizer finalize_;
@@ -79,6 +88,9 @@ class Recorder {
   std::condition_variable flushed_cv_;
   std::vector<core::RequestRecord> records_;  // writer thread only, until close()
   bool write_failed_ = false;                 // writer thread only
+  std::int64_t text_budget_ = 0;
+  std::int64_t text_bytes_ = 0;  // writer thread only: texts written so far
+  bool texts_spent_ = false;     // writer thread only: text_budget_ reached
   std::atomic<std::int64_t> finished_{0};
   std::atomic<std::int64_t> failed_{0};
   std::atomic<std::int64_t> output_tokens_{0};

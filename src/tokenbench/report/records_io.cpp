@@ -265,6 +265,13 @@ json record_to_json(const core::RequestRecord& r) {
   if (r.nonstream_sample) out["nonstream_sample"] = true;
   if (!r.request_id.empty()) out["request_id"] = r.request_id;
   if (!r.response_id.empty()) out["response_id"] = r.response_id;
+  const auto text = [](const std::string& s) {
+    return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace));
+  };
+  if (!r.prompt_text.empty()) out["prompt_text"] = text(r.prompt_text);
+  if (!r.output_text.empty()) out["output_text"] = text(r.output_text);
+  if (r.text_truncated) out["text_truncated"] = true;
+  if (r.text_dropped) out["text_dropped"] = true;
   if (r.server_timings) {
     const core::ServerTimings& t = *r.server_timings;
     out["server_timings"] = {{"cache_n", t.cache_n},
@@ -342,6 +349,11 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   if (record.nonstream_sample) fmt::format_to(it, ",\"nonstream_sample\":true");
   if (!record.request_id.empty()) text("request_id", record.request_id);
   if (!record.response_id.empty()) text("response_id", record.response_id);
+  // --save-detailed's texts (the recorder leaves them empty otherwise).
+  if (!record.prompt_text.empty()) text("prompt_text", record.prompt_text);
+  if (!record.output_text.empty()) text("output_text", record.output_text);
+  if (record.text_truncated) fmt::format_to(it, ",\"text_truncated\":true");
+  if (record.text_dropped) fmt::format_to(it, ",\"text_dropped\":true");
   if (record.server_timings) {
     const core::ServerTimings& t = *record.server_timings;
     fmt::format_to(it,

@@ -21,7 +21,10 @@ namespace tokenbench::report {
 // endpoint (which target or replica served it; written only when not 0), request_id and response_id
 // (strings of at most 128 bytes, written only when not empty), server_timings (llama.cpp's timings:
 // cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms; only when the reply carried them),
-// nonstream_sample (true for --nonstream-sample's requests; written only then), and the request's
+// nonstream_sample (true for --nonstream-sample's requests; written only then), --save-detailed's
+// prompt_text and output_text (strings, invalid UTF-8 replaced; written only when kept) with
+// text_truncated and text_dropped (true when a text was cut or the run's budget was spent;
+// written only then), which no reader needs and record_from_json skips, and the request's
 // derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps (metrics/request_metrics.h;
 // null when undefined; ignored when read back, since they are derived from the stamps). Enums are
 // written by name (core::to_string).
@@ -32,8 +35,9 @@ nlohmann::json record_to_json(const core::RequestRecord& record);
 /// One requests.jsonl line: the compact JSON object of `record` followed by '\n'.
 std::string record_to_jsonl_line(const core::RequestRecord& record);
 
-/// Rebuilds a record from its JSON object; the exact inverse of record_to_json. Fields that are
-/// absent keep their defaults. Throws std::runtime_error with a one-line message naming the field
+/// Rebuilds a record from its JSON object; the exact inverse of record_to_json but for the texts
+/// of --save-detailed, which it skips (so that reading a file costs no memory for them). Fields
+/// that are absent keep their defaults. Throws std::runtime_error with a one-line message naming the field
 /// on a value of the wrong type, an unknown enum name, chunk arrays of different lengths, a count
 /// that is not an integer from 0 to 10^12 (prompt_tokens, output_tokens, output_chars), an
 /// http_status outside 0..999, a stamp that is not null or an integer from -1 to 2^62, or stamps

@@ -1,0 +1,117 @@
+#pragma once
+
+// A loopback HTTP/1.1 server that keeps every request it receives, to see exactly what a
+// tokenbench run sends (path, headers, body) without a model behind it.
+
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "loopback.h"
+
+namespace tokenbench::e2e {
+
+/// Answers GET /v1/models with one model, "captured-model", and every other request with HTTP 400
+/// and a JSON error (so a run against it fails fast after its first requests), closing each
+/// connection after its reply. Keeps each request whole: request line, headers and body. One
+/// thread per connection; a connection that sends nothing for 10 s is dropped.
+class CaptureServer {
+ public:
+  CaptureServer() {
+    fd_ = testing::listen_on_loopback(port_);
+    accept_thread_ = std::thread([this] { accept_loop(); });
+  }
+
+  ~CaptureServer() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    accept_thread_.join();
+    for (auto& t : connections_) t.join();
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  /// Every request received so far, in arrival order.
+  std::vector<std::string> requests() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return requests_;
+  }
+
+  /// The requests whose request line starts with `method_and_path` (e.g. "POST /v1/").
+  std::vector<std::string> requests_to(const std::string& method_and_path) const {
+    std::vector<std::string> out;
+    for (auto& r : requests()) {
+      if (r.rfind(method_and_path, 0) == 0) out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  void accept_loop() {
+    while (true) {
+      const int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      timeval tv{10, 0};
+      setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      connections_.emplace_back([this, c] { serve(c); });
+    }
+  }
+
+  static std::size_t content_length(const std::string& head) {
+    std::string lower = head;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const auto at = lower.find("\r\ncontent-length:");
+    if (at == std::string::npos) return 0;
+    return static_cast<std::size_t>(std::stoul(head.substr(at + 17)));
+  }
+
+  void serve(int c) {
+    std::string data;
+    char buf[65536];
+    std::size_t head_end = std::string::npos;
+    while (true) {
+      if (head_end == std::string::npos) head_end = data.find("\r\n\r\n");
+      if (head_end != std::string::npos &&
+          data.size() >= head_end + 4 + content_length(data.substr(0, head_end + 2))) {
+        break;
+      }
+      const ssize_t n = recv(c, buf, sizeof buf, 0);
+      if (n <= 0) {
+        close(c);
+        return;
+      }
+      data.append(buf, static_cast<std::size_t>(n));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests_.push_back(data);
+    }
+    const bool models = data.rfind("GET /v1/models", 0) == 0;
+    const std::string body =
+        models ? R"({"object":"list","data":[{"id":"captured-model","object":"model"}]})"
+               : R"({"error":{"message":"captured","type":"invalid_request_error"}})";
+    const std::string reply = std::string(models ? "HTTP/1.1 200 OK" : "HTTP/1.1 400 Bad Request") +
+                              "\r\nContent-Type: application/json\r\nContent-Length: " +
+                              std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    (void)!send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
+    close(c);
+  }
+
+  int fd_ = -1;
+  unsigned short port_ = 0;
+  std::thread accept_thread_;
+  std::vector<std::thread> connections_;  // accept thread only, until joined
+  mutable std::mutex mutex_;
+  std::vector<std::string> requests_;  // guarded by mutex_
+};
+
+}  // namespace tokenbench::e2e
