@@ -163,17 +163,40 @@ double bin_width_s(double span_s) {
   return w;
 }
 
+// The most requests in flight (sent, not yet done) at any instant of each bin: the step function
+// of +1 at each send and -1 at each end, ends before sends at the same instant (as
+// metrics::max_concurrency_observed counts), so it never exceeds --max-concurrency.
+template <typename BinOf>
+std::vector<double> in_flight_peaks(const std::vector<core::RequestRecord>& records,
+                                    std::size_t bins, const BinOf& bin_of) {
+  std::vector<std::pair<core::Nanos, int>> events;
+  for (const auto& r : records) {
+    if (r.sent == core::kNever || r.done == core::kNever) continue;
+    events.emplace_back(r.sent, +1);
+    events.emplace_back(r.done, -1);
+  }
+  std::sort(events.begin(), events.end());
+  std::vector<double> peak(bins, 0);
+  double level = 0;
+  std::size_t bin = 0;
+  for (const auto& [t, delta] : events) {
+    const std::size_t b = bin_of(t);
+    for (; bin < b; ++bin) peak[bin + 1] = level;  // carried into the bins without an event
+    level += delta;
+    peak[b] = std::max(peak[b], level);
+  }
+  return peak;
+}
+
 json series_over_time(const std::vector<core::RequestRecord>& records, core::Nanos t0,
                       core::Nanos t1) {
   const double span = std::max(1e-9, sec(t1 - t0));
   const double w = bin_width_s(span);
   const auto bins = static_cast<std::size_t>(std::ceil(span / w)) + 1;
-  std::vector<double> tokens(bins, 0), errors(bins, 0), done(bins, 0), flight(bins, 0);
+  std::vector<double> tokens(bins, 0), errors(bins, 0), done(bins, 0);
   const auto bin_of = [&](core::Nanos t) {
     return std::min(bins - 1, static_cast<std::size_t>(std::max(0.0, sec(t - t0) / w)));
   };
-  // In flight: +1 at send, -1 at done, sampled at each bin's end (a difference array).
-  std::vector<double> delta(bins + 1, 0);
   for (const auto& r : records) {
     if (r.done == core::kNever) continue;
     const std::size_t b = bin_of(r.done);
@@ -194,21 +217,18 @@ json series_over_time(const std::vector<core::RequestRecord>& records, core::Nan
     } else {
       errors[b] += 1;
     }
-    if (r.sent != core::kNever) {
-      delta[bin_of(r.sent)] += 1;
-      delta[b + 1] -= 1;
-    }
   }
-  double level = 0;
   json t = json::array();
   for (std::size_t i = 0; i < bins; ++i) {
-    level += delta[i];
-    flight[i] = level;
     tokens[i] /= w;
     t.push_back(static_cast<double>(i) * w);
   }
-  return json{{"bin_s", w},          {"t", std::move(t)}, {"output_tok_s", tokens},
-              {"in_flight", flight}, {"completed", done}, {"errors", errors}};
+  return json{{"bin_s", w},
+              {"t", std::move(t)},
+              {"output_tok_s", tokens},
+              {"in_flight", in_flight_peaks(records, bins, bin_of)},
+              {"completed", done},
+              {"errors", errors}};
 }
 
 json timeline(const std::vector<core::RequestRecord>& records, core::Nanos t0) {
