@@ -171,5 +171,25 @@ TEST(HtmlReport, InFlightIsTheMostAtOnceInEachBin) {
             nlohmann::json::parse("[1, 1, 1, 1, 0]"));
 }
 
+TEST(HtmlReport, SimTimeSaysSoAndPutsTelemetryOnTheModelsClock) {
+  nlohmann::json summary = {
+      {"tokenbench", {{"config", {{"sim_time", true}, {"sim_time_scale", 10.0}}}}}};
+  RunNotes notes;
+  telemetry::Scrape scrape;
+  scrape.ok = true;
+  scrape.t = 300'000'000;  // 0.3 s of real time: 3 s of model time
+  notes.scrapes.push_back(scrape);
+  // The records are already in model time (write_run_outputs passes metrics::in_model_time's).
+  const std::vector<core::RequestRecord> records = {sent_done(1.0, 5.0)};
+  auto data = html_report_data(records, summary, "", "", notes);
+  EXPECT_EQ(data["time"], nlohmann::json::parse(R"({"model":true,"scale":10.0,"sim_scale":10.0})"));
+  EXPECT_DOUBLE_EQ(data["telemetry"]["server"]["t"][0].get<double>(), 2.0);  // 3 s - first 1 s
+  // A sped-up simulator without --sim-time: real time, and the page says what the scale was.
+  summary["tokenbench"]["config"]["sim_time"] = false;
+  data = html_report_data(records, summary, "", "", notes);
+  EXPECT_EQ(data["time"], nlohmann::json::parse(R"({"model":false,"scale":1.0,"sim_scale":10.0})"));
+  EXPECT_DOUBLE_EQ(data["telemetry"]["server"]["t"][0].get<double>(), -0.7);
+}
+
 }  // namespace
 }  // namespace tokenbench::report

@@ -121,6 +121,16 @@ Cdf make_cdf(std::vector<double> values, std::size_t max_points) {
   return cdf_of_sorted(values, max_points);
 }
 
+double model_time_factor_of(const nlohmann::json& summary_json) {
+  const nlohmann::json* config = nullptr;
+  if (summary_json.contains("tokenbench") && summary_json["tokenbench"].contains("config")) {
+    config = &summary_json["tokenbench"]["config"];
+  }
+  if (config == nullptr || !config->value("sim_time", false)) return 1.0;
+  const double scale = config->value("sim_time_scale", 1.0);
+  return scale > 0 ? scale : 1.0;
+}
+
 std::string redact_urls(const std::string& text) {
   static const std::regex userinfo(R"(([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@)");
   return std::regex_replace(text, userinfo, "$1<redacted>@");
@@ -275,7 +285,20 @@ json errors_table(const std::vector<core::RequestRecord>& records) {
   return out;
 }
 
-json telemetry_series(const RunNotes& notes, core::Nanos t0) {
+// What the page's times are: {"model": true, "scale": X} when they are the simulator's model
+// time (--sim-time), and serve-sim's scale even without --sim-time (1 when not a simulator).
+json time_basis(const json& summary_json) {
+  double sim_scale = 1.0;
+  if (summary_json.contains("tokenbench") && summary_json["tokenbench"].contains("config")) {
+    sim_scale = summary_json["tokenbench"]["config"].value("sim_time_scale", 1.0);
+  }
+  const double factor = model_time_factor_of(summary_json);
+  return {{"model", factor != 1.0}, {"scale", factor}, {"sim_scale", sim_scale}};
+}
+
+// Telemetry's series: `factor` turns their real-time stamps into the records' time (model time
+// under --sim-time), so that they line up with the series over time.
+json telemetry_series(const RunNotes& notes, core::Nanos t0, double factor) {
   json out = json::object();
   const auto idx = even_sample(notes.scrapes.size(), kMaxSeriesPoints);
   if (!idx.empty()) {
@@ -284,7 +307,7 @@ json telemetry_series(const RunNotes& notes, core::Nanos t0) {
     for (std::size_t i : idx) {
       const auto& s = notes.scrapes[i];
       if (!s.ok || s.t == core::kNever) continue;
-      t.push_back(sec(s.t - t0));
+      t.push_back(sec(s.t) * factor - sec(t0));
       running.push_back(opt(s.snapshot.running));
       waiting.push_back(opt(s.snapshot.waiting));
       kv.push_back(opt(s.snapshot.kv_cache_usage_pct));
@@ -302,7 +325,7 @@ json telemetry_series(const RunNotes& notes, core::Nanos t0) {
     for (std::size_t i : gidx) {
       const auto& s = notes.gpu_samples[i];
       if (s.t == core::kNever) continue;
-      t.push_back(sec(s.t - t0));
+      t.push_back(sec(s.t) * factor - sec(t0));
       util.push_back(opt(s.util_pct));
       power.push_back(opt(s.power_w));
     }
@@ -383,7 +406,8 @@ json html_report_data(const std::vector<core::RequestRecord>& records, const jso
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();
   data["warnings"] = tb && tb->contains("warnings") ? (*tb)["warnings"] : json::array();
   data["buckets"] = tb && tb->contains("buckets") ? (*tb)["buckets"] : json::array();
-  data["telemetry"] = telemetry_series(notes, t0);
+  data["time"] = time_basis(summary_json);
+  data["telemetry"] = telemetry_series(notes, t0, model_time_factor_of(summary_json));
   return data;
 }
 
