@@ -2,14 +2,20 @@
 // it, and it renders in headless Chromium (Debian's `chromium`, installed by `make deps`) with
 // every chart drawn, no script error, and nothing a server sent ever run as script.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "../client/fake_server.h"
 #include "process.h"
+#include "tokenbench/report/console.h"
 
 namespace tokenbench::e2e {
 namespace {
@@ -26,10 +32,15 @@ std::string chromium_path() {
   return "";
 }
 
-// The page's own self-check element, as the browser left it after running the scripts.
+// The page's own self-check element, as the browser left it after running the scripts (in a
+// window of kWindowWidth x kWindowHeight px).
 struct Rendered {
   std::string done, charts, drawn, errors, pwned, dom;
+  std::string scroll_width, window_width, too_wide, cards_bottom;
 };
+
+constexpr int kWindowWidth = 1400;
+constexpr int kWindowHeight = 1000;
 
 std::string attribute(const std::string& tag, const std::string& name) {
   std::smatch m;
@@ -54,7 +65,8 @@ Rendered render(const std::string& html, const std::string& screenshot) {
                                            "--virtual-time-budget=5000",
                                            "--hide-scrollbars"};
   const std::string url = "file://" + fs::absolute(html).string();
-  const auto dom = run_process(with(common, {"--dump-dom", url}), std::chrono::seconds(90));
+  const std::string window = fmt::format("--window-size={},{}", kWindowWidth, kWindowHeight);
+  const auto dom = run_process(with(common, {window, "--dump-dom", url}), std::chrono::seconds(90));
   EXPECT_EQ(dom.exit_code, 0) << dom.err;
   out.dom = dom.out;
   std::smatch m;
@@ -65,6 +77,10 @@ Rendered render(const std::string& html, const std::string& screenshot) {
     out.drawn = attribute(tag, "data-charts-drawn");
     out.errors = attribute(tag, "data-errors");
     out.pwned = attribute(tag, "data-pwned");
+    out.scroll_width = attribute(tag, "data-scroll-width");
+    out.window_width = attribute(tag, "data-window-width");
+    out.too_wide = attribute(tag, "data-too-wide");
+    out.cards_bottom = attribute(tag, "data-cards-bottom");
   }
   if (!screenshot.empty()) {
     const auto shot =
@@ -79,6 +95,84 @@ Rendered render(const std::string& html, const std::string& screenshot) {
 // Screenshots go beside the binary, in the build folder.
 std::string build_path(const std::string& name) {
   return (fs::path(TOKENBENCH_BINARY).parent_path() / name).string();
+}
+
+// The data blob a report.html embeds (report/html_report.cpp), parsed.
+nlohmann::json page_data(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"tokenbench-data\">";
+  const auto from = html.find(open);
+  if (from == std::string::npos) return nullptr;
+  const auto to = html.find("</script>", from);
+  return nlohmann::json::parse(html.substr(from + open.size(), to - from - open.size()));
+}
+
+// The text of the element with this id in a dumped DOM.
+std::string text_of(const std::string& dom, const std::string& id) {
+  std::smatch m;
+  if (std::regex_search(dom, m, std::regex("id=\"" + id + "\"[^>]*>([^<]*)<"))) return m[1];
+  return "<absent>";
+}
+
+// The cells of a row of report.txt's grid tables, trimmed: "| 50% | 4.67 |" -> {"50%", "4.67"}.
+std::vector<std::string> grid_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::size_t at = 1;
+  for (std::size_t bar; (bar = line.find('|', at)) != std::string::npos; at = bar + 1) {
+    std::string cell = line.substr(at, bar - at);
+    cell.erase(0, cell.find_first_not_of(' '));
+    cell.erase(cell.find_last_not_of(' ') + 1);
+    cells.push_back(cell);
+  }
+  return cells;
+}
+
+// The cell of report.txt in column `column` (0: the row's label) of the row labelled `label`.
+std::string console_cell(const std::string& report, const std::string& label, std::size_t column) {
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| ", 0) != 0) continue;
+    const auto cells = grid_cells(line);
+    if (cells.size() > column && cells[0] == label) return cells[column];
+  }
+  return "<absent>";
+}
+
+// A figure of summary.json as the console prints its kind (report/console.cpp): a latency in ms,
+// a rate with four decimals, a token count whole or with two decimals.
+std::string console_text(const std::string& figure, const nlohmann::json& v) {
+  if (v.is_null()) return "-";
+  const double x = v.get<double>();
+  if (figure.ends_with("_ms")) return report::significant_cell(x);
+  if (figure.ends_with("_tps")) return fmt::format("{:.4f}", x);
+  return x == std::floor(x) ? fmt::format("{:.0f}", x) : fmt::format("{:.2f}", x);
+}
+
+// The cells of the page's table rows labelled `label`, by their column's header: a table too
+// wide for the window is split over several, each with the row.
+std::map<std::string, std::string> dom_row(const std::string& dom, const std::string& label) {
+  std::map<std::string, std::string> out;
+  const std::regex head_re("<th>([^<]*)</th>");
+  const std::regex row_re("<tr><td>" + label + "</td>(.*?)</tr>");
+  const std::regex cell_re("<td class=\"num\">([^<]*)</td>");
+  // Tables found by hand: std::regex recurses once per character a match spans.
+  for (std::size_t at = dom.find("<table>"); at != std::string::npos;
+       at = dom.find("<table>", at + 1)) {
+    const std::string table = dom.substr(at, dom.find("</table>", at) - at);
+    std::smatch row;
+    if (!std::regex_search(table, row, row_re)) continue;
+    std::vector<std::string> heads;
+    for (auto h = std::sregex_iterator(table.begin(), table.end(), head_re);
+         h != std::sregex_iterator(); ++h) {
+      heads.push_back((*h)[1]);
+    }
+    const std::string cells = row[1];
+    std::size_t i = 1;  // heads[0] is the label's column
+    for (auto c = std::sregex_iterator(cells.begin(), cells.end(), cell_re);
+         c != std::sregex_iterator() && i < heads.size(); ++c, ++i) {
+      out[heads[i]] = (*c)[1];
+    }
+  }
+  return out;
 }
 
 TEST(EndToEndHtmlReport, RunWritesSelfContainedReportAndReportRebuildsIt) {
@@ -134,6 +228,126 @@ TEST(EndToEndHtmlReport, ServerTextIsNeverRunAsScript) {
   EXPECT_EQ(page.drawn, page.charts);
   // The text is on the page, as text.
   EXPECT_NE(page.dom.find("&lt;script&gt;window.__pwned=1&lt;/script&gt;"), std::string::npos);
+}
+
+// The page opens with the headline as cards, each as report.txt prints it; every table is
+// formatted as the console formats its figures, and nothing scrolls sideways in a 1400 px window.
+TEST(EndToEndHtmlReport, HeadlineCardsOpenThePageAndTablesMatchTheConsole) {
+  SimProcess sim({"--time-scale", "10"});
+  const std::string dir = make_temp_dir("html-headline");
+  // Open loop, with a percentile of its own: the widest percentile table (two more rows, from
+  // the intended arrival, and a column more).
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--num-prompts", "60", "--request-rate", "400", "--max-concurrency", "8",
+                "--input-len", "64", "--output-len", "24", "--percentiles", "50,90,95,99,99.9"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Rendered page = render(dir + "/report.html", build_path("report-headline-screenshot.png"));
+  ASSERT_EQ(page.done, "1") << page.dom.substr(0, 2000);
+  EXPECT_EQ(page.errors, "");
+  // Above the fold, not folded away.
+  EXPECT_GT(std::atoi(page.cards_bottom.c_str()), 0) << page.cards_bottom;
+  EXPECT_LE(std::atoi(page.cards_bottom.c_str()), kWindowHeight);
+  const std::string console = slurp(dir + "/report.txt");
+  EXPECT_EQ(text_of(page.dom, "card-requests-ok"), console_cell(console, "Succeed requests", 1));
+  EXPECT_EQ(text_of(page.dom, "card-requests-failed"), console_cell(console, "Failed requests", 1));
+  EXPECT_EQ(text_of(page.dom, "card-request-throughput-value"),
+            console_cell(console, "Request throughput (req/s)", 1));
+  EXPECT_EQ(text_of(page.dom, "card-output-throughput-value"),
+            console_cell(console, "Output token throughput (tok/s)", 1));
+  // report.txt's percentile columns: TTFT 1, ITL 2, TPOT 3, Latency (E2EL) 4.
+  for (const auto& [id, column] :
+       {std::pair<std::string, std::size_t>{"ttft", 1}, {"tpot", 3}, {"e2el", 4}}) {
+    EXPECT_EQ(text_of(page.dom, "card-" + id + "-p50"), console_cell(console, "50%", column)) << id;
+    EXPECT_EQ(text_of(page.dom, "card-" + id + "-p99"), console_cell(console, "99%", column)) << id;
+  }
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  const auto findings = summary["tokenbench"]["checks"]["findings"].size();
+  EXPECT_EQ(text_of(page.dom, "card-checks-verdict"),
+            findings == 0 ? std::string("no findings")
+                          : fmt::format("{} finding{}", findings, findings == 1 ? "" : "s"));
+  // Every row of the percentile table, cell by cell, as the console prints that figure.
+  const nlohmann::json& dists = summary["tokenbench"]["distributions"];
+  int rows = 0;
+  for (const auto& [name, d] : dists.items()) {
+    if (d["count"] == 0) continue;
+    std::map<std::string, std::string> expect{{"count", d["count"].dump()}};
+    for (const char* k : {"mean", "min", "max"}) expect[k] = console_text(name, d[k]);
+    for (const auto& [p, v] : d["percentiles"].items()) expect[p] = console_text(name, v);
+    EXPECT_EQ(dom_row(page.dom, name), expect) << name;
+    ++rows;
+  }
+  EXPECT_GE(rows, 10);
+  // Nothing scrolls sideways at 1400 px, every <details> opened.
+  EXPECT_EQ(page.window_width, std::to_string(kWindowWidth));
+  EXPECT_GT(std::atoi(page.scroll_width.c_str()), 0);
+  EXPECT_LE(std::atoi(page.scroll_width.c_str()), kWindowWidth);
+  EXPECT_EQ(page.too_wide, "");
+}
+
+// "Requests in flight" is the most requests at once in each bin: never above --max-concurrency.
+TEST(EndToEndHtmlReport, RequestsInFlightNeverExceedTheConcurrencyLimit) {
+  SimProcess sim({"--time-scale", "10"});
+  const std::string dir = make_temp_dir("html-in-flight");
+  const auto r = run_process(run_args(sim.url(), dir,
+                                      {"--num-prompts", "160", "--max-concurrency", "4",
+                                       "--input-len", "32", "--output-len", "8"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json data = page_data(slurp(dir + "/report.html"));
+  const nlohmann::json& flight = data["series"]["in_flight"];
+  ASSERT_FALSE(flight.empty());
+  double peak = 0;
+  for (const auto& v : flight) peak = std::max(peak, v.get<double>());
+  EXPECT_LE(peak, 4);
+  EXPECT_EQ(peak, read_json(dir + "/summary.json")["tokenbench"]["max_concurrency_observed"]);
+}
+
+// --sim-time: the charts are in model time like the tables, and say so; the client's own queue
+// time is never scaled.
+TEST(EndToEndHtmlReport, SimTimeChartsAgreeWithTheTablesAndTheClientsOwnCostsStayReal) {
+  SimProcess sim({"--ttft-ms", "200", "--itl-ms", "20", "--time-scale", "10"});
+  const std::string dir = make_temp_dir("html-sim-time");
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--num-prompts", "24", "--max-concurrency", "4", "--output-len", "8", "--sim-time"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  const nlohmann::json& dists = summary["tokenbench"]["distributions"];
+  const nlohmann::json data = page_data(slurp(dir + "/report.html"));
+  const nlohmann::json time = data.value("time", nlohmann::json::object());
+  EXPECT_EQ(time.value("model", false), true) << "the page does not say it is in model time";
+  EXPECT_EQ(time.value("scale", 1.0), 10.0);
+  // The charts draw the tables' values (20 ms of sped-up TTFT is 200 ms of model time), over the
+  // run's span of model time.
+  const nlohmann::json& ttft = data["distributions"]["TTFT"];
+  EXPECT_EQ(ttft["cdf_x"].front(), dists["ttft_ms"]["min"]);
+  EXPECT_EQ(ttft["cdf_x"].back(), dists["ttft_ms"]["max"]);
+  EXPECT_GE(ttft["cdf_x"].front().get<double>(), 200.0);
+  double last_done = 0;
+  for (const auto& t : data["timeline"]["done"]) last_done = std::max(last_done, t.get<double>());
+  EXPECT_NEAR(last_done, summary["duration"].get<double>(), 1e-3);
+  // The client's queue time is as requests.jsonl measured it, in real time, in the table and in
+  // the Checks' send lag.
+  double queue_max = 0;
+  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+    queue_max = std::max(queue_max, static_cast<double>(rec["sent_ns"].get<std::int64_t>() -
+                                                        rec["scheduled_ns"].get<std::int64_t>()) /
+                                        1e6);
+  }
+  EXPECT_GT(queue_max, 0);
+  EXPECT_NEAR(dists["queue_time_ms"]["max"].get<double>(), queue_max, 1e-9);
+  EXPECT_EQ(summary["tokenbench"]["checks"]["offered_load"]["send_lag_p99_ms"],
+            dists["queue_time_ms"]["percentiles"]["p99"]);
+  // Every chart and card of model time says so.
+  const Rendered page = render(dir + "/report.html", "");
+  EXPECT_EQ(page.errors, "");
+  for (const std::string text :
+       {"Model time (--sim-time): serve-sim ran 10x faster", "TTFT CDF (ms, model time, log x)",
+        "E2EL histogram (24 values, ms, model time, log x)", "Output tokens/s (model time)",
+        "per request (s since the first stamp, model time)",
+        "<div class=\"cardnote\">model time</div>", "queue_time_ms (real time)"}) {
+    EXPECT_NE(page.dom.find(text), std::string::npos) << text;
+  }
 }
 
 // The page of each kind of experiment root renders, every chart drawn; `report ROOT` rebuilds it.

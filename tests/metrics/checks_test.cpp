@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tokenbench/metrics/model_time.h"
+
 namespace tokenbench::metrics {
 namespace {
 
@@ -89,6 +91,36 @@ TEST(Checks, WaitsForASlotAreShownFromTheIntendedArrival) {
   // A closed-loop run has no intended arrivals: no such section.
   const auto closed = records(50, 10, [](int) { return 20.0; });
   EXPECT_FALSE(run_checks(closed, summarize(closed, {}), config).arrival_wait);
+}
+
+TEST(Checks, SimTimeNeverScalesTheClientsOwnQueueTime) {
+  // Against serve-sim --time-scale 10 with --sim-time: each request queued 1.3 ms in the client
+  // (its own cost, real time) and waited 2 ms for a slot past its intended arrival (the server's
+  // doing: 20 ms of model time).
+  core::RunConfig config;
+  config.sim_time = true;
+  config.sim_time_scale = 10;
+  config.request_rate = 100;
+  auto real = records(50, 10, [](int) { return 20.0; });
+  for (auto& r : real) {
+    r.intended = r.scheduled - 2'000'000;
+    r.sent = r.scheduled + 1'300'000;
+    r.first_token += 1'300'000;
+    for (auto& c : r.chunks) c.t += 1'300'000;
+    r.last_token = r.done = r.chunks.back().t;
+  }
+  const Summary s = summarize(in_model_time(real, model_time_factor(config)), {});
+  EXPECT_NEAR(s.ttft_ms.at(99), 200.0, 1e-6);  // the server's part: model time
+  EXPECT_NEAR(s.queue_time_ms.at(99), 1.3, 1e-9);
+  for (const auto& w : s.warnings) EXPECT_EQ(w.find("client lag"), std::string::npos) << w;
+  const Checks c = run_checks(real, s, config);
+  EXPECT_NEAR(c.offered.send_lag_p99_ms, 1.3, 1e-9);
+  EXPECT_NE(render_checks(c).find("send lag p50 1.300 ms, p99 1.300 ms"), std::string::npos)
+      << render_checks(c);
+  EXPECT_NEAR(c.offered.achieved_rate, 100.0, 1e-6);  // the client's pace, as requested
+  ASSERT_TRUE(c.arrival_wait);
+  EXPECT_NEAR(c.arrival_wait->wait_p99_ms, 20.0, 1e-9);
+  EXPECT_NEAR(c.arrival_wait->ttft_from_intended_p99_ms, 221.3, 1e-6);  // 20 + 1.3 + 200
 }
 
 TEST(Checks, StampSourcesAreCountedPerMeasuredRequest) {

@@ -142,5 +142,54 @@ TEST(HtmlReport, DataOfManyRequestsIsBounded) {
   EXPECT_LT(render_html_report(data).size(), 8u << 20);
 }
 
+// A request of the series tests: sent and done at these seconds since the run's origin.
+core::RequestRecord sent_done(double sent_s, double done_s) {
+  core::RequestRecord r;
+  r.scheduled = r.sent = static_cast<core::Nanos>(sent_s * 1e9);
+  r.done = static_cast<core::Nanos>(done_s * 1e9);
+  r.first_token = r.last_token = r.done;
+  r.output_tokens = 1;
+  return r;
+}
+
+TEST(HtmlReport, InFlightIsTheMostAtOnceInEachBin) {
+  // One slot used back to back: three requests touch the first second, never two at once (the
+  // one that ends at 1.0 s and the one sent then are not both in flight). Then three overlap in
+  // the second second, and one spans the third and fourth; nothing is in flight in the fifth.
+  const std::vector<core::RequestRecord> records = {
+      sent_done(0.0, 0.3), sent_done(0.3, 0.6), sent_done(0.6, 1.0), sent_done(1.0, 1.5),
+      sent_done(1.2, 1.6), sent_done(1.4, 1.7), sent_done(2.5, 3.9),
+  };
+  const auto data = html_report_data(records, nlohmann::json::object(), "", "", RunNotes{});
+  const auto& series = data["series"];
+  ASSERT_EQ(series["bin_s"], 1.0);
+  EXPECT_EQ(series["in_flight"], nlohmann::json::parse("[1, 3, 1, 1, 0]"));
+  // Bins where nothing starts or ends carry the level: a long request shows in each.
+  const std::vector<core::RequestRecord> spanning = {sent_done(0.5, 3.5), sent_done(3.6, 4.0)};
+  EXPECT_EQ(html_report_data(spanning, nlohmann::json::object(), "", "",
+                             RunNotes{})["series"]["in_flight"],
+            nlohmann::json::parse("[1, 1, 1, 1, 0]"));
+}
+
+TEST(HtmlReport, SimTimeSaysSoAndPutsTelemetryOnTheModelsClock) {
+  nlohmann::json summary = {
+      {"tokenbench", {{"config", {{"sim_time", true}, {"sim_time_scale", 10.0}}}}}};
+  RunNotes notes;
+  telemetry::Scrape scrape;
+  scrape.ok = true;
+  scrape.t = 300'000'000;  // 0.3 s of real time: 3 s of model time
+  notes.scrapes.push_back(scrape);
+  // The records are already in model time (write_run_outputs passes metrics::in_model_time's).
+  const std::vector<core::RequestRecord> records = {sent_done(1.0, 5.0)};
+  auto data = html_report_data(records, summary, "", "", notes);
+  EXPECT_EQ(data["time"], nlohmann::json::parse(R"({"model":true,"scale":10.0,"sim_scale":10.0})"));
+  EXPECT_DOUBLE_EQ(data["telemetry"]["server"]["t"][0].get<double>(), 2.0);  // 3 s - first 1 s
+  // A sped-up simulator without --sim-time: real time, and the page says what the scale was.
+  summary["tokenbench"]["config"]["sim_time"] = false;
+  data = html_report_data(records, summary, "", "", notes);
+  EXPECT_EQ(data["time"], nlohmann::json::parse(R"({"model":false,"scale":1.0,"sim_scale":10.0})"));
+  EXPECT_DOUBLE_EQ(data["telemetry"]["server"]["t"][0].get<double>(), -0.7);
+}
+
 }  // namespace
 }  // namespace tokenbench::report

@@ -1,11 +1,13 @@
 #include "tokenbench/experiment/html_pages.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "tokenbench/experiment/search.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/experiment/targets.h"
+#include "tokenbench/metrics/model_time.h"
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
@@ -58,11 +60,30 @@ std::string href_of(const std::string& dir) {
   return (fs::path(dir).filename() / report::kHtmlReportFile).generic_string();
 }
 
-// The CDFs of a subdirectory's measured requests; an empty object when it has no records.
+// The factor a subdirectory's figures were put in model time by (--sim-time), from its
+// summary.json; 1 when none.
+double model_time_factor_in(const std::string& root, const std::string& dir) {
+  const json summary = report::read_json_file((subdir(root, dir) / report::kSummaryFile).string());
+  return summary.is_object() ? report::model_time_factor_of(summary) : 1.0;
+}
+
+// The CDFs of a subdirectory's measured requests, in the time its tables are in (model time
+// under --sim-time); an empty object when it has no records.
 json cdfs_of(const std::string& root, const std::string& dir) {
   const std::string requests = report::find_requests_file(subdir(root, dir).string());
   if (requests.empty()) return json::object();
-  return report::figure_cdfs(report::read_records_jsonl(requests), kOverlayPoints);
+  return report::figure_cdfs(
+      metrics::in_model_time(report::read_records_jsonl(requests), model_time_factor_in(root, dir)),
+      kOverlayPoints);
+}
+
+// Which clock the runs' figures are on: {"model": true, "scale": X} when some are in model time.
+json time_of(const std::string& root, const json& runs) {
+  double factor = 1.0;
+  for (const auto& run : runs) {
+    factor = std::max(factor, model_time_factor_in(root, run.value("dir", std::string())));
+  }
+  return {{"model", factor != 1.0}, {"scale", factor}};
 }
 
 std::string load_label(const json& level) {
@@ -91,7 +112,9 @@ json sweep_data(const std::string& root, const json& sweep) {
     row["cdfs"] = cdfs_of(root, row["dir"].get<std::string>());
     levels.push_back(std::move(row));
   }
+  json time = time_of(root, levels);
   return {{"kind", "sweep"},
+          {"time", std::move(time)},
           {"levels", std::move(levels)},
           {"knee", sweep.value("knee", json())},
           {"knee_rule", sweep.value("knee_rule", json())},
@@ -119,6 +142,7 @@ json compare_data(const std::string& root, const json& compare) {
     t["cdfs"] = cdfs_of(root, dir);
   }
   json out = compare;
+  out["time"] = time_of(root, targets);
   out["targets"] = std::move(targets);
   out["kind"] = "compare";
   return out;

@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "tokenbench/metrics/model_time.h"
+
 namespace tokenbench::metrics {
 namespace {
 
@@ -37,8 +39,10 @@ nlohmann::json tail_json(const std::optional<TailCheck>& t) {
           {"reading", t->reading}};
 }
 
+// `factor` (--sim-time, metrics/model_time.h): a wait for a slot is the server's doing, so it is
+// in model time like the latencies it is compared with.
 std::optional<ArrivalWait> arrival_wait(const std::vector<core::RequestRecord>& records,
-                                        const Summary& summary) {
+                                        const Summary& summary, double factor) {
   ArrivalWait w;
   std::vector<double> waits;
   for (const auto& r : records) {
@@ -49,7 +53,7 @@ std::optional<ArrivalWait> arrival_wait(const std::vector<core::RequestRecord>& 
     ++w.requests;
     const core::Nanos wait = std::max<core::Nanos>(0, r.scheduled - r.intended);
     if (wait > 0) ++w.waited;
-    waits.push_back(core::to_ms(wait));
+    waits.push_back(core::to_ms(wait) * factor);
   }
   if (w.requests == 0) return std::nullopt;
   static constexpr std::array<double, 2> kWaitPercentiles{50, 99};
@@ -158,7 +162,7 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
         k.reading));
   }
 
-  c.arrival_wait = arrival_wait(records, summary);
+  c.arrival_wait = arrival_wait(records, summary, model_time_factor(config));
   if (c.arrival_wait && is_defined(c.arrival_wait->wait_p99_ms) &&
       c.arrival_wait->wait_p99_ms > kClientLagWarnMs) {
     const ArrivalWait& w = *c.arrival_wait;

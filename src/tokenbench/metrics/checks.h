@@ -23,7 +23,8 @@ struct TailCheck {
 };
 
 /// The load the client actually offered, against what was asked: a shortfall means the client
-/// (or the concurrency limit), not the server, shaped the test.
+/// (or the concurrency limit), not the server, shaped the test. The client's own doing, so in real
+/// time even under --sim-time.
 struct OfferedLoad {
   double requested_rate = kUndefined;  ///< --request-rate; undefined for inf (all at once)
   double achieved_rate = kUndefined;   ///< (sent - 1) / (last send - first send), measure phase
@@ -34,7 +35,8 @@ struct OfferedLoad {
 };
 
 /// Coordinated omission made visible (open-loop runs): how long requests waited for a free slot
-/// past their intended arrival, and the latencies a user arriving on schedule saw.
+/// past their intended arrival, and the latencies a user arriving on schedule saw. The wait is the
+/// server's doing: in model time under --sim-time, like the latencies.
 struct ArrivalWait {
   std::int64_t requests = 0;        ///< measured requests with an intended arrival
   std::int64_t waited = 0;          ///< of them, those sent for a slot later than intended
@@ -82,7 +84,8 @@ struct Checks {
 };
 
 /// Runs every check; `client_cpu` holds each worker thread's CPU readings (none: no client
-/// health check).
+/// health check). `records` are as measured (real time); `summary` is in the figures' time (model
+/// time under --sim-time: metrics::in_model_time, whose queue time stays real).
 Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
                   const core::RunConfig& config,
                   const std::vector<std::vector<core::CpuSample>>& client_cpu = {});

@@ -121,6 +121,16 @@ Cdf make_cdf(std::vector<double> values, std::size_t max_points) {
   return cdf_of_sorted(values, max_points);
 }
 
+double model_time_factor_of(const nlohmann::json& summary_json) {
+  const nlohmann::json* config = nullptr;
+  if (summary_json.contains("tokenbench") && summary_json["tokenbench"].contains("config")) {
+    config = &summary_json["tokenbench"]["config"];
+  }
+  if (config == nullptr || !config->value("sim_time", false)) return 1.0;
+  const double scale = config->value("sim_time_scale", 1.0);
+  return scale > 0 ? scale : 1.0;
+}
+
 std::string redact_urls(const std::string& text) {
   static const std::regex userinfo(R"(([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]*@)");
   return std::regex_replace(text, userinfo, "$1<redacted>@");
@@ -163,17 +173,40 @@ double bin_width_s(double span_s) {
   return w;
 }
 
+// The most requests in flight (sent, not yet done) at any instant of each bin: the step function
+// of +1 at each send and -1 at each end, ends before sends at the same instant (as
+// metrics::max_concurrency_observed counts), so it never exceeds --max-concurrency.
+template <typename BinOf>
+std::vector<double> in_flight_peaks(const std::vector<core::RequestRecord>& records,
+                                    std::size_t bins, const BinOf& bin_of) {
+  std::vector<std::pair<core::Nanos, int>> events;
+  for (const auto& r : records) {
+    if (r.sent == core::kNever || r.done == core::kNever) continue;
+    events.emplace_back(r.sent, +1);
+    events.emplace_back(r.done, -1);
+  }
+  std::sort(events.begin(), events.end());
+  std::vector<double> peak(bins, 0);
+  double level = 0;
+  std::size_t bin = 0;
+  for (const auto& [t, delta] : events) {
+    const std::size_t b = bin_of(t);
+    for (; bin < b; ++bin) peak[bin + 1] = level;  // carried into the bins without an event
+    level += delta;
+    peak[b] = std::max(peak[b], level);
+  }
+  return peak;
+}
+
 json series_over_time(const std::vector<core::RequestRecord>& records, core::Nanos t0,
                       core::Nanos t1) {
   const double span = std::max(1e-9, sec(t1 - t0));
   const double w = bin_width_s(span);
   const auto bins = static_cast<std::size_t>(std::ceil(span / w)) + 1;
-  std::vector<double> tokens(bins, 0), errors(bins, 0), done(bins, 0), flight(bins, 0);
+  std::vector<double> tokens(bins, 0), errors(bins, 0), done(bins, 0);
   const auto bin_of = [&](core::Nanos t) {
     return std::min(bins - 1, static_cast<std::size_t>(std::max(0.0, sec(t - t0) / w)));
   };
-  // In flight: +1 at send, -1 at done, sampled at each bin's end (a difference array).
-  std::vector<double> delta(bins + 1, 0);
   for (const auto& r : records) {
     if (r.done == core::kNever) continue;
     const std::size_t b = bin_of(r.done);
@@ -194,21 +227,18 @@ json series_over_time(const std::vector<core::RequestRecord>& records, core::Nan
     } else {
       errors[b] += 1;
     }
-    if (r.sent != core::kNever) {
-      delta[bin_of(r.sent)] += 1;
-      delta[b + 1] -= 1;
-    }
   }
-  double level = 0;
   json t = json::array();
   for (std::size_t i = 0; i < bins; ++i) {
-    level += delta[i];
-    flight[i] = level;
     tokens[i] /= w;
     t.push_back(static_cast<double>(i) * w);
   }
-  return json{{"bin_s", w},          {"t", std::move(t)}, {"output_tok_s", tokens},
-              {"in_flight", flight}, {"completed", done}, {"errors", errors}};
+  return json{{"bin_s", w},
+              {"t", std::move(t)},
+              {"output_tok_s", tokens},
+              {"in_flight", in_flight_peaks(records, bins, bin_of)},
+              {"completed", done},
+              {"errors", errors}};
 }
 
 json timeline(const std::vector<core::RequestRecord>& records, core::Nanos t0) {
@@ -255,7 +285,20 @@ json errors_table(const std::vector<core::RequestRecord>& records) {
   return out;
 }
 
-json telemetry_series(const RunNotes& notes, core::Nanos t0) {
+// What the page's times are: {"model": true, "scale": X} when they are the simulator's model
+// time (--sim-time), and serve-sim's scale even without --sim-time (1 when not a simulator).
+json time_basis(const json& summary_json) {
+  double sim_scale = 1.0;
+  if (summary_json.contains("tokenbench") && summary_json["tokenbench"].contains("config")) {
+    sim_scale = summary_json["tokenbench"]["config"].value("sim_time_scale", 1.0);
+  }
+  const double factor = model_time_factor_of(summary_json);
+  return {{"model", factor != 1.0}, {"scale", factor}, {"sim_scale", sim_scale}};
+}
+
+// Telemetry's series: `factor` turns their real-time stamps into the records' time (model time
+// under --sim-time), so that they line up with the series over time.
+json telemetry_series(const RunNotes& notes, core::Nanos t0, double factor) {
   json out = json::object();
   const auto idx = even_sample(notes.scrapes.size(), kMaxSeriesPoints);
   if (!idx.empty()) {
@@ -264,7 +307,7 @@ json telemetry_series(const RunNotes& notes, core::Nanos t0) {
     for (std::size_t i : idx) {
       const auto& s = notes.scrapes[i];
       if (!s.ok || s.t == core::kNever) continue;
-      t.push_back(sec(s.t - t0));
+      t.push_back(sec(s.t) * factor - sec(t0));
       running.push_back(opt(s.snapshot.running));
       waiting.push_back(opt(s.snapshot.waiting));
       kv.push_back(opt(s.snapshot.kv_cache_usage_pct));
@@ -282,7 +325,7 @@ json telemetry_series(const RunNotes& notes, core::Nanos t0) {
     for (std::size_t i : gidx) {
       const auto& s = notes.gpu_samples[i];
       if (s.t == core::kNever) continue;
-      t.push_back(sec(s.t - t0));
+      t.push_back(sec(s.t) * factor - sec(t0));
       util.push_back(opt(s.util_pct));
       power.push_back(opt(s.power_w));
     }
@@ -363,7 +406,8 @@ json html_report_data(const std::vector<core::RequestRecord>& records, const jso
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();
   data["warnings"] = tb && tb->contains("warnings") ? (*tb)["warnings"] : json::array();
   data["buckets"] = tb && tb->contains("buckets") ? (*tb)["buckets"] : json::array();
-  data["telemetry"] = telemetry_series(notes, t0);
+  data["time"] = time_basis(summary_json);
+  data["telemetry"] = telemetry_series(notes, t0, model_time_factor_of(summary_json));
   return data;
 }
 

@@ -28,6 +28,10 @@ std::string escape_json_for_html(std::string_view json);
 /// `<redacted>`: the page never shows them.
 std::string redact_urls(const std::string& text);
 
+/// The factor --sim-time put the figures of a run in the simulator's model time by, as its
+/// summary.json states it (tokenbench.config: sim_time_scale under sim_time); 1 otherwise.
+double model_time_factor_of(const nlohmann::json& summary_json);
+
 /// Indices of at most `max` of `n` items, spread evenly, first and last kept, in order.
 std::vector<std::size_t> even_sample(std::size_t n, std::size_t max);
 
@@ -59,8 +63,10 @@ nlohmann::json figure_cdfs(const std::vector<core::RequestRecord>& records, std:
 
 /// What the report shows, as one JSON object (the data blob the page's script reads): the
 /// configuration text, the console tables, key figures, distributions, the timeline, the series
-/// over time, errors, checks and telemetry. `summary_json` is summary.json's content and
-/// `console` report.txt's; `config_yaml` is config.yaml's text (secrets already redacted).
+/// over time, errors, checks and telemetry, and which clock they are on ("time": model time under
+/// --sim-time). `records` are in the figures' time (under --sim-time, metrics::in_model_time's),
+/// telemetry's stamps in real time. `summary_json` is summary.json's content and `console`
+/// report.txt's; `config_yaml` is config.yaml's text (secrets already redacted).
 nlohmann::json html_report_data(const std::vector<core::RequestRecord>& records,
                                 const nlohmann::json& summary_json, const std::string& console,
                                 const std::string& config_yaml, const RunNotes& notes);

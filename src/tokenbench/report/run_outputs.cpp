@@ -15,6 +15,7 @@
 #include "tokenbench/core/text.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/checks.h"
+#include "tokenbench/metrics/model_time.h"
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/html_report.h"
@@ -209,26 +210,6 @@ std::string read_text_file(const std::string& path) {
 
 namespace {
 
-// Every stamp times `factor` (kNever stays): the run as the simulator's model time saw it.
-std::vector<core::RequestRecord> rescaled(std::vector<core::RequestRecord> records, double factor) {
-  const auto scale = [factor](core::Nanos& t) {
-    if (t != core::kNever)
-      t = static_cast<core::Nanos>(std::llround(static_cast<double>(t) * factor));
-  };
-  for (auto& r : records) {
-    for (core::Nanos* t :
-         {&r.intended, &r.scheduled, &r.sent, &r.headers, &r.first_token, &r.last_token, &r.done}) {
-      scale(*t);
-    }
-    for (auto& c : r.chunks) scale(c.t);
-    if (r.server_timings) {  // the simulator's own times, in real time like the stamps
-      r.server_timings->prompt_ms *= factor;
-      r.server_timings->predicted_ms *= factor;
-    }
-  }
-  return records;
-}
-
 // Warnings that need the configuration: simulated time, and a 404 that names a wrong endpoint.
 void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
   if (config.sim_time_scale != 1.0) {
@@ -260,9 +241,13 @@ RunOutputs write_run_outputs(const std::string& dir,
   options.percentiles = config.percentiles;
   options.slo = metrics::parse_slo(config.goodput);
   RunOutputs out;
-  const bool model_time = config.sim_time && config.sim_time_scale != 1.0;
-  out.summary = model_time ? metrics::summarize(rescaled(records, config.sim_time_scale), options)
-                           : metrics::summarize(records, options);
+  // Under --sim-time every figure of the server is in the simulator's model time; the client's
+  // own costs (queue time, CPU) stay real (metrics/model_time.h).
+  const double factor = metrics::model_time_factor(config);
+  const std::vector<core::RequestRecord> model =
+      factor != 1.0 ? metrics::in_model_time(records, factor) : std::vector<core::RequestRecord>{};
+  const std::vector<core::RequestRecord>& figures = factor != 1.0 ? model : records;
+  out.summary = metrics::summarize(figures, options);
   add_config_warnings(out.summary, config);
   if (!stopped.empty()) out.summary.warnings.push_back("stopped early: " + stopped);
   // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
@@ -275,7 +260,7 @@ RunOutputs write_run_outputs(const std::string& dir,
         metrics::run_checks(records, out.summary, config, notes.client_cpu);
     out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
     out.console += metrics::render_checks(checks);
-    if (const auto stream = metrics::stream_check(records)) {
+    if (const auto stream = metrics::stream_check(figures)) {
       out.summary_json["tokenbench"]["checks"]["stream_vs_nonstream"] =
           metrics::stream_check_to_json(*stream);
       out.console += metrics::render_stream_check(*stream);
@@ -294,10 +279,7 @@ RunOutputs write_run_outputs(const std::string& dir,
     out.summary_json["tokenbench"]["gpu"] = telemetry::gpu_account_to_json(gpu);
     out.console += telemetry::render_gpu_account(gpu);
   }
-  const auto timings = model_time
-                           ? telemetry::timings_account(rescaled(records, config.sim_time_scale))
-                           : telemetry::timings_account(records);
-  if (timings) {
+  if (const auto timings = telemetry::timings_account(figures)) {
     out.summary_json["tokenbench"]["server_timings"] = telemetry::timings_account_to_json(*timings);
     out.console += telemetry::render_timings_account(*timings);
   }
@@ -305,8 +287,7 @@ RunOutputs write_run_outputs(const std::string& dir,
     nlohmann::json list = nlohmann::json::array();
     for (const auto& item : config.buckets) {
       const metrics::BucketSpec spec = metrics::parse_bucket_spec(item);
-      const auto buckets = metrics::bucketed(
-          model_time ? rescaled(records, config.sim_time_scale) : records, spec, options);
+      const auto buckets = metrics::bucketed(figures, spec, options);
       list.push_back(metrics::buckets_to_json(spec, buckets));
       out.console += metrics::render_buckets(spec, buckets);
     }
@@ -314,7 +295,7 @@ RunOutputs write_run_outputs(const std::string& dir,
   }
   if (config.replica_urls.size() > 1) {
     const auto replicas =
-        per_replica(records, config.replica_urls, options, out.summary.duration_s);
+        per_replica(figures, config.replica_urls, options, out.summary.duration_s);
     out.summary_json["tokenbench"]["replicas"] = replicas_to_json(replicas);
     out.console += render_replicas(replicas, out.summary, core::to_string(config.balance));
   }
@@ -342,7 +323,7 @@ RunOutputs write_run_outputs(const std::string& dir,
                                       ? read_text_file(config_path)
                                       : core::to_yaml(config);
   write_text_file(dir + "/" + kHtmlReportFile,
-                  render_html_report(html_report_data(records, out.summary_json, out.console,
+                  render_html_report(html_report_data(figures, out.summary_json, out.console,
                                                       config_yaml, notes)));
   return out;
 }

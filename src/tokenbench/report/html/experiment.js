@@ -8,6 +8,9 @@
   var PALETTE = tb.PALETTE;
   var FIGURES = [["TTFT", "ttft"], ["TPOT", "tpot"], ["ITL", "itl"], ["E2EL", "e2el"]];
 
+  // Under --sim-time the runs' figures, tables and overlays alike, are in model time.
+  var model = Boolean((data.time || {}).model);
+  function unit(u) { return model ? u + ", model time" : u; }
   function color(i) { return PALETTE[i % PALETTE.length]; }
   function subtitle(text) { document.getElementById("subtitle").textContent = text; }
   function defined(v) { return v !== null && v !== undefined && isFinite(v); }
@@ -106,9 +109,11 @@
         { paths: uPlot.paths.stepped({ align: 1 }) }));
       cols.push(y);
     });
-    chart(parent, name + " CDF by " + (data.kind === "compare" ? "target" : "level") + " (log x)",
+    chart(parent, name + " CDF by " + (data.kind === "compare" ? "target" : "level") +
+      (model ? " (model time, log x)" : " (log x)"),
       { scales: { x: { time: false, distr: 3 }, y: { range: [0, 1] } },
-        axes: [{ label: name + " (ms)" }, { label: "fraction ≤ x" }], series: series }, cols,
+        axes: [{ label: name + " (" + unit("ms") + ")" }, { label: "fraction ≤ x" }],
+        series: series }, cols,
       "each curve drawn from at most 400 points of its run, evenly by rank");
   }
 
@@ -140,7 +145,8 @@
       var l = levels[i];
       return l === best ? "best" : l === knee ? "knee" : (l.meets_slo === false && (data.slo || []).length ? "broken" : "");
     });
-    s.appendChild(el("p", "ms unless stated; each level's own page: its link. Rows: orange the knee, green the best under the SLOs.", "note"));
+    s.appendChild(el("p", (model ? "Model time (--sim-time): every time and rate below is the simulated model's. " : "") +
+      "ms unless stated; each level's own page: its link. Rows: orange the knee, green the best under the SLOs.", "note"));
 
     s = section("curve", "Throughput against latency");
     var grid = el("div", null, "charts");
@@ -150,19 +156,21 @@
       { label: "best under SLO", row: best, color: COLORS.ok, size: 11 }];
     var labelOf = function (r) { return r.dir; };
     curve(grid, "TTFT p95 against request throughput", levels, "request_throughput", "p95_ttft_ms",
-      "requests/s", "TTFT p95 (ms)", labelOf, marks, threshold(data.slo, "p95_ttft_ms"));
+      "requests/s" + (model ? " (model time)" : ""), "TTFT p95 (" + unit("ms") + ")", labelOf, marks,
+      threshold(data.slo, "p95_ttft_ms"));
     curve(grid, "TPOT p95 against request throughput", levels, "request_throughput", "p95_tpot_ms",
-      "requests/s", "TPOT p95 (ms)", labelOf, marks, threshold(data.slo, "p95_tpot_ms"));
-    againstLoad(grid, "Throughput by level", levels, [["output tok/s", "output_throughput"],
-      ["total tok/s", "total_token_throughput"]], "tokens/s");
+      "requests/s" + (model ? " (model time)" : ""), "TPOT p95 (" + unit("ms") + ")", labelOf, marks,
+      threshold(data.slo, "p95_tpot_ms"));
+    againstLoad(grid, "Throughput by level" + (model ? " (model time)" : ""), levels,
+      [["output tok/s", "output_throughput"], ["total tok/s", "total_token_throughput"]], "tokens/s");
 
     s = section("percentiles", "Percentiles against load");
     grid = el("div", null, "charts");
     s.appendChild(grid);
     FIGURES.forEach(function (f) {
-      againstLoad(grid, f[0] + " percentiles by level (ms)", levels, ["mean", "p50", "p90", "p95", "p99"].map(function (p) {
+      againstLoad(grid, f[0] + " percentiles by level (" + unit("ms") + ")", levels, ["mean", "p50", "p90", "p95", "p99"].map(function (p) {
         return [p, p + "_" + f[1] + "_ms"];
-      }), f[0] + " (ms)");
+      }), f[0] + " (" + unit("ms") + ")");
     });
 
     s = section("overlays", "Distributions by level");

@@ -49,7 +49,48 @@ var tb = (function () {
     if (typeof v === "number") return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
     return String(v);
   }
-  // A table; a cell may be a DOM node (a link) instead of a value.
+  function defined(v) { return typeof v === "number" && isFinite(v); }
+  // Numbers as the console prints them (report/console.cpp), digit for digit. fixed(v, d) is
+  // fmt's "{:.Nf}": a tie (an exact ...5 past the last digit) rounds to even, where toFixed
+  // rounds it away from zero. A double is a tie only if it has at most d + 1 decimals, so its
+  // expansion to d + 30 decimals shows whether it is one.
+  function fixed(v, d) {
+    var s = v.toFixed(d);
+    var exact = Math.abs(v).toFixed(d + 30);
+    if (!/50{29}$/.test(exact)) return s;
+    var kept = exact.slice(0, exact.length - 30).replace(/\.$/, "");
+    return Number(kept.charAt(kept.length - 1)) % 2 === 0 ? (v < 0 ? "-" : "") + kept : s;
+  }
+  // significant_cell: a latency in ms, at least two decimals and three significant digits.
+  function significant(v) {
+    if (!defined(v)) return "-";
+    if (v === 0) return "0";
+    var magnitude = Math.floor(Math.log10(Math.abs(v)));
+    return fixed(v, Math.min(12, Math.max(2, 2 - magnitude)));
+  }
+  // fixed4: seconds and rates. count_cell: token counts, whole or with two decimals.
+  function fixed4(v) { return defined(v) ? fixed(v, 4) : "-"; }
+  function countCell(v) { return !defined(v) ? "-" : v === Math.floor(v) ? fixed(v, 0) : fixed(v, 2); }
+  // A figure's text by its name, with the console's rule for its unit: `_ms` a latency, token
+  // counts, throughputs, rates and seconds with four decimals; the Checks block's ratios
+  // (p99/p50 with one decimal, the stream check's with two) and shares in % (none); whole
+  // counts as they are. Undefined: "-", as the console.
+  function figureText(name, v) {
+    if (v === null || v === undefined) return "-";
+    if (typeof v !== "number") return String(v);
+    if (!isFinite(v)) return String(v);
+    if (/_ms$/.test(name)) return significant(v);
+    if (/_over_p50$/.test(name)) return fixed(v, 1);
+    if (/_ratio$/.test(name)) return fixed(v, 2);
+    if (/_pct$/.test(name)) return fixed(v, 0);
+    if (/tokens$/.test(name)) return countCell(v);
+    if (/throughput|goodput|_rate$|_tps$|duration|_s$/.test(name)) return fixed4(v);
+    return Number.isInteger(v) ? String(v) : fixed4(v);
+  }
+  // A table cell holding an already formatted number (right-aligned).
+  function num(text) { return { num: text }; }
+  function figure(name, v) { return typeof v === "number" ? num(figureText(name, v)) : figureText(name, v); }
+  // A table; a cell may be a DOM node (a link) or num(text) instead of a value.
   function table(parent, head, rows, rowClass) {
     var t = el("table");
     var tr = el("tr");
@@ -63,6 +104,8 @@ var tb = (function () {
           var td = el("td");
           td.appendChild(c);
           row.appendChild(td);
+        } else if (c !== null && typeof c === "object" && "num" in c) {
+          row.appendChild(el("td", c.num, "num"));
         } else {
           row.appendChild(el("td", fmt(c), typeof c === "number" ? "num" : ""));
         }
@@ -118,12 +161,17 @@ var tb = (function () {
         flatten(value[k], Array.isArray(value) ? path + "[" + k + "]" : (path ? path + "." + k : k), rows);
       });
     } else {
-      rows.push([path, value === null ? "n/a" : value]);
+      rows.push([path, value]);
     }
     return rows;
   }
 
   var pages = {};
+
+  // What the page's times are (html_report.cpp's data.time): model time under --sim-time.
+  var basis = data.time || {};
+  var MODEL = basis.model ? "model time" : "";
+  function withModel(text) { return MODEL ? text + ", " + MODEL : text; }
 
   // --buckets: a table per item, and TTFT and E2EL p95 per bucket as a chart.
   function bucketsSection(list) {
@@ -132,16 +180,16 @@ var tb = (function () {
       var rows = spec.buckets || [];
       var name = spec.dimension === "output" ? "output" : "input";
       var range = function (b) { return b.hi === null ? b.lo + "+" : b.lo + "-" + (b.hi - 1); };
-      s.appendChild(el("h3", "By " + name + " length (tokens)"));
+      s.appendChild(el("h3", "By " + name + " length (tokens; ms" + (MODEL ? ", " + MODEL : "") + ")"));
       table(s, ["tokens", "done", "failed", "mean " + name + " tokens", "TTFT p50", "TTFT p95",
         "TPOT p50", "TPOT p95", "ITL p95", "E2EL p50", "E2EL p95"], rows.map(function (b) {
-        return [range(b), b.completed, b.failed,
-          name === "output" ? b.mean_output_tokens : b.mean_input_tokens,
-          b.ttft_ms.p50, b.ttft_ms.p95, b.tpot_ms.p50, b.tpot_ms.p95, b.itl_ms.p95,
-          b.e2el_ms.p50, b.e2el_ms.p95];
+        return [range(b), num(String(b.completed)), num(String(b.failed)),
+          num(countCell(name === "output" ? b.mean_output_tokens : b.mean_input_tokens))].concat(
+          [b.ttft_ms.p50, b.ttft_ms.p95, b.tpot_ms.p50, b.tpot_ms.p95, b.itl_ms.p95,
+            b.e2el_ms.p50, b.e2el_ms.p95].map(function (v) { return num(significant(v)); }));
       }));
       var idx = rows.map(function (b, i) { return i; });
-      chart(s, "p95 by " + name + " length bucket (ms)",
+      chart(s, "p95 by " + name + " length bucket (" + withModel("ms") + ")",
         { scales: { x: { time: false } },
           axes: [{ label: name + " tokens", splits: function () { return idx; },
             values: function (u, splits) { return splits.map(function (i) {
@@ -163,25 +211,109 @@ var tb = (function () {
       var box = el("div", null, "check");
       box.appendChild(el("h3", k.replace(/_/g, " ")));
       if (checks[k] === null) box.appendChild(el("p", "not measured in this run", "note"));
-      else table(box, ["reading", "value"], flatten(checks[k], "", []));
+      else table(box, ["reading", "value"], flatten(checks[k], "", []).map(function (r) {
+        return [r[0], figure(r[0], r[1])];
+      }));
       grid.appendChild(box);
     });
-    s.appendChild(el("p", "tokenbench.checks of summary.json; docs/METRICS.md, \"Self-checks\"", "note"));
+    s.appendChild(el("p", "tokenbench.checks of summary.json; docs/METRICS.md, \"Self-checks\"" +
+      (MODEL ? "; " + MODEL + ", except the client's own: send lag, achieved rate and client CPU, in real time" : ""), "note"));
   }
 
-  pages.run = function () {
-    var grid;
-    // Subtitle and configuration.
-    var key = {};
-    (data.key || []).forEach(function (kv) { key[kv[0]] = kv[1]; });
-    document.getElementById("subtitle").textContent =
-      [key.model_id || key.model || "", key.backend || "", key.date || ""].filter(Boolean).join(" · ");
+  // The banner over a run against serve-sim: which clock the figures are on.
+  function timeNote(parent) {
+    if (basis.model) {
+      parent.appendChild(el("p", "Model time (--sim-time): serve-sim ran " + basis.scale +
+        "x faster than the deployment it models, and every time and rate on this page (cards, " +
+        "tables, charts) is the model's: the server's part of each request times " + basis.scale +
+        ". The client's own costs are never scaled: queue time (send lag) and client CPU are " +
+        "real time.", "timebasis"));
+    } else if (basis.sim_scale && basis.sim_scale !== 1) {
+      parent.appendChild(el("p", "Real time of serve-sim running " + basis.sim_scale + "x faster " +
+        "than the deployment it models: latencies are " + basis.sim_scale + "x shorter and rates " +
+        basis.sim_scale + "x higher than the model's (--sim-time reports model time).", "timebasis"));
+    }
+  }
 
+  function cut(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" : text; }
+  // One headline card: a label with the unit, one or more formatted values (each with an id for
+  // the tests) and a note.
+  function card(parent, id, label, values, unit, note, cls) {
+    var c = el("div", null, "card" + (cls ? " " + cls : ""));
+    c.id = "card-" + id;
+    c.appendChild(el("div", unit ? label + " (" + unit + ")" : label, "label"));
+    var v = el("div", null, "value");
+    values.forEach(function (pair, i) {
+      if (i) v.appendChild(el("span", " / ", "sep"));
+      var span = el("span", pair[1]);
+      span.id = "card-" + id + "-" + pair[0];
+      v.appendChild(span);
+    });
+    c.appendChild(v);
+    if (note) c.appendChild(el("div", note, "cardnote"));
+    parent.appendChild(c);
+  }
+
+  // The headline: requests, throughputs, TTFT, TPOT and E2EL p50/p99 and the checks' verdict,
+  // each formatted as report.txt prints it.
+  function headlineCards(parent, key) {
+    var pct = data.percentiles || {};
+    var at = function (name, p) { return ((pct[name] || {}).percentiles || {})[p]; };
+    var grid = el("div", null, "cards");
+    grid.id = "cards";
+    parent.appendChild(grid);
+    card(grid, "requests", "Requests ok / failed", [["ok", figureText("completed", key.completed)],
+      ["failed", figureText("failed", key.failed)]], "", key.completed + key.failed + " measured",
+      key.failed ? "warn" : "");
+    card(grid, "request-throughput", "Request throughput",
+      [["value", fixed4(key.request_throughput)]], "req/s", MODEL);
+    card(grid, "output-throughput", "Output token throughput",
+      [["value", fixed4(key.output_throughput)]], "tok/s", MODEL);
+    [["ttft", "TTFT"], ["tpot", "TPOT"], ["e2el", "E2EL"]].forEach(function (f) {
+      card(grid, f[0], f[1] + " p50 / p99", [["p50", significant(at(f[0] + "_ms", "p50"))],
+        ["p99", significant(at(f[0] + "_ms", "p99"))]], "ms", MODEL);
+    });
+    var checks = data.checks;
+    var findings = checks ? checks.findings || [] : [];
+    var verdict = !checks ? "not checked" : findings.length ? findings.length + " finding" +
+      (findings.length === 1 ? "" : "s") : "no findings";
+    card(grid, "checks", "Checks", [["verdict", verdict]], "",
+      !checks ? "no completed request" : findings.length ? cut(findings[0], 120) : "every self-check passed",
+      !checks || findings.length ? "warn" : "ok");
+  }
+
+  // One row per distribution: count, mean, the percentiles `keys`, min and max, each formatted.
+  // When the table is wider than the page, the percentiles are split over as few tables as fit.
+  function percentileTables(parent, pct, names, keys) {
+    var box = el("div");
+    parent.appendChild(box);
+    var build = function (part) {
+      return table(box, ["figure", "count", "mean"].concat(part, ["min", "max"]), names.map(function (n) {
+        var dd = pct[n];
+        var label = basis.model && n === "queue_time_ms" ? n + " (real time)" : n;
+        return [label, num(String(dd.count))].concat([dd.mean].concat(part.map(function (p) {
+          return (dd.percentiles || {})[p];
+        }), [dd.min, dd.max]).map(function (v) { return num(figureText(n, v)); }));
+      }));
+    };
+    for (var parts = 1; parts <= Math.max(1, keys.length); parts++) {
+      var size = Math.max(1, Math.ceil(keys.length / parts)), built = [], i = 0;
+      do {
+        built.push(build(keys.slice(i, i + size)));
+        i += size;
+      } while (i < keys.length);
+      var fits = built.every(function (t) { return t.offsetWidth <= box.clientWidth; });
+      if (fits || size === 1) return;
+      built.forEach(function (t) { box.removeChild(t); });
+    }
+  }
+
+  // The summary: the headline cards, the warnings, then the percentile table; summary.json's
+  // top-level figures and report.txt folded below.
+  function summarySection(key) {
     var s = section("summary", "Summary");
-    var keyBox = el("details");
-    keyBox.appendChild(el("summary", "Key figures (summary.json)"));
-    table(keyBox, ["figure", "value"], (data.key || []).map(function (kv) { return [kv[0], kv[1]]; }));
-    s.appendChild(keyBox);
+    timeNote(s);
+    headlineCards(s, key);
     (data.warnings || []).forEach(function (w) { s.appendChild(el("p", "warning: " + w, "finding")); });
     var pct = data.percentiles || {};
     var pnames = [];
@@ -190,21 +322,36 @@ var tb = (function () {
         if (pnames.indexOf(p) < 0) pnames.push(p);
       });
     });
-    var prow = Object.keys(pct).filter(function (n) { return pct[n].count; }).map(function (n) {
-      var dd = pct[n];
-      return [n, dd.count, dd.mean, dd.median].concat(pnames.map(function (p) {
-        return (dd.percentiles || {})[p];
-      }), [dd.min, dd.max]);
-    });
-    if (prow.length) {
-      s.appendChild(el("h3", "Percentiles (summary.json tokenbench.distributions)"));
-      table(s, ["figure", "count", "mean", "median"].concat(pnames, ["min", "max"]), prow);
+    var names = Object.keys(pct).filter(function (n) { return pct[n].count; });
+    if (names.length) {
+      s.appendChild(el("h3", "Percentiles (summary.json tokenbench.distributions" +
+        (MODEL ? "; " + MODEL + ", queue time real" : "") + ")"));
+      percentileTables(s, pct, names, pnames);
+      s.appendChild(el("p", "ms: at least two decimals and three significant digits; tok/s " +
+        "with four decimals; tokens whole or with two decimals (as report.txt); the median is p50",
+        "note"));
     }
+    var keyBox = el("details");
+    keyBox.appendChild(el("summary", "All top-level figures (summary.json)"));
+    table(keyBox, ["figure", "value"], (data.key || []).map(function (kv) {
+      return [kv[0], figure(kv[0], kv[1])];
+    }));
+    s.appendChild(keyBox);
     var d = el("details");
     d.appendChild(el("summary", "Console report (report.txt): summary and percentile tables"));
     d.appendChild(el("pre", data.console || ""));
     s.appendChild(d);
+  }
 
+  pages.run = function () {
+    var s, grid;
+    // Subtitle and configuration.
+    var key = {};
+    (data.key || []).forEach(function (kv) { key[kv[0]] = kv[1]; });
+    document.getElementById("subtitle").textContent =
+      [key.model_id || key.model || "", key.backend || "", key.date || ""].filter(Boolean).join(" · ");
+
+    summarySection(key);
     if ((data.buckets || []).length) bucketsSection(data.buckets);
 
     configSection(data.config_yaml, "config.yaml, as the run used it (secret headers redacted)");
@@ -228,8 +375,8 @@ var tb = (function () {
         mids.push(log ? Math.sqrt(dist.edges[i] * dist.edges[i + 1]) : (dist.edges[i] + dist.edges[i + 1]) / 2);
         counts.push(dist.counts[i]);
       }
-      chart(grid, name + " histogram (" + dist.n + " values, " + dist.unit + (log ? ", log x" : "") + ")",
-        { scales: { x: xs }, axes: [{ label: name + " (" + dist.unit + ")" }, { label: "count" }],
+      chart(grid, name + " histogram (" + dist.n + " values, " + withModel(dist.unit) + (log ? ", log x" : "") + ")",
+        { scales: { x: xs }, axes: [{ label: name + " (" + withModel(dist.unit) + ")" }, { label: "count" }],
           series: [{}, lineSeries("count", COLORS.line, { fill: "rgba(29,78,137,0.25)",
             paths: uPlot.paths.stepped({ align: 1 }) })] },
         [mids, counts]);
@@ -237,9 +384,9 @@ var tb = (function () {
       for (var j = 0; j < dist.cdf_x.length; j++) {
         if (!log || dist.cdf_x[j] > 0) { cx.push(dist.cdf_x[j]); cy.push(dist.cdf_y[j]); }
       }
-      chart(grid, name + " CDF" + (log ? " (log x)" : ""),
+      chart(grid, name + " CDF (" + withModel(dist.unit) + (log ? ", log x" : "") + ")",
         { scales: { x: xs, y: { range: [0, 1] } },
-          axes: [{ label: name + " (" + dist.unit + ")" }, { label: "fraction ≤ x" }],
+          axes: [{ label: name + " (" + withModel(dist.unit) + ")" }, { label: "fraction ≤ x" }],
           series: [{}, lineSeries("fraction", COLORS.line2)] },
         [cx, cy], dist.cdf_sampled ? "CDF sampled at " + dist.cdf_x.length + " of " + dist.n + " values, evenly by rank" : null);
     });
@@ -255,9 +402,9 @@ var tb = (function () {
         errDone.push(ok ? null : tl.done[r]);
       }
       var pts = pointSeries;
-      chart(s, "Scheduled, sent, first token and done per request (s since the first stamp)",
+      chart(s, "Scheduled, sent, first token and done per request (" + withModel("s since the first stamp") + ")",
         { width: 1260, height: 340, scales: { x: { time: false } },
-          axes: [{ label: "request (in schedule order)" }, { label: "seconds" }],
+          axes: [{ label: "request (in schedule order)" }, { label: withModel("seconds") }],
           series: [{}, pts("scheduled", COLORS.scheduled, 2), pts("sent", COLORS.sent, 2),
             pts("first token", COLORS.first_token, 2), pts("done (ok)", COLORS.ok, 3),
             pts("done (error)", COLORS.error, 4)] },
@@ -274,14 +421,15 @@ var tb = (function () {
     if (se.t && se.t.length) {
       grid = el("div", null, "charts");
       s.appendChild(grid);
-      var binNote = "bins of " + se.bin_s + " s";
+      var binNote = "bins of " + se.bin_s + " s" + (MODEL ? " of " + MODEL : "");
       var tx = { scales: { x: { time: false } } };
-      var mk = function (title, label, values, color) {
-        chart(grid, title, { scales: tx.scales, axes: [{ label: "seconds" }, { label: label }],
-          series: [{}, lineSeries(label, color)] }, [se.t, values], binNote);
+      var mk = function (title, label, values, color, extra) {
+        chart(grid, title, { scales: tx.scales, axes: [{ label: withModel("seconds") }, { label: label }],
+          series: [{}, lineSeries(label, color, extra)] }, [se.t, values], binNote);
       };
-      mk("Output tokens/s", "tok/s", se.output_tok_s, COLORS.line);
-      mk("Requests in flight", "in flight", se.in_flight, COLORS.line3);
+      mk("Output tokens/s" + (MODEL ? " (" + MODEL + ")" : ""), "tok/s", se.output_tok_s, COLORS.line);
+      mk("Requests in flight (the most at once in each bin)", "in flight", se.in_flight, COLORS.line3,
+        { paths: uPlot.paths.stepped({ align: 1 }) });
       mk("Completed requests per bin", "completed", se.completed, COLORS.ok);
       mk("Errors per bin", "errors", se.errors, COLORS.error);
     }
@@ -291,7 +439,7 @@ var tb = (function () {
     var errs = data.errors || [];
     if (errs.length) {
       table(s, ["class", "HTTP status", "count", "example message"], errs.map(function (e) {
-        return [e["class"], e.status || "", e.count, e.example];
+        return [e["class"], e.status || "", num(String(e.count)), e.example];
       }));
     } else {
       s.appendChild(el("p", "no failed requests"));
@@ -320,7 +468,7 @@ var tb = (function () {
           }
         });
         if (cols.length < 2 || !src.t.length) return;
-        chart(grid, title, { scales: { x: { time: false } }, axes: [{ label: "seconds" }, {}], series: series },
+        chart(grid, title, { scales: { x: { time: false } }, axes: [{ label: withModel("seconds") }, {}], series: series },
           cols, src.sampled ? "evenly sampled to " + src.t.length + " points" : null);
       };
       if (tel.server) {
@@ -350,12 +498,36 @@ var tb = (function () {
     for (var i = 3; i < px.length; i += 4) if (px[i] !== 0) return true;
     return false;
   }
+  // The page's layout, for tests: where the headline cards end as the page opens ("" when there
+  // are none or they are hidden); then, every <details> opened, the document's scrollWidth, the
+  // window's width, and the sections (or tables) wider than their room, which would scroll
+  // sideways.
+  function measureWidths() {
+    var cards = document.getElementById("cards");
+    var rect = cards ? cards.getBoundingClientRect() : null;
+    selfcheck.setAttribute("data-cards-bottom", rect && rect.height > 0 ? String(Math.round(rect.bottom)) : "");
+    var closed = Array.prototype.filter.call(document.querySelectorAll("details"),
+      function (d) { return !d.open; });
+    closed.forEach(function (d) { d.open = true; });
+    var wide = [];
+    Array.prototype.forEach.call(document.querySelectorAll("section"), function (sec) {
+      if (sec.scrollWidth > sec.clientWidth) wide.push(sec.id);
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("table"), function (t, i) {
+      if (t.offsetWidth > t.parentNode.clientWidth) wide.push("table " + i);
+    });
+    selfcheck.setAttribute("data-scroll-width", String(document.documentElement.scrollWidth));
+    selfcheck.setAttribute("data-window-width", String(window.innerWidth));
+    selfcheck.setAttribute("data-too-wide", wide.join(" "));
+    closed.forEach(function (d) { d.open = false; });
+  }
   function finish() {
     selfcheck.setAttribute("data-build-ms", String(Math.round(performance.now() - started)));
     setTimeout(function () {
       var drawn = 0;
       charts.forEach(function (u) { if (canvasDrawn(u)) drawn++; });
       selfcheck.setAttribute("data-charts", String(charts.length));
+      measureWidths();
       selfcheck.setAttribute("data-charts-drawn", String(drawn));
       // What the page's Content-Security-Policy blocked (the template's first script keeps it).
       (window.tbBlocked || []).forEach(function (b) { errors.push("blocked by the page's policy: " + b); });
