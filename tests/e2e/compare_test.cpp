@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -145,6 +146,17 @@ TEST_F(CompareEndToEnd, RunsOfAnotherWorkloadAreRefused) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+
+  // A directory without config.yaml cannot be checked: a warning, and the comparison goes on.
+  const std::string unchecked = make_temp_dir("unchecked") + "/short";
+  std::filesystem::copy(short_, unchecked);
+  std::filesystem::remove(unchecked + "/config.yaml");
+  const auto warned = compare({base_, unchecked});
+  EXPECT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_NE(warned.err.find("warning: cannot check that " + base_ + " and " + unchecked +
+                            " measured the same workload: " + unchecked + " has no config.yaml"),
+            std::string::npos)
+      << warned.err;
 
   const auto allowed = compare({base_, short_, "--allow-different"});
   EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;

@@ -170,19 +170,6 @@ const FigureComparison* Comparison::find(std::string_view name) const {
   return nullptr;
 }
 
-namespace {
-
-// True when each run has at least kMinTailValues values beyond the figure's percentile.
-bool enough_tail(const FigureDef& def, const Prepared& base, const Prepared& next) {
-  if (def.p == kMean || def.source == Source::kErrorRate) return true;
-  const auto field = static_cast<std::size_t>(def.source);
-  const double count = static_cast<double>(
-      std::min(base.fields[field].values.size(), next.fields[field].values.size()));
-  return count * std::min(def.p, 100.0 - def.p) / 100.0 >= kMinTailValues;
-}
-
-}  // namespace
-
 int figures_with_interval() { return static_cast<int>(kFigures.size()); }
 
 bool Comparison::regressed() const {
@@ -194,6 +181,15 @@ bool Comparison::unjudged() const {
 }
 
 namespace {
+
+// True when each run has at least kMinTailValues values beyond the figure's percentile.
+bool enough_tail(const FigureDef& def, const Prepared& base, const Prepared& next) {
+  if (def.p == kMean || def.source == Source::kErrorRate) return true;
+  const auto field = static_cast<std::size_t>(def.source);
+  const double count = static_cast<double>(
+      std::min(base.fields[field].values.size(), next.fields[field].values.size()));
+  return count * std::min(def.p, 100.0 - def.p) / 100.0 >= kMinTailValues;
+}
 
 // The bootstrap interval of the delta: the replicates' tails cut off at `tail` percent each.
 // A CI needs the statistic in most resamples; one undefined in many of them (a figure defined for
