@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../metrics/test_records.h"
+#include "tokenbench/experiment/compare_bootstrap.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/records_io.h"
 
@@ -48,6 +49,7 @@ RunSample lognormal_run(std::uint64_t seed, int n, double scale = 1.0, double si
   }
   run.request_throughput = 40.0 / scale;
   run.output_throughput = 40.0 * kOutputTokens / scale;
+  run.total_token_throughput = 40.0 * (32 + kOutputTokens) / scale;
   return run;
 }
 
@@ -66,17 +68,33 @@ const FigureComparison& figure(const Comparison& c, std::string_view name) {
 TEST(CompareTest, FiguresAreTheSummaryKeysWithDirections) {
   std::vector<std::string> names;
   for (const FigureSpec& f : compared_figures()) names.emplace_back(f.name);
-  const std::vector<std::string> expected{
-      "mean_ttft_ms", "p50_ttft_ms",        "p95_ttft_ms",      "p99_ttft_ms", "mean_tpot_ms",
-      "p50_tpot_ms",  "p95_tpot_ms",        "mean_itl_ms",      "p50_itl_ms",  "p95_itl_ms",
-      "mean_e2el_ms", "p50_e2el_ms",        "p95_e2el_ms",      "p99_e2el_ms", "p50_decode_tps",
-      "error_rate",   "request_throughput", "output_throughput"};
+  const std::vector<std::string> expected{"mean_ttft_ms",
+                                          "p50_ttft_ms",
+                                          "p95_ttft_ms",
+                                          "p99_ttft_ms",
+                                          "mean_tpot_ms",
+                                          "p50_tpot_ms",
+                                          "p95_tpot_ms",
+                                          "mean_itl_ms",
+                                          "p50_itl_ms",
+                                          "p95_itl_ms",
+                                          "mean_e2el_ms",
+                                          "p50_e2el_ms",
+                                          "p95_e2el_ms",
+                                          "p99_e2el_ms",
+                                          "p50_decode_tps",
+                                          "error_rate",
+                                          "request_throughput",
+                                          "output_throughput",
+                                          "total_token_throughput",
+                                          "request_goodput"};
   EXPECT_EQ(names, expected);
   for (const FigureSpec& f : compared_figures()) {
-    const bool rate = f.name.find("throughput") != std::string_view::npos ||
-                      f.name.find("tps") != std::string_view::npos;
+    const bool run_level = f.name.find("throughput") != std::string_view::npos ||
+                           f.name.find("goodput") != std::string_view::npos;
+    const bool rate = run_level || f.name.find("tps") != std::string_view::npos;
     EXPECT_EQ(f.direction, rate ? Direction::kHigherIsBetter : Direction::kLowerIsBetter) << f.name;
-    EXPECT_EQ(f.per_request, f.name.find("throughput") == std::string_view::npos) << f.name;
+    EXPECT_EQ(f.per_request, !run_level) << f.name;
   }
 }
 
@@ -100,14 +118,26 @@ TEST(CompareTest, IdenticalSamplesShowNoChange) {
   const Comparison c = compare_runs(run, run, fast_options());
   ASSERT_EQ(c.figures.size(), compared_figures().size());
   for (const FigureComparison& f : c.figures) {
+    if (f.name == "request_goodput") {  // no --goodput: undefined
+      EXPECT_EQ(f.verdict, Verdict::kNotApplicable) << f.name;
+      EXPECT_FALSE(is_defined(f.delta)) << f.name;
+      EXPECT_FALSE(is_defined(f.ci_low)) << f.name;
+      continue;
+    }
     EXPECT_EQ(f.delta, 0.0) << f.name;
     EXPECT_EQ(f.delta_pct, 0.0) << f.name;
-    // Run-level figures get no interval, nor does a p99 of 200 requests (2 values beyond it,
-    // under kMinTailValues).
-    if (f.name.find("throughput") != std::string::npos || f.name.rfind("p99_", 0) == 0) {
-      EXPECT_EQ(f.verdict, Verdict::kNotApplicable) << f.name;
-      EXPECT_FALSE(is_defined(f.ci_low)) << f.name;
+    if (f.name.rfind("p99_", 0) == 0) {
+      // A p99 of 200 requests has 2 values beyond it, too few for the bootstrap: its
+      // order-statistic interval has no upper bound in either run, so it holds everything.
+      EXPECT_EQ(f.interval, IntervalMethod::kOrderStatistics) << f.name;
+      EXPECT_EQ(f.verdict, Verdict::kNoChange) << f.name;
+      EXPECT_TRUE(std::isinf(f.ci_low) && f.ci_low < 0) << f.name;
+      EXPECT_TRUE(std::isinf(f.ci_high) && f.ci_high > 0) << f.name;
     } else {
+      EXPECT_EQ(f.interval, f.name.find("throughput") != std::string::npos
+                                ? IntervalMethod::kWindowBootstrap
+                                : IntervalMethod::kBlockBootstrap)
+          << f.name;
       EXPECT_EQ(f.verdict, Verdict::kNoChange) << f.name;
       EXPECT_LE(f.ci_low, 0.0) << f.name;
       EXPECT_GE(f.ci_high, 0.0) << f.name;
@@ -134,7 +164,6 @@ TEST(CompareTest, PlantedSlowdownIsWorse) {
   EXPECT_EQ(figure(c, "p50_decode_tps").verdict, Verdict::kWorse);
   EXPECT_NEAR(figure(c, "p50_decode_tps").delta_pct, 100.0 * (1 / 1.15 - 1), 0.1);
   EXPECT_EQ(figure(c, "error_rate").verdict, Verdict::kNoChange);
-  EXPECT_EQ(figure(c, "request_throughput").verdict, Verdict::kNotApplicable);
   EXPECT_NEAR(figure(c, "request_throughput").delta_pct, 100.0 * (1 / 1.15 - 1), 1e-9);
   const std::string line = overall_verdict_line(c);
   EXPECT_EQ(line.rfind("run-3 vs run-3: worse in mean_ttft_ms (+15.0%, CI +", 0), 0u) << line;
@@ -233,10 +262,13 @@ TEST(CompareTest, SamplesOfOneDistributionRarelyDiffer) {
 
 TEST(CompareTest, BlockBootstrapWidensTheIntervalForCorrelatedRequests) {
   // The same TTFT values in two orders: drifting in runs of 20 consecutive requests (as a server
-  // batch makes them) and shuffled. Blocks keep the runs together, so the interval is wider.
+  // batch makes them), each run slow or not at random, and shuffled. Blocks keep the runs
+  // together, so the interval is wider.
   RunSample drifting = lognormal_run(30, 400, 1.0, 0.05);
+  std::mt19937_64 coin(3);
+  core::Nanos shift = 0;
   for (std::size_t i = 0; i < drifting.records.size(); ++i) {
-    const core::Nanos shift = static_cast<core::Nanos>((i / 20) % 2 == 0 ? 0 : 40 * kMs);
+    if (i % 20 == 0) shift = static_cast<core::Nanos>(coin() % 2 == 0 ? 0 : 40 * kMs);
     for (auto& chunk : drifting.records[i].chunks) chunk.t += shift;
     drifting.records[i].first_token += shift;
     drifting.records[i].last_token += shift;
@@ -324,7 +356,7 @@ TEST(CompareTest, GateParserAcceptsPercentagesWithOrWithoutSign) {
 TEST(CompareTest, GateParserRejectsUnknownFiguresAndBadMargins) {
   for (const char* bad : {"p95_latency:5%", "p95_ttft_ms", "p95_ttft_ms:", "p95_ttft_ms:abc",
                           "p95_ttft_ms:-1", "p95_ttft_ms:inf", "p95_ttft_ms:nan", "p95_ttft_ms:5%%",
-                          "request_throughput:5%", "p95_ttft_ms:5,p95_ttft_ms:6", ",", ""}) {
+                          "p95_ttft_ms:5,p95_ttft_ms:6", ",", ""}) {
     EXPECT_THROW(parse_regression_gates({bad}), std::invalid_argument) << bad;
   }
   try {
@@ -337,7 +369,9 @@ TEST(CompareTest, GateParserRejectsUnknownFiguresAndBadMargins) {
     EXPECT_EQ(what.find('\n'), std::string::npos);
   }
   EXPECT_NE(gateable_figure_names().find("p95_ttft_ms, p99_ttft_ms"), std::string::npos);
-  EXPECT_EQ(gateable_figure_names().find("request_throughput"), std::string::npos);
+  // Run-level rates have an interval now, so they can be gated too.
+  EXPECT_NE(gateable_figure_names().find("request_throughput"), std::string::npos);
+  EXPECT_EQ(parse_regression_gates({"request_goodput:5%"})[0].figure, "request_goodput");
 }
 
 TEST(CompareTest, GateFailsOnlyWhenTheConservativeBoundExceedsTheMargin) {
@@ -377,9 +411,9 @@ TEST(CompareTest, RenderedTableAndJson) {
   for (const char* needle :
        {"BASE run-70 (200 measured, 0 failed)", "| figure", "BASE |", "delta % |",
         "95% CI of delta % |", "| verdict", "| p95_ttft_ms", "+15.0%", "worse", "| n/a",
-        "2000 resamples, seed 0), 95% for all 16 figures together", "under 2% are ~",
-        "gate p95_ttft_ms:5%: FAILED", "gate p50_decode_tps:50%: passed: worse, but",
-        "run-70 vs run-70: worse in"}) {
+        "CI 95% for all 20 figures together (each at 99.75%)", "2000 resamples, seed 0",
+        "30 time windows", "under 2% are ~", "%*", "gate p95_ttft_ms:5%: FAILED",
+        "gate p50_decode_tps:50%: passed: worse, but", "run-70 vs run-70: worse in"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
   }
   const nlohmann::json j = comparison_to_json({c}, options);
@@ -395,17 +429,25 @@ TEST(CompareTest, RenderedTableAndJson) {
   ASSERT_EQ(cmp["figures"].size(), compared_figures().size());
   const auto& p95 = cmp["figures"][2];
   for (const char* key : {"name", "direction", "base", "new", "delta", "delta_pct", "ci_low",
-                          "ci_high", "ci_low_pct", "ci_high_pct", "verdict"}) {
+                          "ci_high", "ci_low_pct", "ci_high_pct", "interval", "verdict"}) {
     EXPECT_TRUE(p95.contains(key)) << key;
   }
   EXPECT_EQ(p95["name"], "p95_ttft_ms");
   EXPECT_EQ(p95["direction"], "lower_is_better");
   EXPECT_EQ(p95["verdict"], "worse");
-  EXPECT_TRUE(cmp["figures"][16]["ci_low"].is_null());  // request_throughput: no CI
-  EXPECT_EQ(cmp["figures"][16]["verdict"], "n/a");
+  EXPECT_EQ(p95["interval"], "block bootstrap");
+  EXPECT_EQ(cmp["figures"][3]["interval"], "order statistics");  // p99 of 200
+  EXPECT_EQ(cmp["figures"][3]["ci_high"], "inf");
+  EXPECT_EQ(cmp["figures"][16]["interval"], "window bootstrap");  // request_throughput
+  EXPECT_TRUE(cmp["figures"][16]["ci_low"].is_number());
+  EXPECT_TRUE(cmp["figures"][19]["interval"].is_null());  // request_goodput: no --goodput
+  EXPECT_EQ(cmp["figures"][19]["verdict"], "n/a");
   ASSERT_EQ(cmp["regressions"].size(), 1u);
   EXPECT_EQ(cmp["regressions"][0]["figure"], "p95_ttft_ms");
   EXPECT_EQ(cmp["gates"].size(), 2u);
+  EXPECT_EQ(cmp["gates"][0]["judged"], true);
+  EXPECT_TRUE(cmp["unjudged"].empty());
+  EXPECT_TRUE(cmp["config_differences"].empty());
 }
 
 TEST(CompareTest, RejectsOptionsOutOfRange) {
@@ -422,6 +464,218 @@ TEST(CompareTest, RejectsOptionsOutOfRange) {
   EXPECT_DOUBLE_EQ(parse_percentage("2%", "x"), 0.02);
   EXPECT_DOUBLE_EQ(parse_percentage("0.5", "x"), 0.005);
   EXPECT_THROW(parse_percentage("two", "x"), std::invalid_argument);
+}
+
+TEST(CompareTest, TailPercentileOfASmallRunIsJudgedByOrderStatistics) {
+  // 170 requests: 8.5 TTFTs beyond the p95, too few for the bootstrap (kMinTailValues), but
+  // enough for a distribution-free bound at the figure's level (0.95^170 <= 0.05 / 20 / 4). A
+  // doubled TTFT separates the two runs' intervals; equal runs keep them overlapping.
+  const RunSample base = lognormal_run(8, 170, 1.0, 0.1);
+  const Comparison slow = compare_runs(base, lognormal_run(8, 170, 2.0, 0.1), fast_options());
+  const FigureComparison& p95 = figure(slow, "p95_ttft_ms");
+  EXPECT_EQ(p95.interval, IntervalMethod::kOrderStatistics);
+  EXPECT_EQ(p95.verdict, Verdict::kWorse);
+  EXPECT_GT(p95.ci_low, 0.0);
+  EXPECT_LT(p95.ci_low_pct, 100.0);
+  EXPECT_GT(p95.ci_high_pct, 100.0);
+  const Comparison same = compare_runs(base, base, fast_options());
+  EXPECT_EQ(figure(same, "p95_ttft_ms").verdict, Verdict::kNoChange);
+  EXPECT_LT(figure(same, "p95_ttft_ms").ci_low, 0.0);
+  // Pooled ITL has thousands of gaps here, so its p95 keeps the bootstrap.
+  EXPECT_EQ(figure(same, "p95_itl_ms").interval, IntervalMethod::kBlockBootstrap);
+}
+
+TEST(CompareTest, GateThatCannotBeBoundedIsNotJudged) {
+  // p99 of 300 requests: no order statistic bounds BASE's p99 from above at the figure's level
+  // (0.99^300 = 0.049), so no slowdown could fail a p99 gate: it is not judged.
+  Comparison few = compare_runs(lognormal_run(9, 300, 1.0, 0.1), lognormal_run(9, 300, 2.0, 0.1),
+                                fast_options());
+  apply_gates(few, parse_regression_gates({"p99_ttft_ms:5%", "p50_ttft_ms:5%"}));
+  EXPECT_FALSE(few.gates[0].judged);
+  EXPECT_FALSE(few.gates[0].failed);
+  EXPECT_TRUE(few.gates[1].judged);
+  EXPECT_TRUE(few.gates[1].failed);
+  EXPECT_TRUE(few.unjudged());
+  EXPECT_NE(render_comparison(few, fast_options()).find("gate p99_ttft_ms:5%: NOT JUDGED"),
+            std::string::npos);
+  const auto json = comparison_to_json({few}, fast_options());
+  ASSERT_EQ(json["comparisons"][0]["unjudged"].size(), 1u);
+  EXPECT_EQ(json["comparisons"][0]["unjudged"][0]["figure"], "p99_ttft_ms");
+  // 800 requests: still too few for the bootstrap of a p99 (8 values beyond it), but BASE's
+  // maximum bounds its p99 (0.99^800 = 0.0003), so the doubling fails the gate.
+  Comparison more = compare_runs(lognormal_run(9, 800, 1.0, 0.1), lognormal_run(9, 800, 2.0, 0.1),
+                                 fast_options());
+  apply_gates(more, parse_regression_gates({"p99_ttft_ms:5%"}));
+  EXPECT_EQ(figure(more, "p99_ttft_ms").interval, IntervalMethod::kOrderStatistics);
+  EXPECT_TRUE(more.gates[0].judged);
+  EXPECT_TRUE(more.gates[0].failed);
+  EXPECT_FALSE(more.unjudged());
+}
+
+/// `run` with every request sent `factor` times later (its own timing kept): the same requests
+/// at a rate `factor` times lower, with the run-level figures recomputed.
+RunSample slower_arrivals(RunSample run, double factor) {
+  for (core::RequestRecord& r : run.records) {
+    const auto shift = static_cast<core::Nanos>((factor - 1.0) * static_cast<double>(r.sent));
+    for (core::Nanos* t :
+         {&r.scheduled, &r.sent, &r.headers, &r.first_token, &r.last_token, &r.done}) {
+      *t += shift;
+    }
+    for (auto& chunk : r.chunks) chunk.t += shift;
+  }
+  const metrics::Summary s = metrics::summarize(run.records, metrics::SummaryOptions{});
+  run.request_throughput = s.request_throughput;
+  run.output_throughput = s.output_throughput;
+  run.total_token_throughput = s.total_token_throughput;
+  return run;
+}
+
+TEST(CompareTest, ThroughputsGetAnIntervalFromTimeWindowsAndCanBeGated) {
+  const RunSample base = slower_arrivals(lognormal_run(12, 400), 1.0);
+  const RunSample slow = slower_arrivals(lognormal_run(13, 400), 1.25);
+  Comparison c = compare_runs(base, slow, fast_options());
+  for (const char* name : {"request_throughput", "output_throughput", "total_token_throughput"}) {
+    const FigureComparison& f = figure(c, name);
+    EXPECT_EQ(f.interval, IntervalMethod::kWindowBootstrap) << name;
+    EXPECT_EQ(f.verdict, Verdict::kWorse) << name;
+    EXPECT_NEAR(f.delta_pct, -20.0, 0.5) << name;
+    EXPECT_LT(f.ci_low_pct, -20.0) << name;
+    EXPECT_GT(f.ci_high_pct, -20.0) << name;
+  }
+  apply_gates(c, parse_regression_gates({"request_throughput:5%"}));
+  EXPECT_TRUE(c.gates[0].judged);
+  EXPECT_TRUE(c.regressed());
+  EXPECT_DOUBLE_EQ(c.gates[0].bound_pct, -figure(c, "request_throughput").ci_high_pct);
+
+  const Comparison same =
+      compare_runs(base, slower_arrivals(lognormal_run(14, 400), 1.0), fast_options());
+  EXPECT_EQ(figure(same, "request_throughput").verdict, Verdict::kNoChange);
+  EXPECT_LT(figure(same, "request_throughput").ci_low, 0.0);
+  EXPECT_GT(figure(same, "request_throughput").ci_high, 0.0);
+}
+
+/// n requests of kOutputTokens tokens whose gaps are all one lognormal draw per request
+/// (`clustered`) or each its own draw: the same spread of gaps, but a request's gaps move
+/// together in the first.
+RunSample itl_run(std::uint64_t seed, int n, bool clustered) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> gap(std::log(10.0), 0.5);
+  RunSample run;
+  run.dir = "itl";
+  for (int i = 0; i < n; ++i) {
+    const double sent = 25.0 * i;
+    double t = sent + 50.0;
+    const double shared = gap(rng);
+    std::vector<std::pair<double, int>> chunks;
+    for (int k = 0; k < kOutputTokens; ++k) {
+      if (k > 0) t += clustered ? shared : gap(rng);
+      chunks.emplace_back(t, 1);
+    }
+    run.records.push_back(test_records::streamed_record(static_cast<std::uint64_t>(i), sent, sent,
+                                                        chunks, t + 1, 32));
+  }
+  return run;
+}
+
+TEST(CompareTest, PooledItlResamplesWholeRequests) {
+  // Pooled ITL is resampled by request (a cluster bootstrap): when a request's 15 gaps are one
+  // value, the run holds 300 independent values, not 4500, and the interval of the mean is
+  // about sqrt(15) = 3.9 times wider than for independent gaps. Resampling gaps one by one
+  // would make the two widths equal.
+  const auto width = [](const RunSample& run) {
+    const Comparison c = compare_runs(run, run, fast_options());
+    return figure(c, "mean_itl_ms").ci_high - figure(c, "mean_itl_ms").ci_low;
+  };
+  const double clustered = width(itl_run(15, 300, true));
+  const double independent = width(itl_run(15, 300, false));
+  EXPECT_GT(clustered, 2.5 * independent);
+  EXPECT_LT(clustered, 6.0 * independent);
+}
+
+TEST(CompareTest, BlocksLengthenWithLongRangeCorrelation) {
+  // 400 requests: ceil(sqrt(400)) = 20 for independent requests; stretches of 50 slow and 50
+  // fast requests (a busy stretch of the machine) call for longer blocks.
+  const RunSample steady = lognormal_run(16, 400, 1.0, 0.1);
+  EXPECT_EQ(compare_internal::request_block_length(compare_internal::prepare(steady)), 20u);
+  RunSample stretches = steady;
+  for (std::size_t i = 0; i < stretches.records.size(); ++i) {
+    if ((i / 50) % 2 == 0) continue;
+    core::RequestRecord& r = stretches.records[i];
+    const core::Nanos shift = 20 * kMs;
+    for (auto& chunk : r.chunks) chunk.t += shift;
+    r.first_token += shift;
+    r.last_token += shift;
+    r.done += shift;
+  }
+  const std::size_t block =
+      compare_internal::request_block_length(compare_internal::prepare(stretches));
+  EXPECT_GT(block, 25u);
+  EXPECT_LE(block, 60u);  // capped at 3 sqrt(n)
+}
+
+TEST(CompareTest, RetriedAttemptsAndTheStreamCheckSampleCountAsInTheSummary) {
+  // An attempt that a retry replaced is not a measured request, and a --nonstream-sample reply
+  // is in no latency distribution: compare's BASE column is summary.json's.
+  RunSample run = lognormal_run(17, 100);
+  core::RequestRecord attempt =
+      test_records::failed_record(1000, 0.5, 3.0, core::ErrorClass::kHttp5xx, 503, "busy");
+  attempt.phase = core::Phase::kMeasure;
+  attempt.retried = true;
+  run.records.insert(run.records.begin() + 1, attempt);
+  core::RequestRecord& whole = run.records[10];
+  whole.nonstream_sample = true;
+  whole.streamed = false;
+  whole.chunks.clear();
+  whole.first_token = whole.last_token = core::kNever;
+  whole.done += 400 * kMs;  // far slower: it would move the mean E2EL
+  const metrics::Summary s = metrics::summarize(run.records, metrics::SummaryOptions{});
+  const Comparison c = compare_runs(run, run, fast_options());
+  EXPECT_EQ(c.base_measured, s.measured);
+  EXPECT_EQ(c.base_failed, 0);
+  EXPECT_DOUBLE_EQ(figure(c, "error_rate").base, 0.0);
+  EXPECT_DOUBLE_EQ(figure(c, "mean_e2el_ms").base, s.e2el_ms.mean);
+  EXPECT_DOUBLE_EQ(figure(c, "p50_ttft_ms").base, s.ttft_ms.median);
+}
+
+TEST(CompareTest, ConfigDifferencesNameTheSettingsThatChangeTheMeasurement) {
+  core::RunConfig a;
+  a.model = "m1";
+  a.max_concurrency = 8;
+  a.output_len = 128;
+  a.output_dir = "results/a";
+  a.started_at = "2026-01-01T00:00:00Z";
+  EXPECT_TRUE(config_differences(a, a).empty());
+  core::RunConfig b = a;
+  b.output_dir = "results/b";  // where results go, when, how they are shown: not compared
+  b.started_at = "2026-01-02T00:00:00Z";
+  b.percentiles = {50, 99.9};
+  b.console_style = "compact";
+  b.labels = {"gpu=h100"};
+  EXPECT_TRUE(config_differences(a, b).empty());
+  b.seed = 7;  // a repeat with other random draws: listed, tolerated
+  std::vector<ConfigDifference> d = config_differences(a, b);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].field, "load.seed");
+  EXPECT_TRUE(d[0].tolerated);
+  EXPECT_EQ(describe_refused(d), "");
+  b.model = "m2";
+  b.max_concurrency = 16;
+  b.output_len = 16;
+  b.extra_body = R"({"temperature": 0.7})";
+  b.sim_time_scale = 10;
+  d = config_differences(a, b);
+  EXPECT_EQ(describe_refused(d),
+            "target.model (m1 -> m2), target.extra_body ( -> {\"temperature\": 0.7}), "
+            "load.max_concurrency (8 -> 16), workload.output_len (128 -> 16), "
+            "metrics.sim_time_scale (1 -> 10)");
+  // A key written only for some configurations (a dataset's own settings) shows as absent.
+  b = a;
+  b.dataset = "sonnet";
+  d = config_differences(a, b);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[1].field, "workload.sonnet_prefix_len");
+  EXPECT_EQ(d[1].base, "(absent)");
+  EXPECT_EQ(d[1].next, "200");
 }
 
 class CompareLoadTest : public ::testing::Test {
@@ -462,6 +716,42 @@ TEST_F(CompareLoadTest, ReadsMeasurePhaseInSendOrder) {
   const RunSample with_summary = load_run_sample(dir_);
   EXPECT_DOUBLE_EQ(with_summary.request_throughput, 12.5);
   EXPECT_FALSE(is_defined(with_summary.output_throughput));
+}
+
+TEST_F(CompareLoadTest, ReadsConfigAndItsGoodputObjectives) {
+  const RunSample run = lognormal_run(92, 200);
+  std::string lines;
+  for (const auto& r : run.records) lines += report::record_to_jsonl_line(r);
+  write("requests.jsonl", lines);
+  core::RunConfig config;
+  config.model = "m";
+  config.goodput = {"e2el:250"};
+  write("config.yaml", core::to_yaml(config));
+  RunSample loaded = load_run_sample(dir_);
+  ASSERT_TRUE(loaded.config.has_value());
+  EXPECT_EQ(loaded.config->model, "m");
+  ASSERT_TRUE(loaded.goodput.e2el_ms.has_value());
+  EXPECT_EQ(*loaded.goodput.e2el_ms, 250.0);
+  // No summary.json: request_goodput comes from the records, judged against the objectives.
+  metrics::SummaryOptions options;
+  options.slo = loaded.goodput;
+  const metrics::Summary s = metrics::summarize(run.records, options);
+  EXPECT_GT(s.good_completed, 0);
+  EXPECT_LT(s.good_completed, s.completed);
+  EXPECT_DOUBLE_EQ(loaded.request_goodput, s.request_goodput);
+  const Comparison c = compare_runs(loaded, loaded, fast_options());
+  EXPECT_EQ(figure(c, "request_goodput").interval, IntervalMethod::kWindowBootstrap);
+  EXPECT_EQ(figure(c, "request_goodput").verdict, Verdict::kNoChange);
+
+  // Figures reported in the simulator's model time (--sim-time) judged goodput on the records'
+  // times multiplied by the time scale: the objectives in the records' time are 10 times less.
+  config.sim_time = true;
+  config.sim_time_scale = 10;
+  write("config.yaml", core::to_yaml(config));
+  loaded = load_run_sample(dir_);
+  EXPECT_DOUBLE_EQ(*loaded.goodput.e2el_ms, 25.0);
+  write("config.yaml", "target: [unclosed");
+  EXPECT_THROW(load_run_sample(dir_), std::runtime_error);
 }
 
 TEST_F(CompareLoadTest, ErrorsAreOneLine) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -81,6 +83,62 @@ TEST(PercentileTest, EmptyDistributionIsUndefined) {
   EXPECT_FALSE(is_defined(d.median));
   ASSERT_EQ(d.percentiles.size(), 2u);
   EXPECT_FALSE(is_defined(d.at(99)));
+}
+
+TEST(QuantileCiTest, RanksMatchTheBinomialTables) {
+  // The median of 100 values at 95%: x_(40)..x_(61), as every table of order-statistic
+  // intervals gives (P(B <= 39) = 0.0176 <= 0.025 < P(B <= 40) = 0.0284, B ~ Bin(100, 0.5)).
+  QuantileRanks r = quantile_ci_ranks(100, 50, 0.05);
+  EXPECT_EQ(r.lower, 40u);
+  EXPECT_EQ(r.upper, 61u);
+  // p99 of 300 values: P(B = 300) = 0.99^300 = 0.049, so no upper rank below alpha / 2 = 0.025;
+  // the lower rank is the largest l with P(B < l) <= 0.025 (B's mean 297, sd 1.72).
+  r = quantile_ci_ranks(300, 99, 0.05);
+  EXPECT_EQ(r.upper, 301u);
+  EXPECT_EQ(r.lower, 293u);
+  // p99 of 400: P(B = 400) = 0.018 <= 0.025, so the maximum bounds it.
+  EXPECT_EQ(quantile_ci_ranks(400, 99, 0.05).upper, 400u);
+  // Too few values for either side.
+  r = quantile_ci_ranks(3, 50, 0.05);
+  EXPECT_EQ(r.lower, 0u);
+  EXPECT_EQ(r.upper, 4u);
+  EXPECT_THROW(quantile_ci_ranks(10, 0, 0.05), std::invalid_argument);
+  EXPECT_THROW(quantile_ci_ranks(10, 50, 1.0), std::invalid_argument);
+}
+
+TEST(QuantileCiTest, IntervalIsTheOrderStatistics) {
+  std::vector<double> v(100);
+  for (int i = 0; i < 100; ++i) v[i] = i + 1;  // x_(k) = k
+  const auto [low, high] = quantile_ci(v, 50, 0.05);
+  EXPECT_EQ(low, 40.0);
+  EXPECT_EQ(high, 61.0);
+  const auto [low99, high99] = quantile_ci(v, 99, 0.05);
+  EXPECT_TRUE(std::isinf(high99) && high99 > 0);
+  EXPECT_LT(low99, 100.0);
+  EXPECT_FALSE(is_defined(quantile_ci({}, 50, 0.05).first));
+}
+
+TEST(QuantileCiTest, CoversTheTrueQuantileAtLeastAsOftenAsPromised) {
+  // 2000 samples of 150 exponential values: the 95% interval of the p95 (true value ln 20) must
+  // miss at most 5% of the time (plus 1.5 points of sampling slack: the miss count is binomial
+  // with sd 0.5 points), and each side at most 2.5%.
+  std::mt19937_64 rng(7);
+  std::exponential_distribution<double> exp1(1.0);
+  const double truth = std::log(20.0);
+  int below = 0;
+  int above = 0;
+  std::vector<double> v(150);
+  for (int trial = 0; trial < 2000; ++trial) {
+    for (double& x : v) x = exp1(rng);
+    std::sort(v.begin(), v.end());
+    const auto [low, high] = quantile_ci(v, 95, 0.05);
+    below += high < truth ? 1 : 0;
+    above += low > truth ? 1 : 0;
+  }
+  EXPECT_LE(below, 2000 * 0.04);
+  EXPECT_LE(above, 2000 * 0.04);
+  EXPECT_LE(below + above, 2000 * 0.065);
+  EXPECT_GT(below + above, 0);  // not vacuous: the interval is not everything
 }
 
 }  // namespace

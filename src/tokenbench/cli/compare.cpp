@@ -2,6 +2,7 @@
 
 #include "tokenbench/experiment/compare.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -21,7 +22,40 @@ struct CompareFlags {
   std::string min_effect = "2%";
   std::vector<std::string> gates;
   std::string json_path;
+  std::string unjudged = "fail";
+  bool allow_different = false;
 };
+
+// Loads BASE and every NEW, and refuses pairs measured with another workload or target unless
+// --allow-different. Throws std::runtime_error (a usage error) with a one-line message.
+std::vector<experiment::RunSample> load_runs(const CompareFlags& f) {
+  std::vector<experiment::RunSample> runs;
+  runs.push_back(experiment::load_run_sample(f.base));
+  for (const std::string& dir : f.next) runs.push_back(experiment::load_run_sample(dir));
+  for (const experiment::RunSample& run : runs) {
+    if (!run.warning.empty())
+      std::fprintf(stderr, "tokenbench: warning: %s\n", run.warning.c_str());
+  }
+  const experiment::RunSample& base = runs.front();
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const experiment::RunSample& next = runs[i];
+    if (!base.config || !next.config) {
+      std::fprintf(stderr,
+                   "tokenbench: warning: cannot check that %s and %s measured the same workload: "
+                   "%s has no config.yaml\n",
+                   base.dir.c_str(), next.dir.c_str(), (base.config ? next.dir : base.dir).c_str());
+      continue;
+    }
+    const auto differences = experiment::config_differences(*base.config, *next.config);
+    const std::string refused = experiment::describe_refused(differences);
+    if (!refused.empty() && !f.allow_different) {
+      throw std::runtime_error(
+          next.dir + " and " + base.dir + " were measured with different configurations: " +
+          refused + "; compare runs of one workload and target, or pass --allow-different");
+    }
+  }
+  return runs;
+}
 
 int compare_command(const CompareFlags& f) {
   experiment::CompareOptions options;
@@ -36,17 +70,16 @@ int compare_command(const CompareFlags& f) {
     return kExitUsage;
   }
   try {
-    const experiment::RunSample base = experiment::load_run_sample(f.base);
-    if (!base.warning.empty())
-      std::fprintf(stderr, "tokenbench: warning: %s\n", base.warning.c_str());
+    const std::vector<experiment::RunSample> runs = load_runs(f);
+    const experiment::RunSample& base = runs.front();
     std::vector<experiment::Comparison> comparisons;
-    for (const std::string& dir : f.next) {
-      const experiment::RunSample next = experiment::load_run_sample(dir);
-      if (!next.warning.empty()) {
-        std::fprintf(stderr, "tokenbench: warning: %s\n", next.warning.c_str());
-      }
-      comparisons.push_back(experiment::compare_runs(base, next, options));
+    for (std::size_t i = 1; i < runs.size(); ++i) {
+      comparisons.push_back(experiment::compare_runs(base, runs[i], options));
       experiment::apply_gates(comparisons.back(), gates);
+      if (base.config && runs[i].config) {
+        comparisons.back().differences =
+            experiment::config_differences(*base.config, *runs[i].config);
+      }
     }
     const bool json_to_stdout = f.json_path == "-";
     if (!json_to_stdout) {
@@ -63,18 +96,25 @@ int compare_command(const CompareFlags& f) {
         report::write_text_file(f.json_path, text);
       }
     }
+    const bool fail_unjudged = f.unjudged == "fail";
     for (const experiment::Comparison& c : comparisons) {
       for (const experiment::GateResult& g : c.gates) {
         if (!g.judged) {
           std::fprintf(stderr,
-                       "tokenbench: warning: gate %s could not be judged for %s: no confidence "
-                       "interval (measure more requests)\n",
-                       g.gate.figure.c_str(), c.new_dir.c_str());
+                       "tokenbench: %s: gate %s could not be judged for %s: too few requests to "
+                       "bound the figure (measure more requests%s)\n",
+                       fail_unjudged ? "error" : "warning", g.gate.figure.c_str(),
+                       c.new_dir.c_str(),
+                       fail_unjudged ? ", or pass --unjudged pass to let it pass" : "");
         }
       }
     }
-    for (const experiment::Comparison& c : comparisons) {
-      if (c.regressed()) return kExitGate;
+    const auto any = [&](auto pred) {
+      return std::any_of(comparisons.begin(), comparisons.end(), pred);
+    };
+    if (any([](const experiment::Comparison& c) { return c.regressed(); })) return kExitGate;
+    if (fail_unjudged && any([](const experiment::Comparison& c) { return c.unjudged(); })) {
+      return kExitUnjudged;
     }
     return kExitOk;
   } catch (const std::exception& e) {
@@ -103,6 +143,14 @@ void add_compare_command(CLI::App& app, int& exit_code) {
                   "Exit 3 when FIGURE got significantly worse by more than PCT, e.g. "
                   "p95_ttft_ms:5% (repeatable, or comma-separated)")
       ->allow_extra_args(false);
+  cmd->add_option("--unjudged", flags->unjudged,
+                  "A gate that cannot be judged (too few requests to bound its figure): fail "
+                  "(exit 5) or pass")
+      ->check(CLI::IsMember({"fail", "pass"}))
+      ->capture_default_str();
+  cmd->add_flag("--allow-different", flags->allow_different,
+                "Compare runs whose config.yaml differ in workload or target (each difference "
+                "is listed above the table)");
   cmd->add_option("--json", flags->json_path,
                   "Also write the comparison as JSON to FILE ('-': "
                   "stdout, instead of the tables)");

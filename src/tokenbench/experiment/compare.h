@@ -2,20 +2,24 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tokenbench/core/request.h"
+#include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/percentile.h"
+#include "tokenbench/metrics/summary.h"
 
 namespace tokenbench::experiment {
 
 // Run-to-run comparison (`tokenbench compare BASE NEW...`): the figures of two results
-// directories side by side, the difference NEW - BASE of each with a bootstrap confidence
-// interval, a verdict per figure and regression gates. Every function here is pure apart from
-// load_run_sample, which reads files; none keeps state, so any thread may call them.
+// directories side by side, the difference NEW - BASE of each with a confidence interval, a
+// verdict per figure and regression gates; and the check that the two runs measured the same
+// workload on the same target. Every function here is pure apart from load_run_sample, which
+// reads files; none keeps state, so any thread may call them.
 
 /// Which way a figure improves.
 enum class Direction {
@@ -31,32 +35,48 @@ enum class Verdict {
   kNoChange,       ///< no significant change: the CI holds zero, or the change is below min_effect
   kWorse,          ///< the CI lies on the worse side of zero and the change reaches min_effect
   kBetter,         ///< the CI lies on the better side of zero and the change reaches min_effect
-  kNotApplicable,  ///< no CI: a run-level figure, or a figure undefined in either run
+  kNotApplicable,  ///< no CI: a figure undefined in either run, or too few values for one
 };
 
 /// "no significant change", "worse", "better" or "n/a".
 std::string_view to_string(Verdict v);
 
+/// How a figure's confidence interval was made.
+enum class IntervalMethod {
+  kNone,             ///< no interval: the figure is undefined in a run, or has too few values
+  kBlockBootstrap,   ///< moving-block bootstrap over requests in send order
+  kOrderStatistics,  ///< each run's distribution-free percentile interval, combined
+  kWindowBootstrap,  ///< moving-block bootstrap over time windows of the measure phase
+};
+
+/// "none", "block bootstrap", "order statistics" or "window bootstrap".
+std::string_view to_string(IntervalMethod m);
+
 /// One compared figure, named as its summary.json key (p95_ttft_ms, request_throughput, ...).
 struct FigureSpec {
   std::string_view name;
   Direction direction;
-  /// True for a statistic over requests (it gets a bootstrap CI); false for a run-level figure
-  /// read from summary.json (request_throughput, output_throughput: one value per run, no CI).
+  /// True for a statistic over requests; false for a run-level rate read from summary.json
+  /// (request_throughput, output_throughput, total_token_throughput, request_goodput), whose
+  /// interval comes from time windows of the measure phase.
   bool per_request;
 };
 
 /// Every compared figure, in table order.
 std::span<const FigureSpec> compared_figures();
 
-/// The names of the per-request figures (those a regression gate may name), comma-separated.
+/// The names of the figures a regression gate may name (all of them), comma-separated.
 std::string gateable_figure_names();
 
-/// A percentile gets a confidence interval only when each run has at least this many values
-/// beyond it (p95 needs 200 requests, p99 1000); with fewer its verdict is n/a.
+/// A percentile gets a bootstrap interval only when each run has at least this many values
+/// beyond it (p95 needs 200 requests, p99 1000); with fewer, each run's order-statistic
+/// interval (metrics::quantile_ci) is used where it exists.
 inline constexpr double kMinTailValues = 10;
 
-/// How many compared figures get a confidence interval (the per-request ones).
+/// Run-level rates are resampled over this many equal time windows of the measure phase.
+inline constexpr std::size_t kThroughputWindows = 30;
+
+/// How many compared figures share the family-wise confidence level (all of them).
 int figures_with_interval();
 
 /// How compare_runs estimates and judges. Plain data.
@@ -70,24 +90,55 @@ struct CompareOptions {
   double min_effect = 0.02;  ///< practical-significance floor: |delta| / |base| below it is "~"
 };
 
-/// The measure-phase requests of one results directory and its run-level figures.
+/// The measure-phase requests of one results directory, its run-level figures and its
+/// configuration.
 struct RunSample {
   std::string dir;
   /// Measure-phase records in send order (sent stamp, then scheduled stamp, then id).
   std::vector<core::RequestRecord> records;
-  double request_throughput = metrics::kUndefined;  ///< req/s, from summary.json
-  double output_throughput = metrics::kUndefined;   ///< tok/s, from summary.json
+  double request_throughput = metrics::kUndefined;      ///< req/s, from summary.json
+  double output_throughput = metrics::kUndefined;       ///< tok/s, from summary.json
+  double total_token_throughput = metrics::kUndefined;  ///< tok/s, from summary.json
+  double request_goodput = metrics::kUndefined;  ///< req/s, from summary.json (needs --goodput)
+  /// The run's --goodput objectives (config.yaml), in the records' time (divided by the
+  /// simulator's time scale when the run reported model time, --sim-time); empty: none.
+  metrics::SloSpec goodput;
+  /// DIR/config.yaml; nullopt when the directory has none.
+  std::optional<core::RunConfig> config;
   /// A note for the user (e.g. a final line of requests.jsonl cut short by a killed run); empty
   /// when there is none.
   std::string warning;
 };
 
-/// Reads DIR/requests.jsonl or requests.jsonl.zst (measure phase only) and DIR/summary.json. When
-/// summary.json is absent, the run-level figures are recomputed from the records by
-/// metrics::summarize, the code that wrote summary.json. Throws std::runtime_error with a one-line
-/// message when DIR is not a results directory, a file is unreadable or malformed, or DIR has no
-/// measure-phase request.
+/// Reads DIR/requests.jsonl or requests.jsonl.zst (measure phase only), DIR/summary.json and
+/// DIR/config.yaml. When summary.json is absent, the run-level figures are recomputed from the
+/// records by metrics::summarize, the code that wrote summary.json. Throws std::runtime_error with
+/// a one-line message when DIR is not a results directory, a file is unreadable or malformed, or
+/// DIR has no measure-phase request.
 RunSample load_run_sample(const std::string& dir);
+
+/// A setting of config.yaml on which two runs differ.
+struct ConfigDifference {
+  std::string field;  ///< config.yaml's path of it: "load.max_concurrency", "target.model", ...
+  std::string base;   ///< its value in BASE ("(absent)" when BASE's file has no such key)
+  std::string next;   ///< its value in NEW
+  /// True when the difference keeps the runs comparable: only load.seed (a repeat of the same
+  /// workload with other random draws). Any other difference makes compare refuse the pair
+  /// unless --allow-different is given.
+  bool tolerated = false;
+};
+
+/// The settings on which `base` and `next` differ, in config.yaml's order. Settings that do not
+/// change what is measured are left out: where results go (output_dir, result_filename, exports,
+/// records_compress), when (started_at), labels, how figures are reported (metrics.percentiles,
+/// metrics.slo, metrics.console_style, metrics.buckets), telemetry (load.server_metrics,
+/// load.metrics_interval_s, load.gpu_metrics), the safety stops (load.fail_fast,
+/// load.max_error_rate) and target.api_key_env (a variable's name; the key is never recorded).
+std::vector<ConfigDifference> config_differences(const core::RunConfig& base,
+                                                 const core::RunConfig& next);
+
+/// "field (A -> B), field (A -> B)" for the differences that are not tolerated.
+std::string describe_refused(const std::vector<ConfigDifference>& differences);
 
 /// One figure of a comparison. Undefined values are metrics::kUndefined.
 struct FigureComparison {
@@ -101,20 +152,21 @@ struct FigureComparison {
   double ci_high = metrics::kUndefined;
   double ci_low_pct = metrics::kUndefined;  ///< the CI bounds as percentages of |base|
   double ci_high_pct = metrics::kUndefined;
+  IntervalMethod interval = IntervalMethod::kNone;
   Verdict verdict = Verdict::kNotApplicable;
 };
 
 /// A regression gate: fail when `figure` got significantly worse by more than `margin`.
 struct RegressionGate {
-  std::string figure;  ///< a per-request figure name
+  std::string figure;  ///< a compared figure's name
   double margin = 0;   ///< relative margin as a fraction (0.05 for 5%)
 };
 
 /// Parses gate items FIGURE:MARGIN with MARGIN a percentage, with or without '%'
 /// ("p95_ttft_ms:5%", "p95_ttft_ms:5"); an item may hold several separated by commas. Throws
-/// std::invalid_argument with a one-line message naming the bad item on an unknown or run-level
-/// figure (listing the valid names), a malformed, negative or non-finite margin, or a figure
-/// given twice.
+/// std::invalid_argument with a one-line message naming the bad item on an unknown figure
+/// (listing the valid names), a malformed, negative or non-finite margin, or a figure given
+/// twice.
 std::vector<RegressionGate> parse_regression_gates(const std::vector<std::string>& items);
 
 /// Parses a percentage ("2", "2%", "0.5") into a fraction (0.02, 0.02, 0.005). Throws
@@ -129,8 +181,11 @@ struct GateResult {
   /// worse figure whose base is 0 counts as infinitely worse.
   double bound_pct = metrics::kUndefined;
   bool failed = false;  ///< the figure is "worse" and bound_pct exceeds 100 * margin
-  /// False when the figure got no confidence interval (too few requests for its percentile, or
-  /// undefined in a run): the gate could not be judged, and says so.
+  /// False when the gate could not fail whatever NEW measured: the figure has no confidence
+  /// interval (undefined in a run, too few values), or the end of it that decides the gate (the
+  /// lower end of a latency's, the upper end of a rate's) is unbounded (p99 of 300 requests has
+  /// no distribution-free upper bound in BASE). `tokenbench compare` exits 5 then, unless
+  /// `--unjudged pass`.
   bool judged = true;
 };
 
@@ -144,18 +199,27 @@ struct Comparison {
   std::int64_t new_failed = 0;
   std::vector<FigureComparison> figures;
   std::vector<GateResult> gates;  ///< filled by apply_gates
+  /// How the two configurations differ (config_differences), shown above the table; set by the
+  /// caller.
+  std::vector<ConfigDifference> differences;
 
   /// The figure named `name`, or nullptr.
   const FigureComparison* find(std::string_view name) const;
   /// True when a gate failed.
   bool regressed() const;
+  /// True when a gate could not be judged.
+  bool unjudged() const;
 };
 
-/// Compares `next` against `base`. Per-request figures get a moving-block bootstrap CI of the
-/// difference (each run's requests resampled independently, in send order, in blocks of
-/// ceil(sqrt(n)) consecutive requests, wrapping around); run-level figures get only the delta.
-/// Deterministic for fixed inputs and options, whatever the number of threads (the resamples are
-/// shared out among up to 8 threads, each resample drawn from a generator of its own). Throws
+/// Compares `next` against `base`, every figure's interval at the family-wise level
+/// (CompareOptions::confidence, Bonferroni over figures_with_interval()). Per-request figures
+/// get a moving-block bootstrap CI of the difference (each run's requests resampled
+/// independently, in send order, in blocks of consecutive requests, wrapping around; pooled ITL
+/// resamples requests, then pools their gaps). A percentile with fewer than kMinTailValues values
+/// beyond it in a run gets instead the difference of the two runs' order-statistic intervals
+/// (each at half the figure's error rate), possibly unbounded on one side; pooled ITL gets none
+/// then. Run-level rates get a moving-block bootstrap over kThroughputWindows time windows.
+/// Deterministic for fixed inputs and options, whatever the number of threads. Throws
 /// std::invalid_argument on options out of range (resamples < 1, confidence outside (0, 1),
 /// negative min_effect).
 Comparison compare_runs(const RunSample& base, const RunSample& next,
@@ -168,17 +232,19 @@ void apply_gates(Comparison& comparison, const std::vector<RegressionGate>& gate
 /// better in ..." or "NEW vs BASE: no significant change".
 std::string overall_verdict_line(const Comparison& comparison);
 
-/// The console text of one comparison: which runs, a table (figure | BASE | NEW | delta |
-/// delta % | CI of delta % | verdict), the overall verdict line and the gate outcomes.
+/// The console text of one comparison: which runs, the configuration differences, a table
+/// (figure | BASE | NEW | delta | delta % | CI of delta % | verdict), the overall verdict line and
+/// the gate outcomes.
 std::string render_comparison(const Comparison& comparison, const CompareOptions& options);
 
 /// The JSON document of `tokenbench compare --json`: {"base", "resamples", "seed",
 /// "confidence", "min_effect", "comparisons": [{"new", "base_measured", "base_failed",
-/// "new_measured", "new_failed", "figures": [{"name", "direction", "base", "new", "delta",
-/// "delta_pct", "ci_low", "ci_high", "ci_low_pct", "ci_high_pct", "verdict"}], "verdict" (worse,
-/// better, mixed or no significant change), "summary" (overall_verdict_line), "gates": [{"figure",
-/// "margin", "bound_pct", "failed"}], "regressions" (the failed gates)}]}. Undefined values are
-/// null; an infinite bound_pct is the string "inf".
+/// "new_measured", "new_failed", "config_differences": [{"field", "base", "new", "tolerated"}],
+/// "figures": [{"name", "direction", "base", "new", "delta", "delta_pct", "ci_low", "ci_high",
+/// "ci_low_pct", "ci_high_pct", "interval", "verdict"}], "verdict" (worse, better, mixed or no
+/// significant change), "summary" (overall_verdict_line), "gates": [{"figure", "margin",
+/// "bound_pct", "failed", "judged"}], "regressions" (the failed gates), "unjudged" (the gates not
+/// judged)}]}. Undefined values are null; an infinite bound is the string "inf" or "-inf".
 nlohmann::json comparison_to_json(const std::vector<Comparison>& comparisons,
                                   const CompareOptions& options);
 

@@ -34,13 +34,15 @@ std::string pct_cell(double pct) {
   return fmt::format("{:+.1f}%", pct);
 }
 
-// "+12.1%..+18.0%", or the absolute bounds when BASE is 0 and percentages are undefined.
+// "+12.1%..+18.0%", or the absolute bounds when BASE is 0 and percentages are undefined; an
+// order-statistic interval is marked "*".
 std::string ci_cell(const FigureComparison& f) {
   if (!is_defined(f.ci_low) || !is_defined(f.ci_high)) return std::string(kUndefinedCell);
+  const std::string mark = f.interval == IntervalMethod::kOrderStatistics ? "*" : "";
   if (is_defined(f.ci_low_pct) && is_defined(f.ci_high_pct)) {
-    return pct_cell(f.ci_low_pct) + ".." + pct_cell(f.ci_high_pct);
+    return pct_cell(f.ci_low_pct) + ".." + pct_cell(f.ci_high_pct) + mark;
   }
-  return signed_cell(f.ci_low, f.name) + ".." + signed_cell(f.ci_high, f.name);
+  return signed_cell(f.ci_low, f.name) + ".." + signed_cell(f.ci_high, f.name) + mark;
 }
 
 std::string verdict_cell(Verdict v) {
@@ -63,10 +65,12 @@ std::string gate_line(const GateResult& g, const FigureComparison* f) {
         pct_cell(g.bound_pct), margin_text(g.gate.margin));
   }
   if (!g.judged) {
+    const bool none = f == nullptr || f->interval == IntervalMethod::kNone;
     return fmt::format(
-        "{}: NOT JUDGED: the figure has no confidence interval (undefined in a run, or fewer than "
-        "{:g} values beyond its percentile: p95 needs 200 requests, p99 1000)",
-        head, kMinTailValues);
+        "{}: NOT JUDGED: {}, so no regression could fail this gate; measure more requests", head,
+        none ? "the figure has no confidence interval (undefined in a run, or too few values)"
+             : "the interval has no bound on the better side (too few values beyond the "
+               "percentile for a distribution-free bound)");
   }
   if (is_defined(g.bound_pct)) {
     return fmt::format("{}: passed: worse, but the CI reaches down to {} <= {}", head,
@@ -78,6 +82,22 @@ std::string gate_line(const GateResult& g, const FigureComparison* f) {
 
 nlohmann::json number(double v) {
   return is_defined(v) && std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+// A bound: a number, "inf" or "-inf", or null when undefined.
+nlohmann::json bound(double v) {
+  if (is_defined(v) && std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return number(v);
+}
+
+std::string differences_text(const std::vector<ConfigDifference>& differences) {
+  if (differences.empty()) return "";
+  std::string out = "configurations differ:\n";
+  for (const ConfigDifference& d : differences) {
+    out += fmt::format("  {}: {} -> {}{}\n", d.field, d.base, d.next,
+                       d.tolerated ? " (a repeat with other random draws: comparable)" : "");
+  }
+  return out;
 }
 
 std::string overall_class(const Comparison& c) {
@@ -125,17 +145,20 @@ std::string render_comparison(const Comparison& comparison, const CompareOptions
       fmt::format("BASE {} ({} measured, {} failed)\nNEW  {} ({} measured, {} failed)\n",
                   comparison.base_dir, comparison.base_measured, comparison.base_failed,
                   comparison.new_dir, comparison.new_measured, comparison.new_failed);
+  out += differences_text(comparison.differences);
   out += report::render_grid_table(
       {"figure", "BASE", "NEW", "delta", "delta %", ci_header, "verdict"}, rows,
       {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
        Align::kLeft});
   out += fmt::format(
-      "delta = NEW - BASE; CI: moving-block bootstrap over requests ({} resamples, seed {}), "
-      "{:g}% for all {} figures together (each at {:.2f}%); changes under {} are ~; run-level "
-      "throughputs, and percentiles with under {:g} values beyond them in a run, get no CI (n/a)\n",
-      options.resamples, options.seed, 100.0 * options.confidence, figures_with_interval(),
-      100.0 - 100.0 * (1.0 - options.confidence) / figures_with_interval(),
-      margin_text(options.min_effect), kMinTailValues);
+      "delta = NEW - BASE; CI {:g}% for all {} figures together (each at {:.2f}%): moving-block "
+      "bootstrap ({} resamples, seed {}) over requests, and over {} time windows for the "
+      "run-level rates; * order statistics (a percentile with under {:g} values beyond it in a "
+      "run: each run's distribution-free interval, combined); changes under {} are ~; n/a: no "
+      "interval\n",
+      100.0 * options.confidence, figures_with_interval(),
+      100.0 - 100.0 * (1.0 - options.confidence) / figures_with_interval(), options.resamples,
+      options.seed, kThroughputWindows, kMinTailValues, margin_text(options.min_effect));
   out += overall_verdict_line(comparison) + "\n";
   for (const GateResult& g : comparison.gates) {
     out += gate_line(g, comparison.find(g.gate.figure)) + "\n";
@@ -161,14 +184,23 @@ nlohmann::json comparison_to_json(const std::vector<Comparison>& comparisons,
                          {"new", number(f.next)},
                          {"delta", number(f.delta)},
                          {"delta_pct", number(f.delta_pct)},
-                         {"ci_low", number(f.ci_low)},
-                         {"ci_high", number(f.ci_high)},
-                         {"ci_low_pct", number(f.ci_low_pct)},
-                         {"ci_high_pct", number(f.ci_high_pct)},
+                         {"ci_low", bound(f.ci_low)},
+                         {"ci_high", bound(f.ci_high)},
+                         {"ci_low_pct", bound(f.ci_low_pct)},
+                         {"ci_high_pct", bound(f.ci_high_pct)},
+                         {"interval", f.interval == IntervalMethod::kNone
+                                          ? nlohmann::json(nullptr)
+                                          : nlohmann::json(to_string(f.interval))},
                          {"verdict", to_string(f.verdict)}});
+    }
+    nlohmann::json differences = nlohmann::json::array();
+    for (const ConfigDifference& d : c.differences) {
+      differences.push_back(
+          {{"field", d.field}, {"base", d.base}, {"new", d.next}, {"tolerated", d.tolerated}});
     }
     nlohmann::json gates = nlohmann::json::array();
     nlohmann::json regressions = nlohmann::json::array();
+    nlohmann::json unjudged = nlohmann::json::array();
     for (const GateResult& g : c.gates) {
       nlohmann::json item{
           {"figure", g.gate.figure},
@@ -177,6 +209,7 @@ nlohmann::json comparison_to_json(const std::vector<Comparison>& comparisons,
           {"failed", g.failed},
           {"judged", g.judged}};
       if (g.failed) regressions.push_back(item);
+      if (!g.judged) unjudged.push_back(item);
       gates.push_back(std::move(item));
     }
     doc["comparisons"].push_back({{"new", c.new_dir},
@@ -184,11 +217,13 @@ nlohmann::json comparison_to_json(const std::vector<Comparison>& comparisons,
                                   {"base_failed", c.base_failed},
                                   {"new_measured", c.new_measured},
                                   {"new_failed", c.new_failed},
+                                  {"config_differences", std::move(differences)},
                                   {"figures", std::move(figures)},
                                   {"verdict", overall_class(c)},
                                   {"summary", overall_verdict_line(c)},
                                   {"gates", std::move(gates)},
-                                  {"regressions", std::move(regressions)}});
+                                  {"regressions", std::move(regressions)},
+                                  {"unjudged", std::move(unjudged)}});
   }
   return doc;
 }

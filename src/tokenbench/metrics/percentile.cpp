@@ -43,6 +43,52 @@ double percentile(std::vector<double> values, double p) {
   return percentile_sorted(values, p);
 }
 
+namespace {
+
+// log P(B = k) for B ~ Binomial(n, q), 0 < q < 1.
+double log_binomial_pmf(std::size_t n, std::size_t k, double q) {
+  const auto nd = static_cast<double>(n);
+  const auto kd = static_cast<double>(k);
+  return std::lgamma(nd + 1.0) - std::lgamma(kd + 1.0) - std::lgamma(nd - kd + 1.0) +
+         kd * std::log(q) + (nd - kd) * std::log1p(-q);
+}
+
+}  // namespace
+
+QuantileRanks quantile_ci_ranks(std::size_t n, double p, double alpha) {
+  if (!(p > 0.0 && p < 100.0)) {
+    throw std::invalid_argument("percentile " + std::to_string(p) + " is outside (0, 100)");
+  }
+  if (!(alpha > 0.0 && alpha < 1.0)) {
+    throw std::invalid_argument("alpha " + std::to_string(alpha) + " is outside (0, 1)");
+  }
+  const double q = p / 100.0;
+  const double tail = alpha / 2.0;
+  QuantileRanks ranks{0, n + 1};
+  // Each tail summed from its own end, so that small probabilities keep their precision.
+  double below = 0.0;  // P(B <= k)
+  for (std::size_t k = 0; k < n; ++k) {
+    below += std::exp(log_binomial_pmf(n, k, q));
+    if (below > tail) break;
+    ranks.lower = k + 1;  // P(B < k + 1) <= tail
+  }
+  double above = 0.0;  // P(B >= k)
+  for (std::size_t k = n; k >= 1; --k) {
+    above += std::exp(log_binomial_pmf(n, k, q));
+    if (above > tail) break;
+    ranks.upper = k;  // P(B >= k) <= tail
+  }
+  return ranks;
+}
+
+std::pair<double, double> quantile_ci(std::span<const double> sorted, double p, double alpha) {
+  const QuantileRanks r = quantile_ci_ranks(sorted.size(), p, alpha);
+  if (sorted.empty()) return {kUndefined, kUndefined};
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  return {r.lower == 0 ? -kInf : sorted[r.lower - 1],
+          r.upper > sorted.size() ? kInf : sorted[r.upper - 1]};
+}
+
 double mean(std::span<const double> values) {
   if (values.empty()) return kUndefined;
   double sum = 0.0;

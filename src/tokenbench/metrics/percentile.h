@@ -23,6 +23,27 @@ double percentile_sorted(std::span<const double> sorted, double p);
 /// As percentile_sorted, for values in any order (they are copied and sorted).
 double percentile(std::vector<double> values, double p);
 
+/// The 1-based ranks of a distribution-free confidence interval of a quantile.
+struct QuantileRanks {
+  std::size_t lower = 0;  ///< 0: no lower bound (-inf)
+  std::size_t upper = 0;  ///< n + 1: no upper bound (+inf)
+};
+
+/// The binomial ranks of an equal-tailed confidence interval of the p-th percentile (p in
+/// (0, 100)) of n independent values of one distribution. With B ~ Binomial(n, p / 100), the
+/// number of values below the true percentile xi, `lower` is the largest rank with
+/// P(B < lower) <= alpha / 2 and `upper` the smallest with P(B >= upper) <= alpha / 2, so the
+/// order statistics x_(lower) <= xi <= x_(upper) hold together with probability at least
+/// 1 - alpha, whatever the distribution (exactly P(lower <= B < upper) for a continuous one), and
+/// each side misses with probability at most alpha / 2. A side that no rank reaches (too few
+/// values for that alpha: p99 of 300 values has no upper rank at alpha 0.01) is unbounded.
+/// Throws std::invalid_argument when p is outside (0, 100) or alpha outside (0, 1).
+QuantileRanks quantile_ci_ranks(std::size_t n, double p, double alpha);
+
+/// The interval of quantile_ci_ranks as values of ascending-sorted `sorted`: {x_(lower),
+/// x_(upper)}, -inf or +inf for an unbounded side; {kUndefined, kUndefined} when empty.
+std::pair<double, double> quantile_ci(std::span<const double> sorted, double p, double alpha);
+
 /// Arithmetic mean; kUndefined for an empty input.
 double mean(std::span<const double> values);
 

@@ -1,0 +1,192 @@
+// What `tokenbench compare` reads from a results directory, and the check that two runs measured
+// the same workload on the same target (compare.h).
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+#include "tokenbench/experiment/compare.h"
+#include "tokenbench/experiment/journal.h"
+#include "tokenbench/report/records_io.h"
+#include "tokenbench/report/run_outputs.h"
+
+namespace tokenbench::experiment {
+namespace {
+
+using metrics::kUndefined;
+
+// config.yaml keys that do not change what is measured (compare.h, config_differences).
+constexpr std::array<std::string_view, 17> kNotCompared{
+    "output_dir",          "result_filename",     "exports",
+    "records_compress",    "started_at",          "labels",
+    "metrics.percentiles", "metrics.slo",         "metrics.console_style",
+    "metrics.buckets",     "load.server_metrics", "load.metrics_interval_s",
+    "load.gpu_metrics",    "load.fail_fast",      "load.max_error_rate",
+    "target.api_key_env",  "target.preflight",
+};
+
+// A different seed draws other prompts and arrivals from the same workload: a fair repeat.
+constexpr std::string_view kTolerated = "load.seed";
+
+// config.yaml as (dotted path, value) pairs in file order; maps are descended into, any other
+// node is one value (a sequence written in flow style).
+void flatten(const YAML::Node& node, const std::string& path,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (node.IsMap()) {
+    for (const auto& item : node) {
+      const std::string key = item.first.as<std::string>();
+      flatten(item.second, path.empty() ? key : path + "." + key, out);
+    }
+    return;
+  }
+  if (node.IsScalar()) {
+    out.emplace_back(path, node.Scalar());
+    return;
+  }
+  YAML::Emitter text;
+  text << YAML::Flow << node;
+  out.emplace_back(path, text.c_str());
+}
+
+std::vector<std::pair<std::string, std::string>> flat_config(const core::RunConfig& config) {
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten(YAML::Load(core::to_yaml(config)), "", out);
+  std::erase_if(out, [](const auto& kv) {
+    return std::find(kNotCompared.begin(), kNotCompared.end(), kv.first) != kNotCompared.end();
+  });
+  return out;
+}
+
+// The numbers of summary.json that compare uses, or the records' own summary without one.
+void read_run_level(const std::string& dir, const std::vector<core::RequestRecord>& all,
+                    RunSample& sample) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string summary_path = dir + "/" + report::kSummaryFile;
+  if (!fs::is_regular_file(summary_path, ec)) {
+    metrics::SummaryOptions options;
+    options.slo = sample.goodput;
+    const metrics::Summary s = metrics::summarize(all, options);
+    sample.request_throughput = s.request_throughput;
+    sample.output_throughput = s.output_throughput;
+    sample.total_token_throughput = s.total_token_throughput;
+    sample.request_goodput = s.slo.empty() ? kUndefined : s.request_goodput;
+    return;
+  }
+  nlohmann::json summary;
+  try {
+    summary = nlohmann::json::parse(report::read_text_file(summary_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", summary_path, e.what()));
+  }
+  const auto number = [&](const char* key) {
+    const auto it = summary.find(key);
+    return it != summary.end() && it->is_number() ? it->get<double>() : kUndefined;
+  };
+  sample.request_throughput = number("request_throughput");
+  sample.output_throughput = number("output_throughput");
+  sample.total_token_throughput = number("total_token_throughput");
+  sample.request_goodput = number("request_goodput");
+}
+
+// DIR/config.yaml, when there is one, and the goodput objectives it names in the records' time.
+void read_config(const std::string& dir, RunSample& sample) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string path = dir + "/" + report::kConfigFile;
+  if (!fs::is_regular_file(path, ec)) return;
+  try {
+    sample.config = core::run_config_from_yaml(report::read_text_file(path));
+    sample.goodput = metrics::parse_slo(sample.config->goodput);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+  }
+  // --sim-time judged goodput on model time, the records' times multiplied by the time scale.
+  const double scale = sample.config->sim_time ? sample.config->sim_time_scale : 1.0;
+  if (scale > 0.0 && scale != 1.0) {
+    for (std::optional<double>* ms : {&sample.goodput.ttft_ms, &sample.goodput.tpot_ms,
+                                      &sample.goodput.itl_ms, &sample.goodput.e2el_ms}) {
+      if (*ms) **ms /= scale;
+    }
+  }
+}
+
+}  // namespace
+
+RunSample load_run_sample(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw std::runtime_error(fmt::format("{} is not a directory", dir));
+  }
+  const std::string requests = report::find_requests_file(dir);
+  if (requests.empty()) {
+    if (const std::string hint = experiment_root_hint(dir); !hint.empty()) {
+      throw std::runtime_error(hint);
+    }
+    throw std::runtime_error(
+        fmt::format("{} has no {}: pass a results directory written by `tokenbench run`", dir,
+                    report::kRequestsFile));
+  }
+  RunSample sample;
+  sample.dir = dir;
+  read_config(dir, sample);
+  report::RecordsReadReport read;
+  const std::vector<core::RequestRecord> all = report::read_records_jsonl(requests, &read);
+  sample.warning = read.warning;
+  for (const core::RequestRecord& r : all) {
+    if (r.phase == core::Phase::kMeasure) sample.records.push_back(r);
+  }
+  if (sample.records.empty()) {
+    throw std::runtime_error(fmt::format("{} has no measure-phase request", requests));
+  }
+  const auto send_key = [](const core::RequestRecord& r) {
+    return std::make_pair(r.sent != core::kNever ? r.sent : r.scheduled, r.id);
+  };
+  std::stable_sort(sample.records.begin(), sample.records.end(),
+                   [&](const auto& a, const auto& b) { return send_key(a) < send_key(b); });
+  read_run_level(dir, all, sample);
+  return sample;
+}
+
+std::vector<ConfigDifference> config_differences(const core::RunConfig& base,
+                                                 const core::RunConfig& next) {
+  const auto a = flat_config(base);
+  const auto b = flat_config(next);
+  const auto value_in = [](const auto& flat, const std::string& key) -> const std::string* {
+    for (const auto& [k, v] : flat) {
+      if (k == key) return &v;
+    }
+    return nullptr;
+  };
+  const std::string absent = "(absent)";
+  std::vector<ConfigDifference> out;
+  const auto add = [&](const std::string& key, const std::string* va, const std::string* vb) {
+    if (va != nullptr && vb != nullptr && *va == *vb) return;
+    out.push_back(
+        {key, va != nullptr ? *va : absent, vb != nullptr ? *vb : absent, key == kTolerated});
+  };
+  for (const auto& [key, value] : a) add(key, &value, value_in(b, key));
+  for (const auto& [key, value] : b) {
+    if (value_in(a, key) == nullptr) add(key, nullptr, &value);
+  }
+  return out;
+}
+
+std::string describe_refused(const std::vector<ConfigDifference>& differences) {
+  std::string out;
+  for (const ConfigDifference& d : differences) {
+    if (d.tolerated) continue;
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} ({} -> {})", d.field, d.base, d.next);
+  }
+  return out;
+}
+
+}  // namespace tokenbench::experiment
