@@ -12,7 +12,6 @@ namespace tokenbench::metrics {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kTail = (1 - kConfidence) / 2;
 
 // Student's t quantile for a two-sided 95% interval, by degrees of freedom (1 to 30); the normal
 // quantile beyond, which it approaches within 1.5% at 30.
@@ -25,54 +24,13 @@ double t_quantile(std::size_t df) {
   return df <= std::size(kT) ? kT[df - 1] : 1.960;
 }
 
-// The 1-based ranks (l, u) of the order-statistic interval of the q-quantile of n values; 0 for
-// a side that n cannot bound, n + 1 likewise above.
-std::pair<std::size_t, std::size_t> quantile_ranks(std::size_t n, double q) {
-  if (n > 100000) {
-    // The binomial's normal approximation, exact enough at this size.
-    const double mean = static_cast<double>(n) * q;
-    const double half = 1.960 * std::sqrt(mean * (1 - q));
-    const double l = std::floor(mean - half);
-    const double u = std::ceil(mean + half) + 1;
-    return {l < 1 ? 0 : static_cast<std::size_t>(l),
-            u > static_cast<double>(n) ? n + 1 : static_cast<std::size_t>(u)};
-  }
-  // cdf[k] = P(B <= k), B ~ Binomial(n, q), from log pmfs (no overflow at any n here).
-  std::vector<double> cdf(n + 1);
-  const double lq = std::log(q);
-  const double l1q = std::log1p(-q);
-  const double lgn = std::lgamma(static_cast<double>(n) + 1);
-  double sum = 0;
-  for (std::size_t k = 0; k <= n; ++k) {
-    const double kd = static_cast<double>(k);
-    const double nk = static_cast<double>(n - k);
-    sum += std::exp(lgn - std::lgamma(kd + 1) - std::lgamma(nk + 1) + kd * lq + nk * l1q);
-    cdf[k] = sum;
-  }
-  std::size_t l = 0;  // largest l >= 1 with P(B <= l - 1) <= tail
-  while (l + 1 <= n && cdf[l] <= kTail) ++l;
-  std::size_t u = n + 1;  // smallest u <= n with P(B >= u) = 1 - P(B <= u - 1) <= tail
-  for (std::size_t k = 1; k <= n; ++k) {
-    if (1 - cdf[k - 1] <= kTail) {
-      u = k;
-      break;
-    }
-  }
-  return {l, u};
-}
-
 }  // namespace
 
 std::optional<Interval> quantile_interval(std::vector<double> values, double q) {
   if (values.empty() || !(q > 0 && q < 1)) return std::nullopt;
   std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const auto [l, u] = quantile_ranks(n, q);
-  Interval out;
-  out.estimate = percentile_sorted(values, 100 * q);
-  out.lo = l == 0 ? -kInf : values[l - 1];
-  out.hi = u > n ? kInf : values[u - 1];
-  return out;
+  const auto [lo, hi] = quantile_ci(values, 100 * q, 1 - kConfidence);
+  return Interval{percentile_sorted(values, 100 * q), lo, hi};
 }
 
 std::optional<Interval> mean_interval(const std::vector<double>& samples) {

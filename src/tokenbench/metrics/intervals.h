@@ -25,10 +25,8 @@ struct Interval {
 };
 
 /// The distribution-free confidence interval of the q-quantile (q in (0, 1)) of `values` (any
-/// order), from order statistics: the ranks l < u of the sorted sample such that the binomial
-/// count B(n, q) of values below the true quantile lies in [l, u) with probability at least
-/// kConfidence, taking (1 - kConfidence) / 2 from each tail. `estimate` is the numpy-linear
-/// quantile (percentile.h). Nullopt for an empty sample.
+/// order), from order statistics (percentile.h's quantile_ci at 1 - kConfidence); `estimate` is
+/// the numpy-linear quantile. Nullopt for an empty sample.
 std::optional<Interval> quantile_interval(std::vector<double> values, double q);
 
 /// The confidence interval of a mean from `samples` (at least two): mean +- t(n-1) * sd / sqrt(n),
