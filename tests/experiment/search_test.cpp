@@ -116,20 +116,23 @@ TEST(Search, StopsWhenCanceled) {
   EXPECT_EQ(r.trajectory.size(), 3u);
 }
 
-// serve-sim's shape under a TTFT SLO: throughput rises to a peak at concurrency 32, then falls
-// while the SLO still holds up to 40 (the "37 at 18.23 req/s while 32 gave 18.73").
-ProbeFn knee_at_32(std::vector<double>* probed = nullptr) {
-  return [probed](double value, int repeat) {
-    if (probed && repeat == 0) probed->push_back(value);
+// A curve that rises with slope 1 to a peak, then falls with slope `fall`, while the SLO holds up
+// to `met_up_to`.
+ProbeFn rises_then_falls(double peak, double fall, double met_up_to) {
+  return [=](double value, int repeat) {
     Probe p;
     p.value = value;
     p.repeat = repeat;
     p.complete = true;
-    p.met = value <= 40;
-    p.figures = {{"request_throughput", value <= 32 ? value : 32 - 0.25 * (value - 32)}};
+    p.met = value <= met_up_to;
+    p.figures = {{"request_throughput", value <= peak ? value : peak - fall * (value - peak)}};
     return p;
   };
 }
+
+// serve-sim's shape under a TTFT SLO: throughput rises to a peak at concurrency 32, then falls
+// while the SLO still holds up to 40 (the "37 at 18.23 req/s while 32 gave 18.73").
+ProbeFn knee_at_32() { return rises_then_falls(32, 0.25, 40); }
 
 SearchOptions concurrency_options(double min, double max) {
   SearchOptions o = rate_options(min, max, 0.05);
@@ -163,16 +166,7 @@ TEST(Search, AnswerIsTheHighestThroughputNotTheLargestPassingLoad) {
 TEST(Search, ProbesAroundAPeakTheBisectionPassedOver) {
   // Peak at 28: the doubling probes 16 and 32 and the bisection (48, 40, 44, 42, 41) never
   // land on it; the probes around the best level find it.
-  auto peak_28 = [](double value, int repeat) {
-    Probe p;
-    p.value = value;
-    p.repeat = repeat;
-    p.complete = true;
-    p.met = value <= 40;
-    p.figures = {{"request_throughput", value <= 28 ? value : 28 - 0.5 * (value - 28)}};
-    return p;
-  };
-  const auto r = search(concurrency_options(1, 64), peak_28);
+  const auto r = search(concurrency_options(1, 64), rises_then_falls(28, 0.5, 40));
   ASSERT_TRUE(r.best);
   EXPECT_EQ(*r.best, 28);
   EXPECT_TRUE(r.fell);
