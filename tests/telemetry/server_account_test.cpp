@@ -49,6 +49,27 @@ TEST(ServerAccount, DeltasGaugesAndAMismatchFound) {
             "(over successful requests)");
 }
 
+TEST(ServerAccount, UnderSimTimeTheServersLatenciesAreOnTheClientsClock) {
+  // 4 requests of 10 ms TTFT each in the measure phase, on the simulator's real clock; the
+  // client reports model time, 10x.
+  std::vector<Scrape> scrapes{scrape(10, "measure_start", 0, 0, 0),
+                              scrape(20, "measure_end", 0, 40, 4)};
+  scrapes[1].snapshot.ttft = Histogram{{{0.005, 0}, {0.02, 4}}, 0.04, 4};
+  metrics::Summary client;
+  client.completed = 4;
+  client.total_output_tokens = 40;
+  const ServerAccount real = account_for(scrapes, "u", client);
+  ASSERT_TRUE(real.ttft);
+  EXPECT_DOUBLE_EQ(real.ttft->mean_ms, 10);
+  const ServerAccount model = account_for(scrapes, "u", client, 10);
+  ASSERT_TRUE(model.ttft);
+  EXPECT_DOUBLE_EQ(model.ttft->mean_ms, 100);
+  const std::string text = render_account(model, client);
+  EXPECT_NE(text.find("server (ms)*"), std::string::npos) << text;
+  EXPECT_NE(text.find("model time: the server's times x10"), std::string::npos) << text;
+  EXPECT_EQ(account_to_json(model)["time_scale"], 10);
+}
+
 TEST(ServerAccount, WithoutBothEdgesThereAreNoFigures) {
   const ServerAccount a = account_for({scrape(0, "before", 1, 1, 1)}, "u", metrics::Summary{});
   EXPECT_FALSE(a.measured);

@@ -268,7 +268,7 @@ RunOutputs write_run_outputs(const std::string& dir,
   }
   if (!notes.scrapes.empty()) {
     const telemetry::ServerAccount account =
-        telemetry::account_for(notes.scrapes, notes.metrics_url, out.summary);
+        telemetry::account_for(notes.scrapes, notes.metrics_url, out.summary, factor);
     out.summary_json["tokenbench"]["server"] = telemetry::account_to_json(account);
     out.console += telemetry::render_account(account, out.summary);
   }

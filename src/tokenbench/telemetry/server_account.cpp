@@ -27,15 +27,16 @@ std::optional<double> delta(const std::optional<double>& after,
 }
 
 std::optional<LatencyStat> latency(const std::optional<Histogram>& after,
-                                   const std::optional<Histogram>& before) {
+                                   const std::optional<Histogram>& before, double time_scale) {
   if (!after) return std::nullopt;
   const Histogram d = before ? histogram_delta(*after, *before) : *after;
   if (d.empty()) return std::nullopt;
+  const double ms = 1000 * time_scale;
   LatencyStat l;
   l.count = d.count;
-  l.mean_ms = d.sum / d.count * 1000;
-  l.p50_ms = bounded_quantile(d, 0.5) * 1000;
-  l.p95_ms = bounded_quantile(d, 0.95) * 1000;
+  l.mean_ms = d.sum / d.count * ms;
+  l.p50_ms = bounded_quantile(d, 0.5) * ms;
+  l.p95_ms = bounded_quantile(d, 0.95) * ms;
   return l;
 }
 
@@ -108,9 +109,10 @@ std::string ms(double v) { return std::isfinite(v) ? fmt::format("{:.2f}", v) : 
 }  // namespace
 
 ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string& url,
-                          const metrics::Summary& summary) {
+                          const metrics::Summary& summary, double time_scale) {
   ServerAccount a;
   a.url = url;
+  a.time_scale = time_scale;
   for (const auto& s : scrapes) {
     ++a.scrapes;
     if (!s.ok) {
@@ -136,12 +138,12 @@ ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string&
   a.waiting = gauge(scrapes, start->t, end->t, [](const ServerSnapshot& s) { return s.waiting; });
   a.kv_cache_usage_pct = gauge(scrapes, start->t, end->t,
                                [](const ServerSnapshot& s) { return s.kv_cache_usage_pct; });
-  a.ttft = latency(e.ttft, b.ttft);
-  a.itl = latency(e.itl, b.itl);
-  a.queue = latency(e.queue, b.queue);
-  a.prefill = latency(e.prefill, b.prefill);
-  a.decode = latency(e.decode, b.decode);
-  a.e2e = latency(e.e2e, b.e2e);
+  a.ttft = latency(e.ttft, b.ttft, time_scale);
+  a.itl = latency(e.itl, b.itl, time_scale);
+  a.queue = latency(e.queue, b.queue, time_scale);
+  a.prefill = latency(e.prefill, b.prefill, time_scale);
+  a.decode = latency(e.decode, b.decode, time_scale);
+  a.e2e = latency(e.e2e, b.e2e, time_scale);
 
   // Cross-check: what the server counted over the measure phase against what the client saw.
   // The server also counts what failed requests generated, so a run with failures may differ.
@@ -201,6 +203,7 @@ json account_to_json(const ServerAccount& a) {
       {"scrapes", a.scrapes},
       {"failed_scrapes", a.failed_scrapes},
       {"first_error", a.first_error.empty() ? json(nullptr) : json(a.first_error)},
+      {"time_scale", a.time_scale},
       {"measured", a.measured},
       {"measure_phase",
        {{"prompt_tokens", opt(a.prompt_tokens)},
@@ -259,12 +262,18 @@ std::string render_account(const ServerAccount& a, const metrics::Summary&) {
   for (const auto& [name, l] : rows) {
     if (!*l) continue;
     if (!header) {
-      out += fmt::format("  {:<16}{:>10}{:>10}{:>10}{:>10}\n", "server (ms)", "count", "mean",
+      out += fmt::format("  {:<16}{:>10}{:>10}{:>10}{:>10}\n",
+                         a.time_scale != 1.0 ? "server (ms)*" : "server (ms)", "count", "mean",
                          "p50", "p95");
       header = true;
     }
     out += fmt::format("  {:<16}{:>10.0f}{:>10}{:>10}{:>10}\n", name, (*l)->count,
                        ms((*l)->mean_ms), ms((*l)->p50_ms), ms((*l)->p95_ms));
+  }
+  if (header && a.time_scale != 1.0) {
+    out += fmt::format(
+        "  * model time: the server's times x{:g} (--sim-time), on the client's clock\n",
+        a.time_scale);
   }
   for (const auto& f : a.findings) out += "  " + f + "\n";
   return out;

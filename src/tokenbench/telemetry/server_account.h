@@ -37,6 +37,8 @@ struct ServerAccount {
   int failed_scrapes = 0;
   std::string first_error;
   bool measured = false;  ///< both edges of the measure phase were scraped
+  /// The factor the server's latencies were multiplied by (--sim-time's scale; 1: real time).
+  double time_scale = 1.0;
 
   std::optional<double> prompt_tokens, generation_tokens, requests_finished, preemptions,
       prefix_cache_hits, prefix_cache_queries;
@@ -52,8 +54,11 @@ struct ServerAccount {
 };
 
 /// The account of `scrapes` (a run's, in time order) against the client's `summary`.
+/// `time_scale`: under --sim-time the client's figures are in the simulator's model time, the
+/// scale times the real ones; the server's latencies are multiplied by it too, so that both sides
+/// of the TTFT breakdown are on one clock.
 ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string& url,
-                          const metrics::Summary& summary);
+                          const metrics::Summary& summary, double time_scale = 1.0);
 
 nlohmann::json account_to_json(const ServerAccount& account);
 
