@@ -13,6 +13,7 @@
 
 #include "tokenbench/experiment/compare.h"
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/metrics/model_time.h"
 #include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
 
@@ -95,7 +96,7 @@ void read_run_level(const std::string& dir, const std::vector<core::RequestRecor
   sample.request_goodput = number("request_goodput");
 }
 
-// DIR/config.yaml, when there is one, and the goodput objectives it names in the records' time.
+// DIR/config.yaml, when there is one, and the goodput objectives it names.
 void read_config(const std::string& dir, RunSample& sample) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -106,14 +107,6 @@ void read_config(const std::string& dir, RunSample& sample) {
     sample.goodput = metrics::parse_slo(sample.config->goodput);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
-  }
-  // --sim-time judged goodput on model time, the records' times multiplied by the time scale.
-  const double scale = sample.config->sim_time ? sample.config->sim_time_scale : 1.0;
-  if (scale > 0.0 && scale != 1.0) {
-    for (std::optional<double>* ms : {&sample.goodput.ttft_ms, &sample.goodput.tpot_ms,
-                                      &sample.goodput.itl_ms, &sample.goodput.e2el_ms}) {
-      if (*ms) **ms /= scale;
-    }
   }
 }
 
@@ -138,7 +131,10 @@ RunSample load_run_sample(const std::string& dir) {
   sample.dir = dir;
   read_config(dir, sample);
   report::RecordsReadReport read;
-  const std::vector<core::RequestRecord> all = report::read_records_jsonl(requests, &read);
+  // A --sim-time run is compared in the model's time, as its summary.json and tables show it.
+  const std::vector<core::RequestRecord> all = metrics::in_model_time(
+      report::read_records_jsonl(requests, &read),
+      sample.config ? metrics::model_time_factor(*sample.config) : 1.0);
   sample.warning = read.warning;
   for (const core::RequestRecord& r : all) {
     if (r.phase == core::Phase::kMeasure) sample.records.push_back(r);
