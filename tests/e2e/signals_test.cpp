@@ -134,6 +134,17 @@ TEST(Signals, TerminatedRunAndSweepExitNonZeroAndSaySo) {
   const json j = read_json(sweep_dir + "/sweep.json");
   EXPECT_TRUE(j["canceled"].get<bool>());
   EXPECT_NE(j["interrupted"].get<std::string>().find("SIGTERM"), std::string::npos);
+  // A search stopped midway: the same exit, and search.json says so.
+  const std::string search_dir = make_temp_dir("term-search");
+  BackgroundProcess search({TOKENBENCH_BINARY, "search", "--base-url", sim.url(), "--output-dir",
+                            search_dir, "--quiet", "--vary", "max-concurrency", "--min", "1",
+                            "--max", "8", "--slo", "p95_ttft_ms<=100000", "--num-prompts", "1000",
+                            "--input-len", "4", "--output-len", "5"});
+  ASSERT_TRUE(wait_for_records(search_dir + "/conc-1/requests.jsonl", 5));
+  EXPECT_EQ(search.stop(SIGTERM), 143);
+  const json sj = read_json(search_dir + "/search.json");
+  EXPECT_NE(sj["answer"]["interrupted"].get<std::string>().find("SIGTERM"), std::string::npos)
+      << sj.dump(1);
 }
 
 TEST(Signals, SecondInterruptEndsTheRunAtOnce) {
