@@ -78,6 +78,30 @@ TEST(RunConfig, InfiniteRateSurvivesYaml) {
   EXPECT_TRUE(std::isinf(r.request_rate));
 }
 
+TEST(RunConfig, ErrorRatesRoundTripAndAnOlderConfigKeepsItsMeaning) {
+  RunConfig c;
+  c.max_error_rate = 0.1;
+  c.abort_on_error_rate = 0.6;
+  c.target_load = "shared";
+  c.targets = {TargetSpec{"a", "", "m", ""}, TargetSpec{"b", "", "m", ""}};
+  const RunConfig r = run_config_from_yaml(to_yaml(c));
+  EXPECT_DOUBLE_EQ(r.max_error_rate, 0.1);
+  EXPECT_DOUBLE_EQ(r.abort_on_error_rate, 0.6);
+  EXPECT_EQ(r.target_load, "shared");
+  // Before --abort-on-error-rate, config.yaml's max_error_rate was the in-run stop (0: never):
+  // replayed, it still is, and the run's verdict keeps its default.
+  std::string old = to_yaml(RunConfig{});
+  const auto at = old.find("  abort_on_error_rate: 0\n");
+  ASSERT_NE(at, std::string::npos) << old;
+  old.erase(at, std::string("  abort_on_error_rate: 0\n").size());
+  const auto m = old.find("max_error_rate: 0.5");
+  ASSERT_NE(m, std::string::npos);
+  old.replace(m, std::string("max_error_rate: 0.5").size(), "max_error_rate: 0.3");
+  const RunConfig o = run_config_from_yaml(old);
+  EXPECT_DOUBLE_EQ(o.abort_on_error_rate, 0.3);
+  EXPECT_DOUBLE_EQ(o.max_error_rate, 0.5);
+}
+
 // An api this version does not know was once read as chat; it is an error now.
 TEST(RunConfig, UnknownApiInYamlIsAnError) {
   RunConfig c;

@@ -221,6 +221,25 @@ TEST(EndToEndConfig, ARunsOwnConfigRepeatsItAndFlagsBesideItWin) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_json(changed + "/summary.json")["completed"], 3);
 
+  // A config.yaml written before --abort-on-error-rate replays as it ran: its max_error_rate
+  // was the in-run stop, and the run's verdict keeps its default.
+  const std::string legacy = make_temp_dir("config_legacy");
+  {
+    std::string text = slurp(first + "/config.yaml");
+    const std::string abort_line = "  abort_on_error_rate: 0\n";
+    ASSERT_NE(text.find(abort_line), std::string::npos) << text;
+    text.erase(text.find(abort_line), abort_line.size());
+    text.replace(text.find("max_error_rate: 0.5"), std::string("max_error_rate: 0.5").size(),
+                 "max_error_rate: 0");
+    std::ofstream(legacy + "/config.yaml") << text;
+  }
+  r = run_process({TOKENBENCH_BINARY, "run", "--config", legacy + "/config.yaml", "--output-dir",
+                   legacy + "/out", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string replayed = slurp(legacy + "/out/config.yaml");
+  EXPECT_NE(replayed.find("max_error_rate: 0.5"), std::string::npos) << replayed;
+  EXPECT_NE(replayed.find("abort_on_error_rate: 0\n"), std::string::npos) << replayed;
+
   // A flat file of flag names works too; an unknown key is one line naming it.
   const std::string flat = make_temp_dir("config_flat");
   {

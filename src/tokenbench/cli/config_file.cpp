@@ -104,11 +104,15 @@ class Expander {
       const bool section = std::any_of(std::begin(kSections), std::end(kSections),
                                        [&](const char* s) { return key == s; });
       if (section && item.second.IsMap()) {
+        // A config.yaml from before abort_on_error_rate: its max_error_rate was the in-run stop.
+        const bool legacy_error_rate =
+            item.second["max_error_rate"] && !item.second["abort_on_error_rate"];
         for (const auto& inner : item.second) {
           const std::string k = inner.first.as<std::string>();
           if (replicas && k == "base_url") continue;
           if (lengths_from_dataset && k == "output_len") continue;
-          add(k, inner.second);
+          add(legacy_error_rate && k == "max_error_rate" ? "abort_on_error_rate" : k,
+              inner.second);
         }
       } else {
         add(key, item.second);

@@ -336,9 +336,12 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["server_metrics"]) c.server_metrics = l["server_metrics"].as<std::string>();
       if (l["metrics_interval_s"]) c.metrics_interval_s = l["metrics_interval_s"].as<double>();
       if (l["gpu_metrics"]) c.gpu_metrics = l["gpu_metrics"].as<std::string>();
-      if (l["max_error_rate"]) c.max_error_rate = l["max_error_rate"].as<double>();
       if (l["abort_on_error_rate"]) {
+        c.max_error_rate = l["max_error_rate"] ? l["max_error_rate"].as<double>() : 0.5;
         c.abort_on_error_rate = l["abort_on_error_rate"].as<double>();
+      } else if (l["max_error_rate"]) {
+        // A config.yaml from before abort_on_error_rate: its max_error_rate was the in-run stop.
+        c.abort_on_error_rate = l["max_error_rate"].as<double>();
       }
     }
     if (const auto w = root["workload"]) {
