@@ -16,6 +16,29 @@ TEST(OneLine, LineBreaksBecomeSpacesAndControlsAreEscaped) {
   EXPECT_EQ(one_line("plain text"), "plain text");
 }
 
+TEST(OneLine, BidirectionalControlsAreEscaped) {
+  // "Trojan Source": U+202E (RIGHT-TO-LEFT OVERRIDE) reverses what follows on the screen.
+  EXPECT_EQ(one_line("model\xe2\x80\xaegpj.exe"), "model\\u202egpj.exe");
+  EXPECT_EQ(one_line("\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8f \xd8\x9c"),
+            "\\u2066x\\u2069 \\u200f \\u061c");
+  // Neighbours that are not controls stay: an en dash (U+2013) and an ellipsis (U+2026).
+  EXPECT_EQ(one_line("a\xe2\x80\x93"
+                     "b\xe2\x80\xa6"),
+            "a\xe2\x80\x93"
+            "b\xe2\x80\xa6");
+}
+
+TEST(ShellQuoted, AValueFromAServerRunsNothingWhenPasted) {
+  EXPECT_EQ(shell_quoted("sim-model"), "sim-model");
+  EXPECT_EQ(shell_quoted("http://127.0.0.1:8000"), "http://127.0.0.1:8000");
+  EXPECT_EQ(shell_quoted("meta-llama/Llama-3.1-8B"), "meta-llama/Llama-3.1-8B");
+  EXPECT_EQ(shell_quoted("m1;touch${IFS}/tmp/x"), "'m1;touch${IFS}/tmp/x'");
+  EXPECT_EQ(shell_quoted("$(id)`id`"), "'$(id)`id`'");
+  EXPECT_EQ(shell_quoted("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quoted(""), "''");
+  EXPECT_EQ(shell_quoted("a b"), "'a b'");
+}
+
 TEST(FileNamePart, OneSafePathComponent) {
   EXPECT_EQ(file_name_part("meta-llama/Llama-3.1-8B", "x"), "meta-llama_Llama-3.1-8B");
   EXPECT_EQ(file_name_part("a b:c", "x"), "a_b_c");

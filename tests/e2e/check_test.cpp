@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "process.h"
 
 namespace tokenbench::e2e {
@@ -19,6 +21,23 @@ TEST(EndToEndCheck, ReadyServerPassesEveryStep) {
   EXPECT_NE(r.out.find("Ready: tokenbench run --base-url " + sim.url() + " --model sim-model"),
             std::string::npos)
       << r.out;
+}
+
+// A model id that is shell code: the Ready line quotes it, so pasting the line runs nothing.
+TEST(EndToEndCheck, ReadyLineQuotesWhatTheServerNamed) {
+  const std::string marker = make_temp_dir("check-quote") + "/pwned";
+  const std::string model = "m1;touch${IFS}" + marker;
+  SimProcess sim({"--time-scale", "10", "--model", model});
+  const auto r = run_process({TOKENBENCH_BINARY, "check", "--base-url", sim.url()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto at = r.out.find("Ready: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at + 7, r.out.find('\n', at) - at - 7);
+  EXPECT_NE(line.find(" --model '" + model + "'"), std::string::npos) << line;
+  // Pasted into a shell (with `true` for the program), the line creates nothing.
+  const auto pasted = run_process({"/bin/sh", "-c", "set -- " + line.substr(11)});
+  EXPECT_EQ(pasted.exit_code, 0) << pasted.err;
+  EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
 TEST(EndToEndCheck, RejectedKeyFailsAtAuthWithAHint) {

@@ -97,13 +97,16 @@ int check(CheckFlags& f) {
     std::printf("Not ready: fix the failed step above, then check again.\n");
     return kExitNoMeasure;
   }
-  std::string line = "tokenbench run --base-url " + target.shown_url;
+  // Every value is quoted for the shell: the line is made to be pasted, and the model id comes
+  // from the server.
+  const auto word = [](const std::string& v) { return core::shell_quoted(core::one_line(v)); };
+  std::string line = "tokenbench run --base-url " + word(target.shown_url);
   if (f.endpoint_given || target.endpoint != "/v1/chat/completions") {
-    line += " --endpoint " + target.endpoint;
+    line += " --endpoint " + word(target.endpoint);
   }
-  if (!result.model.empty()) line += " --model " + core::one_line(result.model);
+  if (!result.model.empty()) line += " --model " + word(result.model);
   if (f.http2) line += " --http2";
-  if (!f.ca_file.empty()) line += " --cacert " + f.ca_file;
+  if (!f.ca_file.empty()) line += " --cacert " + word(f.ca_file);
   if (f.insecure) line += " --insecure";
   std::printf("Ready: %s\n", line.c_str());
   return kExitOk;

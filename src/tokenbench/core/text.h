@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdio>
@@ -48,7 +49,25 @@ inline std::string format_seconds(double seconds) {
   return buf;
 }
 
-/// `s` with control characters (C0 but newline, DEL, C1) written as \xNN or \u00NN, so that text
+/// The Unicode bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069)
+/// whose UTF-8 encoding starts at s[i], or 0.
+inline int bidi_control_at(std::string_view s, std::size_t i) {
+  const auto at = [&s](std::size_t k) {
+    return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u;
+  };
+  if (at(i) == 0xd8 && at(i + 1) == 0x9c) return 0x061c;
+  if (at(i) != 0xe2) return 0;
+  const unsigned b1 = at(i + 1);
+  const unsigned b2 = at(i + 2);
+  if (b1 == 0x80 && (b2 == 0x8e || b2 == 0x8f || (b2 >= 0xaa && b2 <= 0xae))) {
+    return static_cast<int>(0x2000 + (b2 - 0x80));
+  }
+  if (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return static_cast<int>(0x2040 + (b2 - 0x80));
+  return 0;
+}
+
+/// `s` with control characters (C0 but newline, DEL, C1, and the bidirectional controls)
+/// written as \xNN or \uNNNN, so that text
 /// from a server cannot move the cursor, recolour or retitle a terminal; newlines kept or made
 /// spaces (with tabs and carriage returns) as `keep_newlines` says.
 inline std::string neutralised(std::string_view s, bool keep_newlines) {
@@ -71,11 +90,32 @@ inline std::string neutralised(std::string_view s, bool keep_newlines) {
       out += "\\u00";
       out += kHex[c1 >> 4];
       out += kHex[c1 & 0xf];
+    } else if (const int bidi = bidi_control_at(s, i); bidi != 0) {
+      // Bidirectional overrides and isolates reorder what the terminal shows (a line can read
+      // other than what it runs: "Trojan Source"), so they are written as escapes too.
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(bidi >> shift) & 0xf];
+      i += bidi == 0x061c ? 1 : 2;
     } else {
       out += static_cast<char>(c);
     }
   }
   return out;
+}
+
+/// `s` as one word of a POSIX shell command line: as it is when it holds only characters no
+/// shell treats specially (letters, digits and _ . / : @ % + = , -), else in single quotes, each
+/// ' inside written '\''. A value from a server or a user pasted from a printed command then runs
+/// nothing ("m1;touch${IFS}/tmp/x" becomes 'm1;touch${IFS}/tmp/x').
+inline std::string shell_quoted(std::string_view s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return std::isalnum(c) || std::string_view("_./:@%+=,-").find(ch) != std::string_view::npos;
+  });
+  if (plain) return std::string(s);
+  std::string out = "'";
+  for (const char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
 }
 
 /// Server text for one line of a terminal: controls neutralised, line breaks made spaces.
