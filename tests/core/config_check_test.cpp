@@ -38,6 +38,12 @@ TEST(ConfigCheck, DefaultsAndEdgesOfTheRangesPass) {
   EXPECT_EQ(error_for([](RunConfig& c) { c.max_concurrency = kMaxConcurrency; }), "");
   EXPECT_EQ(error_for([](RunConfig& c) { c.duration_s = kMaxSeconds; }), "");
   EXPECT_EQ(error_for([](RunConfig& c) {
+              c.timeout_s = kMinTimeoutSeconds;
+              c.ttft_timeout_s = 0;  // none
+              c.stall_timeout_s = kMinTimeoutSeconds;
+            }),
+            "");
+  EXPECT_EQ(error_for([](RunConfig& c) {
               c.dataset = "jsonl";
               c.output_len = 0;
             }),
@@ -68,6 +74,13 @@ TEST(ConfigCheck, OutOfRangeValuesNameTheFlagAndItsRange) {
       {[](RunConfig& c) { c.output_len = 0; }, "--output-len 0 is out of range: give 1 to"},
       {[](RunConfig& c) { c.range_ratio = NAN; }, "--range-ratio nan is out of range"},
       {[](RunConfig& c) { c.timeout_s = 0; }, "--timeout 0 is out of range"},
+      // Below 1 ms a timeout would truncate to 0, which means none: the run would hang.
+      {[](RunConfig& c) { c.timeout_s = 1e-10; },
+       "--timeout 1e-10 is out of range: give 0.001 to 1000000 seconds"},
+      {[](RunConfig& c) { c.connect_timeout_s = 1e-12; }, "--connect-timeout 1e-12 is out of range"},
+      {[](RunConfig& c) { c.ttft_timeout_s = 1e-12; },
+       "--ttft-timeout 1e-12 is out of range: give 0.001 to 1000000 seconds (0: none)"},
+      {[](RunConfig& c) { c.stall_timeout_s = 1e-12; }, "--stall-timeout 1e-12 is out of range"},
       {[](RunConfig& c) { c.burstiness = INFINITY; }, "--burstiness inf is out of range"},
       {[](RunConfig& c) { c.drop_first_pct = 100; }, "--drop-first 100 is out of range"},
       {[](RunConfig& c) { c.fail_fast = -1; }, "--fail-fast -1 is out of range"},

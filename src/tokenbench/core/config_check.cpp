@@ -23,6 +23,15 @@ void positive(std::string_view flag, double value, double hi, std::string_view u
       fmt::format("{} {} is out of range: give more than 0, at most {} {}", flag, value, hi, unit));
 }
 
+// A timeout: at least 1 ms (a smaller one would round to no timeout at all), at most `hi`; 0 means
+// none when `zero_is_none`.
+void timeout(std::string_view flag, double value, double hi, bool zero_is_none) {
+  if (zero_is_none && value == 0) return;
+  if (value >= kMinTimeoutSeconds && value <= hi) return;
+  throw ConfigError(fmt::format("{} {} is out of range: give {} to {} seconds{}", flag, value,
+                                kMinTimeoutSeconds, hi, zero_is_none ? " (0: none)" : ""));
+}
+
 }  // namespace
 
 void validate(const RunConfig& c) {
@@ -73,10 +82,10 @@ void validate(const RunConfig& c) {
     throw ConfigError(
         fmt::format("--range-ratio {} is out of range: give 0 to less than 1", c.range_ratio));
   }
-  positive("--timeout", c.timeout_s, kMaxSeconds, "seconds");
-  positive("--connect-timeout", c.connect_timeout_s, kMaxSeconds, "seconds");
-  in_range<double>("--ttft-timeout", c.ttft_timeout_s, 0, kMaxSeconds, "seconds (0: none)");
-  in_range<double>("--stall-timeout", c.stall_timeout_s, 0, kMaxSeconds, "seconds (0: none)");
+  timeout("--timeout", c.timeout_s, kMaxSeconds, false);
+  timeout("--connect-timeout", c.connect_timeout_s, kMaxSeconds, false);
+  timeout("--ttft-timeout", c.ttft_timeout_s, kMaxSeconds, true);
+  timeout("--stall-timeout", c.stall_timeout_s, kMaxSeconds, true);
   in_range<std::int64_t>("--max-event-bytes", c.max_event_bytes, 1024, std::int64_t{1} << 30,
                          "bytes (e.g. 4MiB, the default)");
   in_range<std::int64_t>("--max-reply-bytes", c.max_reply_bytes, 0, std::int64_t{1} << 40,

@@ -16,6 +16,9 @@ inline constexpr double kMinRequestRate = 1e-3;  ///< one request every 1000 s
 inline constexpr double kMaxRequestRate = 1e7;
 inline constexpr double kMaxSeconds =
     1e6;  ///< --duration, --timeout, --ramp-up-duration: 11.6 days
+/// The shortest timeout (--timeout, --connect-timeout, --ttft-timeout, --stall-timeout): 1 ms. The
+/// engine counts in milliseconds, so a smaller one would truncate to 0, which means none.
+inline constexpr double kMinTimeoutSeconds = 1e-3;
 inline constexpr std::int64_t kMaxTokens = 10'000'000;  ///< --input-len, --output-len, prefix
 inline constexpr int kMaxWorkers = 1024;
 
