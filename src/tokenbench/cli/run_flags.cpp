@@ -302,10 +302,9 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
     if (const int sig = g_signal.load(); sig != 0 && code != kExitUsage) {
       // A stopped run never passes for a finished one: a SIGTERM'd CI or Kubernetes job fails.
       std::fprintf(stderr,
-                   "tokenbench: stopped by %s before the end: the results are partial "
-                   "(summary.json's tokenbench.stopped); exit %d\n",
-                   sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal",
-                   exit_stopped(sig));
+                   "tokenbench: %s: the results are partial (summary.json's "
+                   "tokenbench.stopped); exit %d\n",
+                   runner.interruption().c_str(), exit_stopped(sig));
       code = exit_stopped(sig);
     }
     if (leader && code == kExitOk && runner.partial()) {

@@ -70,22 +70,29 @@ const std::vector<std::string>& known_figure_names() {
   return names;
 }
 
-bool is_figure_name(std::string_view name) {
-  const auto& known = known_figure_names();
-  if (std::binary_search(known.begin(), known.end(), name)) return true;
+std::optional<std::pair<double, std::string>> percentile_figure(std::string_view name) {
   const auto underscore = name.find('_');
-  if (name.size() < 3 || name[0] != 'p' || underscore == std::string_view::npos) return false;
+  if (underscore == std::string_view::npos) return std::nullopt;
+  const std::string rest(name.substr(underscore + 1));
+  if (name.substr(0, underscore) == "median") return std::make_pair(50.0, rest);
+  if (name.size() < 3 || name[0] != 'p') return std::nullopt;
   const std::string number(name.substr(1, underscore - 1));
   try {
     std::size_t used = 0;
     const double p = std::stod(number, &used);
-    if (used != number.size() || !(p > 0 && p < 100)) return false;
+    if (used != number.size() || !(p > 0 && p < 100)) return std::nullopt;
+    return std::make_pair(p, rest);
   } catch (const std::exception&) {
-    return false;
+    return std::nullopt;
   }
+}
+
+bool is_figure_name(std::string_view name) {
+  const auto& known = known_figure_names();
+  if (std::binary_search(known.begin(), known.end(), name)) return true;
+  const auto percentile = percentile_figure(name);
   // The distribution must be one that has a mean (mean_ttft_ms, mean_decode_tps, ...).
-  const std::string mean = "mean_" + std::string(name.substr(underscore + 1));
-  return std::binary_search(known.begin(), known.end(), mean);
+  return percentile && std::binary_search(known.begin(), known.end(), "mean_" + percentile->second);
 }
 
 bool higher_is_better(std::string_view name) {

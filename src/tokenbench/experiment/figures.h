@@ -2,8 +2,10 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tokenbench::experiment {
@@ -23,6 +25,11 @@ std::string first_error(const nlohmann::json& summary);
 
 /// The names every run defines (from an empty run's summary), sorted.
 const std::vector<std::string>& known_figure_names();
+
+/// A percentile figure split into its percentile and distribution: "p95_ttft_ms" -> (95,
+/// "ttft_ms"), "p99.9_e2el_ms" -> (99.9, "e2el_ms"), "median_tpot_ms" -> (50, "tpot_ms");
+/// nullopt for a name of any other shape (the distribution is not checked).
+std::optional<std::pair<double, std::string>> percentile_figure(std::string_view name);
 
 /// True when `name` is a figure of some run: one of known_figure_names(), or pNN_X for any
 /// percentile NN in (0, 100) (a --percentiles value, e.g. p99.9_ttft_ms) of a distribution X.

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <numeric>
 
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/metrics/model_time.h"
 #include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
 
@@ -54,21 +54,6 @@ nlohmann::json interval_json(const std::optional<metrics::Interval>& i) {
   if (!i) return nullptr;
   const auto side = [](double v) { return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
   return {{"estimate", i->estimate}, {"lo", side(i->lo)}, {"hi", side(i->hi)}};
-}
-
-// "p95_ttft_ms" -> (0.95, "ttft_ms"), "median_e2el_ms" -> (0.5, "e2el_ms"); (0, "") for a figure
-// that is not a percentile.
-std::pair<double, std::string> percentile_of(const std::string& figure) {
-  const auto cut = figure.find('_');
-  if (cut == std::string::npos) return {0, ""};
-  const std::string head = figure.substr(0, cut);
-  const std::string rest = figure.substr(cut + 1);
-  if (head == "median") return {0.5, rest};
-  if (head.size() < 2 || head[0] != 'p') return {0, ""};
-  char* end = nullptr;
-  const double pct = std::strtod(head.c_str() + 1, &end);
-  if (end == nullptr || *end != '\0' || !(pct > 0 && pct < 100)) return {0, ""};
-  return {pct / 100, rest};
 }
 
 // A bracket [a, c) too narrow to split further.
@@ -213,29 +198,23 @@ std::vector<std::string> noise_warnings(const SearchResult& r, const SearchOptio
 
 // The intervals of a probe's throughput and of its SLOs' percentile figures, from the records
 // its directory holds; none when they cannot be read (the verdicts stand without them). With
-// --sim-time the figures are in the simulator's model time, `time_scale` times the stamps': so
-// are their intervals.
-void add_intervals(Probe& p, const SearchOptions& o, const std::string& dir, double time_scale) {
+// --sim-time the figures are in the simulator's model time (`factor`): so are their intervals,
+// from the same model-time copy of the records as the summary's.
+void add_intervals(Probe& p, const SearchOptions& o, const std::string& dir, double factor) {
   p.slo_ci.assign(o.slos.size(), std::nullopt);
   const std::string file = report::find_requests_file(dir);
   if (file.empty()) return;
   std::vector<core::RequestRecord> records;
   try {
-    records = report::read_records_jsonl(file);
+    records = metrics::in_model_time(report::read_records_jsonl(file), factor);
   } catch (const std::exception&) {
     return;
   }
-  const auto scaled = [](std::optional<metrics::Interval> i, double by) {
-    if (i) *i = metrics::Interval{i->estimate * by, i->lo * by, i->hi * by};
-    return i;
-  };
-  p.throughput_ci = scaled(metrics::throughput_interval(records), 1 / time_scale);
+  p.throughput_ci = metrics::throughput_interval(records);
   for (std::size_t i = 0; i < o.slos.size(); ++i) {
-    const auto [q, distribution] = percentile_of(o.slos[i].figure);
-    if (q > 0) {
-      p.slo_ci[i] = scaled(
-          metrics::quantile_interval(metrics::per_request_samples(records, distribution), q),
-          time_scale);
+    if (const auto percentile = percentile_figure(o.slos[i].figure)) {
+      p.slo_ci[i] = metrics::quantile_interval(
+          metrics::per_request_samples(records, percentile->second), percentile->first / 100);
     }
   }
 }
@@ -360,8 +339,7 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
     const auto errors = p.figures.find("error_rate");
     const bool too_many_errors = errors != p.figures.end() && errors->second > base.max_error_rate;
     p.met = all_met(p.slo) && !too_many_errors;
-    add_intervals(p, o, c.output_dir,
-                  base.sim_time && base.sim_time_scale > 0 ? base.sim_time_scale : 1.0);
+    add_intervals(p, o, c.output_dir, metrics::model_time_factor(base));
     const std::string breach =
         too_many_errors ? fmt::format("error rate {:.1f}% > --max-error-rate {:g}%",
                                       100 * errors->second, 100 * base.max_error_rate)
