@@ -17,6 +17,9 @@ inline constexpr int kExitPartial = 4;
 /// A gate (`compare --fail-on-regression`) could not be judged: too few requests to tell the
 /// change from noise. `--unjudged pass` turns it into 0.
 inline constexpr int kExitUnjudged = 5;
+/// The run measured its requests, but its summary could not be saved (a full disk, a directory
+/// that became unwritable): the summary was printed on stdout instead, with the reason.
+inline constexpr int kExitNotSaved = 6;
 /// A run, sweep or search stopped by a signal exits 128 + the signal's number (130 for SIGINT,
 /// 143 for SIGTERM), as a shell reports a process the signal killed; its results are kept.
 constexpr int exit_stopped(int signal_number) { return 128 + signal_number; }
