@@ -363,7 +363,7 @@ TEST(EndToEndHtmlReport, SweepSearchAndComparisonRootsHaveTheirOwnPage) {
   const std::string sweep_html = slurp(sweep + "/report.html");
   ASSERT_FALSE(sweep_html.empty());
   EXPECT_NE(sweep_html.find("\"kind\":\"sweep\""), std::string::npos);
-  EXPECT_NE(sweep_html.find("\"href\":\"c4/report.html\""), std::string::npos);
+  EXPECT_NE(sweep_html.find("\"href\":\"./c4/report.html\""), std::string::npos);
   fs::remove(sweep + "/report.html");
   const auto rep = run_process({TOKENBENCH_BINARY, "report", sweep});
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
@@ -401,7 +401,7 @@ TEST(EndToEndHtmlReport, SweepSearchAndComparisonRootsHaveTheirOwnPage) {
   EXPECT_EQ(page.errors, "");
   EXPECT_EQ(page.charts, "4");  // TTFT, TPOT, ITL and E2EL overlaid
   EXPECT_EQ(page.drawn, page.charts);
-  EXPECT_NE(page.dom.find("href=\"second/report.html\""), std::string::npos);
+  EXPECT_NE(page.dom.find("href=\"./second/report.html\""), std::string::npos);
 }
 
 }  // namespace

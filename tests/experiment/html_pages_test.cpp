@@ -76,7 +76,8 @@ TEST_F(HtmlPagesTest, SweepLevelsCarryTheirLoadLinksCurvesAndMarks) {
   ASSERT_EQ(data["levels"].size(), 2u);
   const json& c1 = data["levels"][0];
   EXPECT_EQ(c1["label"], "concurrency 1");
-  EXPECT_EQ(c1["href"], "c1/report.html");
+  EXPECT_EQ(c1["href"], "./c1/report.html");
+  EXPECT_TRUE(data["levels"][1]["href"].is_null());  // c4-r2 has no directory: no link
   EXPECT_EQ(c1["request_throughput"], 10.5);
   EXPECT_EQ(c1["p95_ttft_ms"], 25.0);
   EXPECT_FALSE(c1.contains("tokenbench"));  // only the figures the page draws
@@ -109,7 +110,8 @@ TEST_F(HtmlPagesTest, ComparisonTargetsAreFoundUnderTheRootWhereverTheRunWasStar
   write_requests("fast");
   const json data = experiment_report_data(root_);
   EXPECT_EQ(data["kind"], "compare");
-  EXPECT_EQ(data["targets"][0]["href"], "fast/report.html");
+  EXPECT_EQ(data["targets"][0]["href"], "./fast/report.html");
+  EXPECT_TRUE(data["targets"][1]["href"].is_null());
   EXPECT_EQ(data["targets"][0]["cdfs"]["TTFT"]["n"], 3);
   EXPECT_TRUE(data["targets"][1]["cdfs"].empty());
   ASSERT_TRUE(write_experiment_report(root_));
@@ -123,16 +125,37 @@ TEST_F(HtmlPagesTest, SearchProbesLinkTheirPagesAndARunIsNoExperiment) {
                              {"probes", {{{"dir", "conc-2"}, {"value", 2.0}, {"met", true}}}},
                              {"answer", {{"value", 2.0}, {"sentence", "s"}}}})
                            .dump());
-  const json data = experiment_report_data(root_);
-  EXPECT_EQ(data["kind"], "search");
-  EXPECT_EQ(data["probes"][0]["href"], "conc-2/report.html");
-  EXPECT_EQ(data["answer"]["value"], 2.0);
-
   const std::string run = root_ + "/conc-2";
   fs::create_directories(run);
+  const json data = experiment_report_data(root_);
+  EXPECT_EQ(data["kind"], "search");
+  EXPECT_EQ(data["probes"][0]["href"], "./conc-2/report.html");
+  EXPECT_EQ(data["answer"]["value"], 2.0);
+
   EXPECT_TRUE(experiment_report_data(run).is_null());
   EXPECT_FALSE(write_experiment_report(run));
   EXPECT_FALSE(fs::exists(run + "/report.html"));
+}
+
+// Issue 25: a tampered sweep.json put a javascript: link in report.html. A level's link is a
+// relative path to a directory inside the results directory; anything else is text.
+TEST_F(HtmlPagesTest, TamperedLevelDirectoriesGetNoLink) {
+  const std::vector<std::string> dirs = {"javascript:alert(1)", "..", "/etc", "../outside",
+                                         "https://evil.example/x", "c1"};
+  json levels = json::array();
+  for (const auto& d : dirs) levels.push_back({{"dir", d}, {"max_concurrency", 1}});
+  fs::create_directories(root_ + "/javascript:alert(1)");
+  fs::create_directories(root_ + "/c1");
+  write("sweep.json", json({{"levels", levels}}).dump());
+  const json data = experiment_report_data(root_);
+  ASSERT_EQ(data["levels"].size(), dirs.size());
+  for (std::size_t i = 0; i + 1 < dirs.size(); ++i) {
+    EXPECT_TRUE(data["levels"][i]["href"].is_null()) << dirs[i];
+  }
+  EXPECT_EQ(data["levels"].back()["href"], "./c1/report.html");
+  ASSERT_TRUE(write_experiment_report(root_));
+  const std::string page = report::read_text_file(root_ + "/report.html");
+  EXPECT_EQ(page.find("\"href\":\"javascript"), std::string::npos);
 }
 
 }  // namespace

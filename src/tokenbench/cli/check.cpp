@@ -11,6 +11,7 @@
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/client/probe.h"
 #include "tokenbench/client/tls_options.h"
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 
 namespace tokenbench::cli {
@@ -78,6 +79,9 @@ int check(CheckFlags& f) {
   }
   if (const auto key = client::find_api_key(f.api_key_env)) {
     target.headers.push_back(client::auth_header(target.api, *key));
+    if (const std::string w = client::short_key_warning(*key, f.api_key_env); !w.empty()) {
+      std::fprintf(stderr, "%s\n", w.c_str());
+    }
   }
   target.key_origin = client::key_origin(f.api_key_env, target.api);
   target.timeout_s = f.timeout_s;
@@ -88,11 +92,16 @@ int check(CheckFlags& f) {
   client::set_http2_servers(f.http2 ? std::vector<std::string>{target.base_url}
                                     : std::vector<std::string>{});
 
+  // A credential in the query string is sent, never shown (nor one the server echoes).
+  std::vector<std::string> hidden;
+  const std::string shown_endpoint = core::redact_query(target.endpoint, &hidden);
   std::printf("Checking %s (%s %s)\n", target.shown_url.c_str(),
-              core::to_string(target.api).c_str(), target.endpoint.c_str());
+              core::to_string(target.api).c_str(), shown_endpoint.c_str());
   std::fflush(stdout);
   const client::ProbeResult result = client::probe(target);
-  std::fputs(render(result).c_str(), stdout);
+  std::string shown = render(result);
+  for (const auto& secret : hidden) shown = client::redact(std::move(shown), secret);
+  std::fputs(shown.c_str(), stdout);
   if (!result.ok()) {
     std::printf("Not ready: fix the failed step above, then check again.\n");
     return kExitNoMeasure;
@@ -102,7 +111,7 @@ int check(CheckFlags& f) {
   const auto word = [](const std::string& v) { return core::shell_quoted(core::one_line(v)); };
   std::string line = "tokenbench run --base-url " + word(target.shown_url);
   if (f.endpoint_given || target.endpoint != "/v1/chat/completions") {
-    line += " --endpoint " + word(target.endpoint);
+    line += " --endpoint " + word(shown_endpoint);
   }
   if (!result.model.empty()) line += " --model " + word(result.model);
   if (f.http2) line += " --http2";

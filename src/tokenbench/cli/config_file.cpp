@@ -61,6 +61,7 @@ constexpr Rule kRules[] = {
     {"drop_first_pct", "--drop-first", Kind::kValue},
     {"metrics_interval_s", "--metrics-interval", Kind::kValue},
     {"sim_time", "--sim-time", Kind::kIfTrue},
+    {"server_metrics_auth", "--server-metrics-auth", Kind::kIfTrue},
     {"multi_turn", "--multi-turn", Kind::kIfTrue},
     {"ca_file", "--cacert", Kind::kValue},
     {"insecure", "--insecure", Kind::kIfTrue},

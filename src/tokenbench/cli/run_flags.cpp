@@ -298,7 +298,7 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
       }
     } restore{done, watcher};
     // A follower runs whatever measurements the leader announces; the leader runs the command.
-    code = leader ? body(runner) : experiment::follow(runner, *session);
+    code = leader ? body(runner) : experiment::follow(runner, *session, config);
     if (const int sig = g_signal.load(); sig != 0 && code != kExitUsage) {
       // A stopped run never passes for a finished one: a SIGTERM'd CI or Kubernetes job fails.
       std::fprintf(stderr,
@@ -1111,6 +1111,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
                   "The server's Prometheus endpoint, scraped during the run: auto "
                   "(<base-url>/metrics when it answers), off, or a URL")
       ->capture_default_str();
+  cmd->add_flag("--server-metrics-auth", c.server_metrics_auth,
+                "Send the API key and secret --header values to a --server-metrics URL of "
+                "another origin (scheme, host, port) than --base-url too; by default only the "
+                "target's own origin receives them");
   cmd->add_option("--metrics-interval", c.metrics_interval_s,
                   "Seconds between scrapes of --server-metrics (plus one at each edge of the "
                   "measure phase) and between GPU samples")

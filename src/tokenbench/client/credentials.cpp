@@ -76,12 +76,33 @@ std::optional<std::string> first_model_id(const std::string& models_body) {
   return list.ids.front();
 }
 
+std::string short_key_warning(const std::string& key, const std::string& env_name) {
+  if (key.size() >= kShortestRealKey) return "";
+  return fmt::format(
+      "tokenbench: warning: the API key from ${} is {} character{} long, too short to be a real "
+      "key; it is hidden in outputs only where it stands alone as a value",
+      env_name, key.size(), key.size() == 1 ? "" : "s");
+}
+
+bool stands_alone(std::string_view text, std::size_t at, std::size_t size) {
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  if (size >= kWholeWordSecret) return true;
+  const bool glued_before = at > 0 && alnum(text[at - 1]) && alnum(text[at]);
+  const bool glued_after =
+      at + size < text.size() && alnum(text[at + size]) && alnum(text[at + size - 1]);
+  return !glued_before && !glued_after;
+}
+
 std::string redact(std::string text, const std::string& secret) {
   if (secret.empty()) return text;
   static constexpr std::string_view kRedacted = "<redacted>";
   // The search resumes after each replacement: a key that occurs in "<redacted>" itself (say
   // "d") would otherwise be found in it again and again, without end.
   for (auto pos = text.find(secret); pos != std::string::npos; pos = text.find(secret, pos)) {
+    if (!stands_alone(text, pos, secret.size())) {
+      ++pos;
+      continue;
+    }
     text.replace(pos, secret.size(), kRedacted);
     pos += kRedacted.size();
   }
@@ -115,6 +136,46 @@ void add_header_secrets(const std::vector<std::string>& headers,
     if (value.rfind("Bearer ", 0) == 0) secrets.push_back(value.substr(7));
     if (!value.empty()) secrets.push_back(value);
   }
+}
+
+std::string origin_of(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos || scheme_end == 0) return "";
+  std::string scheme = url.substr(0, scheme_end);
+  std::string authority = split_userinfo(url).first.substr(scheme_end + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  const auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  scheme = lower(scheme);
+  authority = lower(authority);
+  const auto close = authority.rfind(']');
+  const auto colon = authority.rfind(':');
+  const bool has_port = colon != std::string::npos && (close == std::string::npos || colon > close);
+  std::string host = has_port ? authority.substr(0, colon) : authority;
+  std::string port = has_port ? authority.substr(colon + 1) : "";
+  if (port.empty()) port = scheme == "https" ? "443" : scheme == "http" ? "80" : "";
+  if (host.empty()) return "";
+  return scheme + "://" + host + (port.empty() ? "" : ":" + port);
+}
+
+std::vector<std::string> headers_for_origin(const std::string& url, const std::string& target_url,
+                                            const std::vector<std::string>& headers,
+                                            bool cross_origin, bool* withheld) {
+  if (withheld != nullptr) *withheld = false;
+  const std::string origin = origin_of(url);
+  if (cross_origin || (!origin.empty() && origin == origin_of(target_url))) return headers;
+  std::vector<std::string> out;
+  for (const auto& h : headers) {
+    if (!core::is_secret_header(h)) {
+      out.push_back(h);
+    } else if (withheld != nullptr) {
+      *withheld = true;
+    }
+  }
+  return out;
 }
 
 std::string key_origin(const std::string& env_name, core::ApiKind api) {

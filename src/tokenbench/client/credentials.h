@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,18 @@ void add_userinfo_secrets(const std::string& userinfo, std::vector<std::string>&
 /// Adds the values of credential headers (core::is_secret_header; a Bearer token also alone).
 void add_header_secrets(const std::vector<std::string>& headers, std::vector<std::string>& secrets);
 
+/// The origin of an absolute URL, as RFC 6454 compares them: "scheme://host:port", scheme and
+/// host in lower case, the port written even when it is the scheme's default (http 80, https
+/// 443), user-info dropped; "" for text that is not an absolute URL.
+std::string origin_of(const std::string& url);
+
+/// The headers to send to `url` on behalf of a target at `target_url`: all of `headers` when both
+/// share an origin or `cross_origin` is allowed, else those without credentials
+/// (core::is_secret_header). `withheld`, when given, says whether any was left out.
+std::vector<std::string> headers_for_origin(const std::string& url, const std::string& target_url,
+                                            const std::vector<std::string>& headers,
+                                            bool cross_origin, bool* withheld = nullptr);
+
 /// Where the API key came from, in words, for a message that must not show it: "the API key from
 /// $OPENAI_API_KEY (sent as 'Authorization: Bearer <key>')", or that none was sent.
 std::string key_origin(const std::string& env_name, core::ApiKind api = core::ApiKind::kOpenAIChat);
@@ -52,8 +65,24 @@ std::string auth_header(core::ApiKind api, const std::string& key);
 /// (client::kAnthropicVersion) unless `headers` names one.
 void add_api_headers(core::ApiKind api, std::vector<std::string>& headers);
 
-/// Removes credentials from text meant for people (error messages that echo a request):
-/// every occurrence of `secret` becomes "<redacted>".
+/// A secret this long or longer is cut wherever it occurs; a shorter one (a local server's
+/// "--api-key test") only where it stands alone, so that tokenbench's own words stay whole.
+inline constexpr std::size_t kWholeWordSecret = 16;
+
+/// An API key shorter than this is too short to be a real one: the run warns.
+inline constexpr std::size_t kShortestRealKey = 8;
+
+/// A one-line warning (no newline, the key not shown) when `key`, read from `env_name`, is
+/// shorter than kShortestRealKey; "" otherwise.
+std::string short_key_warning(const std::string& key, const std::string& env_name);
+
+/// Whether the occurrence of a secret of `size` bytes at `at` in `text` is one to cut: always
+/// when size >= kWholeWordSecret; else unless it lies inside a longer run of letters and digits
+/// (the "x" in "maximum" is not the key "x"; the one in "Bearer x" or "key=x" is).
+bool stands_alone(std::string_view text, std::size_t at, std::size_t size);
+
+/// Removes credentials from text meant for people (error messages that echo a request): every
+/// occurrence of `secret` that stands_alone becomes "<redacted>".
 std::string redact(std::string text, const std::string& secret);
 
 }  // namespace tokenbench::client

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "tokenbench/core/secret_fields.h"
+
 namespace tokenbench::core {
 namespace {
 
@@ -32,9 +34,34 @@ void timeout(std::string_view flag, double value, double hi, bool zero_is_none) 
                                 kMinTimeoutSeconds, hi, zero_is_none ? " (0: none)" : ""));
 }
 
+// A value config.yaml kept as <redacted> (a credential in a query string or the body) cannot be
+// sent: the replay must give it again.
+void refuse_redacted(const RunConfig& c) {
+  const auto url = [](std::string_view flag, const std::string& value) {
+    const std::string name = redacted_query_parameter(value);
+    if (name.empty()) return;
+    throw ConfigError(fmt::format(
+        "{} has the query parameter '{}' as {}: config.yaml never keeps credentials; give {} "
+        "again with its value",
+        flag, name, kRedactedValue, flag));
+  };
+  url("--base-url", c.base_url);
+  url("--endpoint", c.endpoint);
+  url("--server-metrics", c.server_metrics);
+  for (const auto& r : c.replica_urls) url("--base-url", r);
+  for (const auto& t : c.targets) url("--target", t.base_url);
+  if (const std::string field = redacted_json_field(c.extra_body); !field.empty()) {
+    throw ConfigError(fmt::format(
+        "--extra-body has the field '{}' as {}: config.yaml never keeps credentials; give "
+        "--extra-body again with its value",
+        field, kRedactedValue));
+  }
+}
+
 }  // namespace
 
 void validate(const RunConfig& c) {
+  refuse_redacted(c);
   if (c.duration_s > 0 || c.num_prompts != 0) {
     in_range<std::int64_t>("--num-prompts", c.num_prompts, c.duration_s > 0 ? 0 : 1,
                            kMaxNumPrompts);

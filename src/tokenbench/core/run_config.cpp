@@ -7,6 +7,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "tokenbench/core/secret_fields.h"
+
 namespace tokenbench::core {
 bool is_secret_header(const std::string& header) {
   std::string name = header.substr(0, header.find(':'));
@@ -109,14 +111,14 @@ std::string to_yaml(const RunConfig& c) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "target" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "base_url" << YAML::Value << c.base_url;
-  out << YAML::Key << "endpoint" << YAML::Value << c.endpoint;
+  out << YAML::Key << "base_url" << YAML::Value << redact_query(c.base_url);
+  out << YAML::Key << "endpoint" << YAML::Value << redact_query(c.endpoint);
   out << YAML::Key << "api" << YAML::Value << to_string(c.api);
   out << YAML::Key << "model" << YAML::Value << c.model;
   out << YAML::Key << "headers" << YAML::Value << YAML::BeginSeq;
   for (const auto& h : c.headers) out << redact_header(h);
   out << YAML::EndSeq;
-  out << YAML::Key << "extra_body" << YAML::Value << c.extra_body;
+  out << YAML::Key << "extra_body" << YAML::Value << redact_json_fields(c.extra_body);
   out << YAML::Key << "max_tokens_field" << YAML::Value << c.max_tokens_field;
   out << YAML::Key << "batch_size" << YAML::Value << c.batch_size;
   out << YAML::Key << "timeout_s" << YAML::Value << c.timeout_s;
@@ -139,14 +141,16 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "request_id" << YAML::Value << c.request_id;
   out << YAML::Key << "nonstream_sample" << YAML::Value << c.nonstream_sample;
   if (!c.replica_urls.empty()) {
-    out << YAML::Key << "replicas" << YAML::Value << YAML::Flow << c.replica_urls;
+    std::vector<std::string> replicas;
+    for (const auto& url : c.replica_urls) replicas.push_back(redact_query(url));
+    out << YAML::Key << "replicas" << YAML::Value << YAML::Flow << replicas;
     out << YAML::Key << "balance" << YAML::Value << to_string(c.balance);
   }
   if (!c.targets.empty()) {
     out << YAML::Key << "targets" << YAML::Value << YAML::BeginSeq;
     for (const auto& t : c.targets) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name
-          << YAML::Key << "base_url" << YAML::Value << t.base_url << YAML::Key << "model"
+          << YAML::Key << "base_url" << YAML::Value << redact_query(t.base_url) << YAML::Key << "model"
           << YAML::Value << t.model << YAML::Key << "api_key_env" << YAML::Value << t.api_key_env
           << YAML::EndMap;
     }
@@ -175,7 +179,8 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "ramp_up_duration_s" << YAML::Value << c.ramp_up_duration_s;
   out << YAML::Key << "drop_first_pct" << YAML::Value << c.drop_first_pct;
   out << YAML::Key << "fail_fast" << YAML::Value << c.fail_fast;
-  out << YAML::Key << "server_metrics" << YAML::Value << c.server_metrics;
+  out << YAML::Key << "server_metrics" << YAML::Value << redact_query(c.server_metrics);
+  if (c.server_metrics_auth) out << YAML::Key << "server_metrics_auth" << YAML::Value << true;
   out << YAML::Key << "metrics_interval_s" << YAML::Value << c.metrics_interval_s;
   out << YAML::Key << "gpu_metrics" << YAML::Value << c.gpu_metrics;
   out << YAML::Key << "max_error_rate" << YAML::Value << c.max_error_rate;
@@ -334,6 +339,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (l["drop_first_pct"]) c.drop_first_pct = l["drop_first_pct"].as<double>();
       if (l["fail_fast"]) c.fail_fast = l["fail_fast"].as<int>();
       if (l["server_metrics"]) c.server_metrics = l["server_metrics"].as<std::string>();
+      if (l["server_metrics_auth"]) c.server_metrics_auth = l["server_metrics_auth"].as<bool>();
       if (l["metrics_interval_s"]) c.metrics_interval_s = l["metrics_interval_s"].as<double>();
       if (l["gpu_metrics"]) c.gpu_metrics = l["gpu_metrics"].as<std::string>();
       if (l["abort_on_error_rate"]) {

@@ -169,6 +169,9 @@ struct RunConfig {
   /// The server's Prometheus endpoint: "auto" (<base-url>/metrics when it answers), "off", or a
   /// URL.
   std::string server_metrics = "auto";
+  /// Send the target's credentials (the API key, secret --header values) to a --server-metrics
+  /// URL of another origin too; by default only the target's own origin receives them.
+  bool server_metrics_auth = false;
   double metrics_interval_s = 1.0;  ///< between periodic scrapes (and GPU samples)
   /// The GPU sampler: "auto" (nvidia-smi when it is on PATH), "nvidia-smi", "dcgm=URL" (a DCGM
   /// exporter's /metrics) or "off".

@@ -23,13 +23,13 @@ namespace {
 using metrics::kUndefined;
 
 // config.yaml keys that do not change what is measured (compare.h, config_differences).
-constexpr std::array<std::string_view, 17> kNotCompared{
-    "output_dir",          "result_filename",     "exports",
-    "records_compress",    "started_at",          "labels",
-    "metrics.percentiles", "metrics.slo",         "metrics.console_style",
-    "metrics.buckets",     "load.server_metrics", "load.metrics_interval_s",
-    "load.gpu_metrics",    "load.fail_fast",      "load.max_error_rate",
-    "target.api_key_env",  "target.preflight",
+constexpr std::array<std::string_view, 18> kNotCompared{
+    "output_dir",          "result_filename",          "exports",
+    "records_compress",    "started_at",               "labels",
+    "metrics.percentiles", "metrics.slo",              "metrics.console_style",
+    "metrics.buckets",     "load.server_metrics",      "load.server_metrics_auth",
+    "load.metrics_interval_s", "load.gpu_metrics",     "load.fail_fast",
+    "load.max_error_rate", "target.api_key_env",       "target.preflight",
 };
 
 // A different seed draws other prompts and arrivals from the same workload: a fair repeat.

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/runner.h"
 #include "tokenbench/report/records_io.h"
@@ -59,10 +60,12 @@ void Runner::report_unable(const std::string& why) {
   session.send_report(r);
 }
 
-int follow(Runner& runner, distributed::Session& session) {
+int follow(Runner& runner, distributed::Session& session, const core::RunConfig& own) {
   while (const auto level = session.await_level([&runner] { return runner.canceled(); })) {
     try {
-      runner.run(core::run_config_from_yaml(*level));
+      // The announcement is config.yaml's text, which never carries a credential: the values it
+      // redacted come from this rank's own command line, the same as the leader's.
+      runner.run(core::with_secrets_of(core::run_config_from_yaml(*level), own));
     } catch (const std::exception& e) {
       // The leader hears why from this rank's report; say it here too, for its host's log.
       std::fprintf(stderr, "tokenbench: rank %d: %s\n", session.rank(),

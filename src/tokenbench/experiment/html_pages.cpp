@@ -1,7 +1,9 @@
 #include "tokenbench/experiment/html_pages.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "tokenbench/experiment/search.h"
@@ -56,8 +58,18 @@ fs::path subdir(const std::string& root, const std::string& dir) {
   return fs::is_directory(under) ? under : fs::path(dir);
 }
 
-std::string href_of(const std::string& dir) {
-  return (fs::path(dir).filename() / report::kHtmlReportFile).generic_string();
+// The link to a level's (a probe's, a target's) report.html: a relative path to a directory
+// that exists inside the results directory ROOT, its name made only of the characters
+// tokenbench's own directory names use. Anything else (a tampered sweep.json's
+// "javascript:...", "../..", an absolute path) gets no link: null, and the page shows the text.
+json href_of(const std::string& root, const std::string& dir) {
+  const std::string name = fs::path(dir).filename().string();
+  const bool plain = !name.empty() && name != "." && name != ".." &&
+                     std::all_of(name.begin(), name.end(), [](unsigned char c) {
+                       return std::isalnum(c) || std::strchr("._-+=,@", c) != nullptr;
+                     });
+  if (!plain || !fs::is_directory(fs::path(root) / name)) return nullptr;
+  return "./" + name + "/" + std::string(report::kHtmlReportFile);
 }
 
 // The factor a subdirectory's figures were put in model time by (--sim-time), from its
@@ -108,7 +120,7 @@ json sweep_data(const std::string& root, const json& sweep) {
                 {"meets_slo", level.value("meets_slo", json())},
                 {"slo", level.value("slo", json::array())}};
     for (const char* k : kLevelFigures) row[k] = level.value(k, json());
-    row["href"] = href_of(row["dir"].get<std::string>());
+    row["href"] = href_of(root, row["dir"].get<std::string>());
     row["cdfs"] = cdfs_of(root, row["dir"].get<std::string>());
     levels.push_back(std::move(row));
   }
@@ -125,9 +137,9 @@ json sweep_data(const std::string& root, const json& sweep) {
           {"canceled", sweep.value("canceled", false)}};
 }
 
-json search_data(const json& search) {
+json search_data(const std::string& root, const json& search) {
   json probes = search.value("probes", json::array());
-  for (auto& p : probes) p["href"] = href_of(p.value("dir", std::string()));
+  for (auto& p : probes) p["href"] = href_of(root, p.value("dir", std::string()));
   json out = search;
   out["probes"] = std::move(probes);
   out["kind"] = "search";
@@ -138,7 +150,7 @@ json compare_data(const std::string& root, const json& compare) {
   json targets = compare.value("targets", json::array());
   for (auto& t : targets) {
     const std::string dir = t.value("dir", std::string());
-    t["href"] = href_of(dir);
+    t["href"] = href_of(root, dir);
     t["cdfs"] = cdfs_of(root, dir);
   }
   json out = compare;
@@ -158,7 +170,7 @@ json experiment_report_data(const std::string& root) {
   if (fs::is_regular_file(root + "/" + kSweepJson)) {
     data = sweep_data(root, read(kSweepJson));
   } else if (fs::is_regular_file(root + "/" + kSearchJson)) {
-    data = search_data(read(kSearchJson));
+    data = search_data(root, read(kSearchJson));
   } else if (fs::is_regular_file(root + "/" + kCompareJson)) {
     data = compare_data(root, read(kCompareJson));
   } else {

@@ -18,6 +18,7 @@
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/merge.h"
 #include "tokenbench/distributed/session.h"
@@ -159,6 +160,10 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
     const std::optional<std::string> key = client::find_api_key(w.api_key_env);
     if (key) {
       target.headers.push_back(client::auth_header(config.api, *key));
+      const std::string warning = client::short_key_warning(*key, w.api_key_env);
+      if (!warning.empty() && std::find(secrets_.begin(), secrets_.end(), *key) == secrets_.end()) {
+        std::fprintf(stderr, "%s\n", warning.c_str());
+      }
       secrets_.push_back(*key);
     }
     targets_.push_back(std::move(target));
@@ -168,6 +173,14 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
     std::tie(config.base_url, userinfo) = client::split_userinfo(config.base_url);
     client::add_userinfo_secrets(userinfo, secrets_);
   }
+  // Credentials in a query string or the body (?api-key=..., {"api_key": ...}) are sent, but
+  // never shown: their values are cut from everything written, as the key's are.
+  for (const std::string* url : {&config.base_url, &config.endpoint, &config.server_metrics}) {
+    core::redact_query(*url, &secrets_);
+  }
+  for (const auto& url : config.replica_urls) core::redact_query(url, &secrets_);
+  for (const auto& t : config.targets) core::redact_query(t.base_url, &secrets_);
+  core::redact_json_fields(config.extra_body, &secrets_);
   // Longest first, so that a secret containing another is cut whole.
   std::sort(secrets_.begin(), secrets_.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
@@ -393,7 +406,8 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     const std::string what =
         config.targets.empty()
             ? fmt::format(
-                  "{}{} model {}{}", config.base_url, config.endpoint, core::one_line(config.model),
+                  "{}{} model {}{}", core::redact_query(config.base_url),
+                  core::redact_query(config.endpoint), core::one_line(config.model),
                   config.replica_urls.size() > 1
                       ? fmt::format(" (and {} more replicas)", config.replica_urls.size() - 1)
                       : "")
@@ -432,16 +446,24 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       const bool automatic = config.server_metrics == "auto";
       const std::string url = automatic ? t.base_url + "/metrics" : config.server_metrics;
       metrics_urls[i] = automatic ? parts[i].second.base_url + "/metrics" : redact(url);
+      // Credentials go only to the target's own origin, unless --server-metrics-auth.
+      bool withheld = false;
       auto scraper = std::make_unique<telemetry::MetricsScraper>(
-          url, t.headers, config.metrics_interval_s, bench->clock());
+          url,
+          client::headers_for_origin(url, t.base_url, t.headers, config.server_metrics_auth,
+                                     &withheld),
+          config.metrics_interval_s, bench->clock());
       const telemetry::Scrape first = scraper->scrape_now("before");
       // Auto: only a server whose names tokenbench knows (docs/TELEMETRY.md) has something to say.
       if (automatic && (!first.ok || first.snapshot.kind == telemetry::ServerKind::kUnknown)) {
         continue;
       }
       if (!first.ok) {
-        std::fprintf(stderr, "tokenbench: warning: --server-metrics %s: %s; scraping goes on\n",
-                     metrics_urls[i].c_str(), core::one_line(redact(first.error)).c_str());
+        std::fprintf(stderr, "tokenbench: warning: --server-metrics %s: %s; scraping goes on%s\n",
+                     metrics_urls[i].c_str(), core::one_line(redact(first.error)).c_str(),
+                     withheld ? " (the API key was not sent to this origin, which is not "
+                                "--base-url's: --server-metrics-auth sends it)"
+                              : "");
       }
       scraper->start();
       scrapers[i] = std::move(scraper);

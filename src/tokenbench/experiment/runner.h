@@ -195,9 +195,10 @@ class Runner {
 };
 
 /// A follower rank's part of a distributed command (cli's with_runner calls it instead of the
-/// command): runs each measurement the leader announces until the leader says finish. Returns
+/// command): runs each measurement the leader announces until the leader says finish, with the
+/// credentials config.yaml's text leaves out taken from `own` (this rank's configuration). Returns
 /// the exit code: 0, or 2 when the leader was lost (the leader's own code is the command's).
-int follow(Runner& runner, distributed::Session& session);
+int follow(Runner& runner, distributed::Session& session, const core::RunConfig& own);
 
 /// The configuration of target `index` of a multi-target run, as its own results directory
 /// records it: a single-target configuration with that target's URL and model.

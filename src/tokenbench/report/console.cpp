@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/metrics/percentile.h"
 
@@ -248,7 +249,7 @@ std::string error_table(const metrics::Summary& s, bool compact) {
 std::string run_header(const core::RunConfig& config) {
   std::string out =
       fmt::format("Model {} at {}{}", config.model.empty() ? "?" : core::one_line(config.model),
-                  config.base_url, config.endpoint);
+                  core::redact_query(config.base_url), core::redact_query(config.endpoint));
   if (config.replica_urls.size() > 1) {
     out += fmt::format(" (and {} more replicas)", config.replica_urls.size() - 1);
   }

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/checks.h"
@@ -227,7 +228,8 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
     s.warnings.push_back(fmt::format(
         "HTTP 404 on {}: --api {} requests usually go to {}; check --endpoint, --api (openai-chat, "
         "openai, openai-embeddings, anthropic-messages, openai-responses) and --model",
-        config.endpoint, core::to_string(config.api), core::default_endpoint(config.api)));
+        core::redact_query(config.endpoint), core::to_string(config.api),
+        core::default_endpoint(config.api)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/secret_fields.h"
 
 namespace tokenbench::report {
 namespace {
@@ -42,8 +43,8 @@ json slo_to_json(const metrics::SloSpec& slo) {
 
 json config_to_json(const core::RunConfig& c) {
   return json{
-      {"base_url", c.base_url},
-      {"endpoint", c.endpoint},
+      {"base_url", core::redact_query(c.base_url)},
+      {"endpoint", core::redact_query(c.endpoint)},
       {"api", core::to_string(c.api)},
       {"max_tokens_field", c.max_tokens_field},
       {"batch_size", c.batch_size},

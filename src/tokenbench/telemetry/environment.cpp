@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/core/version.h"
 
@@ -20,20 +21,6 @@ namespace tokenbench::telemetry {
 namespace {
 
 using nlohmann::json;
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// A key whose value is a credential: SGLang's server_args carry api_key, TGI's may carry a token.
-bool secret_key(const std::string& key) {
-  const std::string k = lower(key);
-  for (const char* word : {"api_key", "apikey", "password", "secret", "auth", "credential"}) {
-    if (k.find(word) != std::string::npos) return true;
-  }
-  return k == "token" || (k.size() > 6 && k.compare(k.size() - 6, 6, "_token") == 0);
-}
 
 std::string cut(const std::string& s, std::size_t max) {
   if (s.size() <= max) return s;
@@ -57,7 +44,7 @@ json trim(const json& v, const TrimLimits& limits, int depth) {
   json out = json::object();
   std::size_t bytes = 2;
   for (const auto& [key, value] : v.items()) {
-    json item = secret_key(key) ? json("<redacted>") : trim(value, limits, depth + 1);
+    json item = core::is_credential_name(key) ? json("<redacted>") : trim(value, limits, depth + 1);
     const std::size_t size = key.size() + item.dump().size() + 4;
     if (bytes + size > limits.max_bytes) {
       out["_truncated"] = true;

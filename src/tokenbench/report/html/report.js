@@ -115,8 +115,13 @@ var tb = (function () {
     parent.appendChild(t);
     return t;
   }
-  // A link to a page beside this one (a level's or a target's report.html).
+  // A link to a page beside this one (a level's or a target's report.html); only a relative
+  // "./dir/report.html" becomes one (never a javascript: or another site's URL): else the text.
   function link(text, href) {
+    if (typeof href !== "string" || !/^\.\/[A-Za-z0-9._+=,@-]+\/report\.html$/.test(href) ||
+        /^\.\/\.\.?\//.test(href)) {
+      return String(text);
+    }
     var a = el("a", text);
     a.href = href;
     return a;
