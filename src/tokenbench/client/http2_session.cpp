@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <new>
+#include <string>
 
 namespace tokenbench::client {
 namespace {
@@ -14,6 +16,14 @@ constexpr std::int32_t kWindow = (1 << 30) - 1;
 
 std::string_view view(const std::uint8_t* p, std::size_t n) {
   return {reinterpret_cast<const char*>(p), n};
+}
+
+std::string frame_name(int type) {
+  static constexpr const char* kNames[] = {
+      "DATA",         "HEADERS", "PRIORITY", "RST_STREAM",    "SETTINGS",
+      "PUSH_PROMISE", "PING",    "GOAWAY",   "WINDOW_UPDATE", "CONTINUATION"};
+  if (type >= 0 && type < static_cast<int>(std::size(kNames))) return kNames[type];
+  return "type " + std::to_string(type);
 }
 
 }  // namespace
@@ -90,6 +100,48 @@ struct Http2Callbacks {
 
   static int on_error(nghttp2_session*, int, const char* msg, std::size_t len, void* user) {
     self(user).error_.assign(msg, len);
+    self(user).reason_.assign(msg, len);
+    return 0;
+  }
+
+  static int on_invalid_frame(nghttp2_session*, const nghttp2_frame* frame, int lib_error,
+                              void* user) {
+    Http2Session& session = self(user);
+    session.bad_frame_ = frame->hd.type;
+    if (session.reason_.empty()) session.reason_ = nghttp2_strerror(lib_error);
+    return 0;
+  }
+
+  // A GOAWAY or RST_STREAM with an error code that this client sends: libnghttp2 refused what
+  // the server sent. (The client's own cancels are RST_STREAM CANCEL.)
+  static int on_frame_send(nghttp2_session* s, const nghttp2_frame* frame, void* user) {
+    Http2Session& session = self(user);
+    if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR) {
+      const std::string_view debug = view(frame->goaway.opaque_data, frame->goaway.opaque_data_len);
+      session.local_close_ =
+          "the server sent " +
+          Http2Session::describe_violation(
+              frame->goaway.error_code, debug.empty() ? std::string_view(session.reason_) : debug,
+              session.bad_frame_) +
+          "; tokenbench closed the connection with " +
+          Http2Session::error_name(frame->goaway.error_code);
+      session.reason_.clear();
+      session.bad_frame_ = -1;
+      return 0;
+    }
+    if (frame->hd.type != NGHTTP2_RST_STREAM || frame->rst_stream.error_code == NGHTTP2_CANCEL ||
+        frame->rst_stream.error_code == NGHTTP2_NO_ERROR) {
+      return 0;
+    }
+    if (Http2Stream* st = stream(s, frame->hd.stream_id); st != nullptr) {
+      st->local_error = "the server sent " +
+                        Http2Session::describe_violation(frame->rst_stream.error_code,
+                                                         session.reason_, session.bad_frame_) +
+                        "; tokenbench reset the stream with " +
+                        Http2Session::error_name(frame->rst_stream.error_code);
+    }
+    session.reason_.clear();
+    session.bad_frame_ = -1;
     return 0;
   }
 
@@ -112,6 +164,9 @@ Http2Session::Http2Session(std::uint32_t max_streams) : max_streams_(std::max(1u
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &Http2Callbacks::on_data);
   nghttp2_session_callbacks_set_on_stream_close_callback(cb, &Http2Callbacks::on_close);
   nghttp2_session_callbacks_set_error_callback2(cb, &Http2Callbacks::on_error);
+  nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb,
+                                                               &Http2Callbacks::on_invalid_frame);
+  nghttp2_session_callbacks_set_on_frame_send_callback(cb, &Http2Callbacks::on_frame_send);
   const int rc = nghttp2_session_client_new(&session_, cb, this);
   nghttp2_session_callbacks_del(cb);
   if (rc != 0) throw std::bad_alloc();
@@ -141,6 +196,7 @@ bool Http2Session::submit(Http2Stream& stream, const std::vector<Header>& header
   stream.stopped = false;
   stream.informational = false;
   stream.error_code = 0;
+  stream.local_error.clear();
   nghttp2_data_provider data{};
   data.source.ptr = &stream;
   data.read_callback = &Http2Callbacks::read_body;
@@ -157,6 +213,18 @@ bool Http2Session::submit(Http2Stream& stream, const std::vector<Header>& header
 }
 
 bool Http2Session::receive(std::string_view bytes) {
+  constexpr std::string_view kHttp1 = "HTTP/1.";
+  if (head_.size() < kHttp1.size()) {
+    // An HTTP/1.x server's answer to the preface (it reads "PRI * HTTP/2.0" as a bad request):
+    // read as frames, it begins a 4.7 MB frame, so it is never HTTP/2. (The bytes before the
+    // seventh make no whole frame header: libnghttp2 only holds them.)
+    head_.append(bytes.substr(0, kHttp1.size() - head_.size()));
+    if (head_ == kHttp1) {
+      http1_answer_ = true;
+      error_ = "the server answered in HTTP/1.1";
+      return false;
+    }
+  }
   const ssize_t n = nghttp2_session_mem_recv(
       session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
   if (n < 0) {
@@ -200,6 +268,35 @@ bool Http2Session::refused(const Http2Stream& stream) {
 
 std::string Http2Session::error_name(std::uint32_t error_code) {
   return nghttp2_http2_strerror(error_code);
+}
+
+std::string Http2Session::describe_violation(std::uint32_t error_code, std::string_view reason,
+                                             int frame_type) {
+  const auto has = [reason](std::string_view words) {
+    return reason.find(words) != std::string_view::npos;
+  };
+  std::string what;
+  if (error_code == NGHTTP2_COMPRESSION_ERROR) {
+    what = "a header block that does not decode (bad HPACK)";
+  } else if (frame_type == NGHTTP2_PUSH_PROMISE || has("PUSH_PROMISE")) {
+    what = "a PUSH_PROMISE, though tokenbench disables server push";
+  } else if (has("padding")) {
+    what = "a frame with bad padding";
+  } else if (has("too large frame size")) {
+    what = "a frame larger than the 16384-byte SETTINGS_MAX_FRAME_SIZE";
+  } else if (error_code == NGHTTP2_FLOW_CONTROL_ERROR) {
+    what = "more than HTTP/2 flow control allows";
+  } else if (has("idle") || has("client received request") || has("invalid stream_id")) {
+    what = "a frame on a stream tokenbench never opened";
+  } else if (has("SETTINGS expected")) {
+    what = "bytes that are not HTTP/2 (its first frame is not SETTINGS)";
+  } else if (frame_type >= 0) {
+    what = "a " + frame_name(frame_type) + " frame that breaks HTTP/2";
+  } else {
+    what = "frames that break HTTP/2";
+  }
+  if (!reason.empty()) what += " (nghttp2: " + std::string(reason) + ")";
+  return what;
 }
 
 bool Http2Session::can_open() const {

@@ -27,6 +27,10 @@ struct Http2Stream {
   bool stopped = false;               ///< the sink refused DATA: the stream was reset
   bool informational = false;         ///< the HEADERS block being read has a 1xx status
   std::uint32_t error_code = 0;       ///< the close's HTTP/2 error code (0: NO_ERROR)
+  /// Set when this client reset the stream itself because of what the server sent ("the server
+  /// sent ...; tokenbench reset the stream with PROTOCOL_ERROR"); "" when the server reset it or
+  /// the stream ended normally.
+  std::string local_error;
 };
 
 /// A client HTTP/2 session (libnghttp2) over bytes its owner moves: received bytes go in through
@@ -82,8 +86,20 @@ class Http2Session {
   /// why the session failed; "" when nothing. take_error() also clears it.
   const std::string& error() const { return error_; }
   std::string take_error() { return std::exchange(error_, std::string()); }
+  /// The server answered the preface in HTTP/1.x (its bytes begin "HTTP/1."): it does not speak
+  /// HTTP/2 there. receive() returned false.
+  bool http1_answer() const { return http1_answer_; }
   /// The server's GOAWAY with an error code, as a message ("" when none, or NO_ERROR).
   const std::string& goaway_error() const { return goaway_error_; }
+  /// Set when this client closed the connection (its own GOAWAY with an error code) because of
+  /// what the server sent: "the server sent ...; tokenbench closed the connection with
+  /// COMPRESSION_ERROR". "" when it did not.
+  const std::string& local_close() const { return local_close_; }
+  /// What the server sent that made this client close the connection or reset a stream with
+  /// `error_code`, in words: from libnghttp2's `reason` (a GOAWAY's debug data or its error
+  /// message, may be "") and the type of the invalid frame (`frame_type`, -1 when unknown).
+  static std::string describe_violation(std::uint32_t error_code, std::string_view reason,
+                                        int frame_type);
 
  private:
   friend struct Http2Callbacks;  // nghttp2's callbacks (http2_session.cpp)
@@ -92,8 +108,13 @@ class Http2Session {
   std::uint32_t max_streams_ = 1;
   std::size_t open_ = 0;
   bool goaway_ = false;
+  bool http1_answer_ = false;
+  std::string head_;  // the first 7 bytes received (to tell an HTTP/1.x answer)
   std::string error_;
   std::string goaway_error_;
+  std::string local_close_;
+  std::string reason_;  // libnghttp2's words for the last thing it refused ("" when none)
+  int bad_frame_ = -1;  // the type of the last invalid frame received (-1: none)
   std::vector<Http2Stream*> closed_;
 };
 

@@ -1,9 +1,11 @@
 #include "tokenbench/client/http_get.h"
 
 #include <curl/curl.h>
+#include <poll.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <string_view>
 
 #include "tokenbench/client/tls_options.h"
@@ -18,29 +20,76 @@ std::size_t append(char* data, std::size_t size, std::size_t n, void* userp) {
   return size * n;
 }
 
-// Keeps the `Server:` header of the reply (of the last one, when curl reads several).
+// The value of header `line` when its name is `name` (lower case, with the colon), trimmed.
+bool header_value(std::string_view line, std::string_view name, std::string_view& value) {
+  if (line.size() <= name.size()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
+  }
+  value = line.substr(name.size());
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '\n' || value.back() == '\r' || value.back() == ' ')) {
+    value.remove_suffix(1);
+  }
+  return true;
+}
+
+// Keeps the `Server:`, `Location:` and `Content-Type:` headers of the reply (of the last one,
+// when curl reads several).
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* userp) {
-  auto* server = static_cast<std::string*>(userp);
+  auto* result = static_cast<HttpGetResult*>(userp);
   const std::string_view line(data, size * n);
-  if (line.rfind("HTTP/", 0) == 0) server->clear();
-  constexpr std::string_view kName = "server:";
-  if (line.size() > kName.size()) {
-    bool match = true;
-    for (std::size_t i = 0; i < kName.size() && match; ++i) {
-      match = std::tolower(static_cast<unsigned char>(line[i])) == kName[i];
-    }
-    if (match) {
-      std::string_view value = line.substr(kName.size());
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-        value.remove_prefix(1);
-      while (!value.empty() &&
-             (value.back() == '\n' || value.back() == '\r' || value.back() == ' ')) {
-        value.remove_suffix(1);
-      }
-      server->assign(value.substr(0, 256));
-    }
+  if (line.rfind("HTTP/", 0) == 0) {
+    result->server_header.clear();
+    result->location.clear();
+    result->content_type.clear();
+  }
+  std::string_view value;
+  if (header_value(line, "server:", value)) {
+    result->server_header.assign(value.substr(0, 256));
+  } else if (header_value(line, "location:", value)) {
+    result->location.assign(value.substr(0, 512));
+  } else if (header_value(line, "content-type:", value)) {
+    result->content_type.assign(value.substr(0, 256));
   }
   return size * n;
+}
+
+// Whether the server at `url` (http://) answers the HTTP/2 connection preface in HTTP/1.x: the
+// first bytes it sends back begin "HTTP/1.". libcurl reports such an answer as an empty reply.
+bool answers_preface_in_http1(const std::string& url, double timeout_s) {
+  CURL* easy = curl_easy_init();
+  if (easy == nullptr) return false;
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_CONNECT_ONLY, 1L);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
+  std::string got;
+  if (curl_easy_perform(easy) == CURLE_OK) {
+    // The preface, then an empty SETTINGS frame.
+    static constexpr char kPreface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\4\0\0\0\0\0";
+    std::size_t sent = 0;
+    curl_socket_t fd = CURL_SOCKET_BAD;
+    curl_easy_getinfo(easy, CURLINFO_ACTIVESOCKET, &fd);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+    bool ok = curl_easy_send(easy, kPreface, sizeof kPreface - 1, &sent) == CURLE_OK &&
+              sent == sizeof kPreface - 1;
+    while (ok && got.size() < 7 && std::chrono::steady_clock::now() < deadline) {
+      char buf[64];
+      std::size_t n = 0;
+      const CURLcode rc = curl_easy_recv(easy, buf, sizeof buf, &n);
+      if (rc == CURLE_AGAIN) {
+        pollfd p{fd, POLLIN, 0};
+        poll(&p, 1, 50);
+        continue;
+      }
+      ok = rc == CURLE_OK && n > 0;
+      got.append(buf, n);
+    }
+  }
+  curl_easy_cleanup(easy);
+  return got.rfind("HTTP/1.", 0) == 0;
 }
 
 double info_ms(CURL* easy, CURLINFO info) {
@@ -95,6 +144,27 @@ std::string curl_http2_problem(const std::string& url) {
          "from the proxy (no_proxy)";
 }
 
+std::string non_api_reply(const HttpGetResult& reply) {
+  const std::string status = "answered HTTP " + std::to_string(reply.status);
+  if (reply.status >= 300 && reply.status < 400) {
+    return status +
+           (reply.location.empty() ? std::string(", a redirect without a Location")
+                                   : ", a redirect to " + reply.location) +
+           " (tokenbench follows no redirect)";
+  }
+  if (reply.status < 200 || reply.status >= 300) return "";
+  std::string type = reply.content_type.substr(0, reply.content_type.find(';'));
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (type.find("json") != std::string::npos) return "";
+  const std::size_t first = reply.body.find_first_not_of(" \t\r\n");
+  if (type.empty() && first != std::string::npos &&
+      (reply.body[first] == '{' || reply.body[first] == '[')) {
+    return "";  // unlabelled, but JSON
+  }
+  return status + (type.empty() ? std::string(" with no Content-Type") : " with " + type) +
+         ", not JSON";
+}
+
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,
                        double timeout_s) {
   ensure_curl_initialized();
@@ -109,7 +179,8 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   char error[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
   const auto& h2 = http2_origins();
-  if (std::find(h2.begin(), h2.end(), origin_of(url)) != h2.end()) {
+  const bool http2 = std::find(h2.begin(), h2.end(), origin_of(url)) != h2.end();
+  if (http2) {
     // A fresh handle, so a fresh connection: libcurl 7.88's h2c reuse bug does not apply.
     curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
                      url.rfind("https://", 0) == 0 ? CURL_HTTP_VERSION_2TLS
@@ -119,7 +190,7 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &append);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &result.body);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &result.server_header);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &result);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
@@ -138,6 +209,13 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &result.status);
   } else {
     result.error = error[0] != '\0' ? error : curl_easy_strerror(rc);
+    if (http2 && url.rfind("http://", 0) == 0 &&
+        (rc == CURLE_GOT_NOTHING || rc == CURLE_HTTP2 || rc == CURLE_RECV_ERROR ||
+         rc == CURLE_HTTP2_STREAM || rc == CURLE_WEIRD_SERVER_REPLY) &&
+        answers_preface_in_http1(url, timeout_s)) {
+      result.http1_answer = true;
+      result.error = "the server answered in HTTP/1.1: it does not speak h2c; drop --http2";
+    }
     if (result.error.find("HTTP/0.9") != std::string::npos && url.rfind("http://", 0) == 0) {
       // An h2c-only server answers an HTTP/1.1 request with HTTP/2 frames, which libcurl takes
       // for a headerless HTTP/0.9 reply.

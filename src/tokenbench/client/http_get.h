@@ -15,7 +15,12 @@ struct HttpGetResult {
   std::string body;
   std::string server_header;  ///< the reply's `Server:` header ("" when none), at most 256 bytes
   std::string error;          ///< libcurl's message when !transport_ok
-  CURLcode code = CURLE_OK;   ///< libcurl's result
+  std::string location;       ///< a redirect's `Location:` ("" when none), at most 512 bytes
+  std::string content_type;   ///< the reply's `Content-Type:` ("" when none), at most 256 bytes
+  /// --http2 to an http:// URL: the server answered the h2 preface in HTTP/1.x (it does not speak
+  /// h2c); `error` says so and to drop --http2.
+  bool http1_answer = false;
+  CURLcode code = CURLE_OK;  ///< libcurl's result
   /// Milliseconds from the start to: the name resolved, the TCP connection, the TLS handshake
   /// (0 for http://), the first response byte, the end; -1 when not reached.
   double resolve_ms = -1;
@@ -43,6 +48,12 @@ std::string curl_http2_problem(const std::string& url);
 /// prior knowledge (an h2c-only server answers no HTTP/1.1) and ALPN h2 over TLS. Process-wide;
 /// set before any request.
 void set_http2_servers(std::vector<std::string> base_urls);
+
+/// What a reply (of GET /v1/models) is when it cannot be an API's JSON: "answered HTTP 302, a
+/// redirect to URL (tokenbench follows no redirect)", or "answered HTTP 200 with text/html, not
+/// JSON"; "" for a JSON reply or a status other than 2xx and 3xx. The server's text is kept as
+/// sent: escape it to print it.
+std::string non_api_reply(const HttpGetResult& reply);
 
 /// A blocking GET for start-up work (preflight, /v1/models), never for the measured load.
 /// `headers` are full header lines. Thread-safe (one easy handle per call).

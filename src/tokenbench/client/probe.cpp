@@ -88,14 +88,35 @@ void stream_step(const ProbeTarget& target, const std::string& model, ProbeResul
     std::lock_guard<std::mutex> lock(m);
     rec = std::move(r);
   });
-  const double total = core::to_seconds(rec.done - rec.sent) * 1000;
+  const double total = rec.done != core::kNever && rec.sent != core::kNever && rec.done >= rec.sent
+                           ? core::to_seconds(rec.done - rec.sent) * 1000
+                           : -1;
   const std::string name = "stream";
   if (!rec.ok()) {
     result.steps.push_back(
         step(name, Status::kFail, total,
              fmt::format("POST {}: {}: {}", target.endpoint, core::to_string(rec.error),
                          redact_all(rec.error_message, target.headers)),
-             std::string(core::error_hint(rec.error, rec.http_status))));
+             rec.error_message.find("drop --http2") != std::string::npos
+                 ? std::string("drop --http2: the server speaks HTTP/1.1 only")
+                 : std::string(core::error_hint(rec.error, rec.http_status))));
+    return;
+  }
+  if (!rec.streamed) {
+    // It ignored "stream": true and sent one JSON document: no token was ever stamped.
+    result.steps.push_back(
+        step(name, Status::kFail, total,
+             fmt::format("POST {}: the server does not stream (one JSON reply)", target.endpoint),
+             "the server ignored \"stream\": true, so there is no time to first token or between "
+             "tokens to measure: enable streaming on the server, or run with --no-stream for "
+             "end-to-end latency only"));
+    return;
+  }
+  if (rec.first_token == core::kNever || rec.sent == core::kNever) {
+    result.steps.push_back(step(
+        name, Status::kWarn, total,
+        fmt::format("POST {}: no token was stamped, so there is no time to first token ({} tokens)",
+                    target.endpoint, rec.output_tokens)));
     return;
   }
   std::string detail = fmt::format(
@@ -110,6 +131,63 @@ void stream_step(const ProbeTarget& target, const std::string& model, ProbeResul
     return;
   }
   result.steps.push_back(step(name, Status::kOk, total, detail));
+}
+
+// GET /v1/models got no HTTP reply: the step that failed is the connection, the TLS handshake,
+// or the request itself when the connection was made (no answer in time, an HTTP/1.1 answer to
+// --http2, a reply cut off).
+void unanswered(const ProbeTarget& target, const HttpGetResult& models, ProbeResult& result) {
+  const auto skip_rest = [&result](std::initializer_list<const char*> names) {
+    for (const char* n : names) result.steps.push_back(step(n, Status::kSkipped, -1, "skipped"));
+  };
+  core::RequestRecord r;
+  classify_transport_error(models.code, models.error.c_str(), false, false, r);
+  const bool https = target.base_url.rfind("https://", 0) == 0;
+  const bool connected =
+      models.http1_answer || r.error == core::ErrorClass::kTls ||
+      r.error == core::ErrorClass::kTimeout || r.error == core::ErrorClass::kStreamCut ||
+      r.error == core::ErrorClass::kMalformed || r.error == core::ErrorClass::kProtocol;
+  const double connect_ms = models.connect_ms - std::max(0.0, models.resolve_ms);
+  if (!connected) {
+    result.steps.push_back(step("connect", Status::kFail, -1,
+                                fmt::format("{}: {}", core::to_string(r.error),
+                                            redact_all(r.error_message, target.headers)),
+                                std::string(core::error_hint(r.error, 0))));
+    skip_rest({"tls", "auth", "models", "stream"});
+    return;
+  }
+  result.steps.push_back(step("connect", Status::kOk, connect_ms,
+                              fmt::format("{} accepts connections", host_of(target.base_url))));
+  if (https && (r.error == core::ErrorClass::kTls || models.tls_ms < 0)) {
+    result.steps.push_back(step(
+        "tls", Status::kFail, -1,
+        r.error == core::ErrorClass::kTls
+            ? r.error_message
+            : fmt::format("no TLS handshake within {} s: {}", target.timeout_s, r.error_message),
+        std::string(core::error_hint(core::ErrorClass::kTls, 0))));
+    skip_rest({"auth", "models", "stream"});
+    return;
+  }
+  result.steps.push_back(
+      https ? step("tls", Status::kOk, models.tls_ms - models.connect_ms, "certificate verified")
+            : step("tls", Status::kSkipped, -1, "plain http"));
+  if (models.http1_answer) {
+    result.steps.push_back(step("auth", Status::kFail, -1, "GET /v1/models: " + models.error,
+                                "drop --http2: the server speaks HTTP/1.1 only"));
+  } else if (r.error == core::ErrorClass::kTimeout) {
+    result.steps.push_back(
+        step("auth", Status::kFail, -1,
+             fmt::format("GET /v1/models: no answer within {} s (the connection was made)",
+                         target.timeout_s),
+             "the server accepted the connection but did not answer: is it still loading the "
+             "model, or overloaded? --timeout S waits longer"));
+  } else {
+    result.steps.push_back(step("auth", Status::kFail, -1,
+                                fmt::format("GET /v1/models: {}: {}", core::to_string(r.error),
+                                            redact_all(r.error_message, target.headers)),
+                                std::string(core::error_hint(r.error, 0))));
+  }
+  skip_rest({"models", "stream"});
 }
 
 }  // namespace
@@ -142,21 +220,7 @@ ProbeResult probe(const ProbeTarget& target) {
   const bool https = target.base_url.rfind("https://", 0) == 0;
   const double resolved = std::max(0.0, models.resolve_ms);
   if (!models.transport_ok) {
-    core::RequestRecord r;
-    classify_transport_error(models.code, models.error.c_str(), false, false, r);
-    const bool tls_failed = r.error == core::ErrorClass::kTls;
-    if (!tls_failed) {
-      result.steps.push_back(step("connect", Status::kFail, -1,
-                                  fmt::format("{}: {}", core::to_string(r.error),
-                                              redact_all(r.error_message, target.headers)),
-                                  std::string(core::error_hint(r.error, 0))));
-      skip_rest({"tls", "auth", "models", "stream"});
-      return result;
-    }
-    result.steps.push_back(step("connect", Status::kOk, models.connect_ms - resolved, ""));
-    result.steps.push_back(
-        step("tls", Status::kFail, -1, r.error_message, std::string(core::error_hint(r.error, 0))));
-    skip_rest({"auth", "models", "stream"});
+    unanswered(target, models, result);
     return result;
   }
   result.steps.push_back(step("connect", Status::kOk, models.connect_ms - resolved,
@@ -169,7 +233,13 @@ ProbeResult probe(const ProbeTarget& target) {
   }
 
   const double answered = models.first_byte_ms - std::max(models.connect_ms, models.tls_ms);
-  if (models.status == 401 || models.status == 403) {
+  const std::string not_api = non_api_reply(models);
+  if (models.status >= 300 && models.status < 400) {
+    result.steps.push_back(
+        step("auth", Status::kSkipped, -1,
+             fmt::format("GET /v1/models answered HTTP {} (a redirect): the key was not judged",
+                         models.status)));
+  } else if (models.status == 401 || models.status == 403) {
     result.steps.push_back(
         step("auth", Status::kFail, answered,
              fmt::format("GET /v1/models answered HTTP {}: the server rejected {}", models.status,
@@ -183,20 +253,26 @@ ProbeResult probe(const ProbeTarget& target) {
   const std::string sent = target.key_origin.rfind(unkeyed, 0) == 0
                                ? target.key_origin.substr(unkeyed.size())
                                : "it accepted " + target.key_origin;
-  result.steps.push_back(
-      step("auth", Status::kOk, answered,
-           fmt::format("GET /v1/models answered HTTP {}; {}", models.status, sent)));
+  if (models.status < 300 || models.status >= 400) {
+    result.steps.push_back(
+        step("auth", Status::kOk, answered,
+             fmt::format("GET /v1/models answered HTTP {}; {}", models.status, sent)));
+  }
 
   const ModelList list = parse_model_list(models.body);
   result.model = target.model;
   if (list.ids.empty()) {
-    const std::string what = models.status == 200
+    const std::string what = !not_api.empty() ? "GET /v1/models " + not_api
+                             : models.status == 200
                                  ? "GET /v1/models names no model"
                                  : fmt::format("GET /v1/models answered HTTP {}: {}", models.status,
                                                ApiAdapter::error_message_from_body(models.body));
     if (target.model.empty()) {
       result.steps.push_back(step("models", Status::kFail, -1, what,
-                                  "pass --model NAME (the name the server serves)"));
+                                  not_api.empty()
+                                      ? "pass --model NAME (the name the server serves)"
+                                      : "point --base-url at the API server itself (a login page "
+                                        "or a proxy answered), or pass --model NAME"));
       skip_rest({"stream"});
       return result;
     }

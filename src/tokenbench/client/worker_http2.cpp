@@ -193,7 +193,11 @@ bool Worker::flush_h2(Connection* c) {
   if (c->h2->finished() || (c->single_use && c->streams.empty())) {
     // GOAWAY (the server's, or ours after bytes that are not HTTP/2) with every stream ended, or
     // a per-request connection whose request ended.
-    if (const std::string error = c->h2->take_error(); !error.empty()) {
+    if (!c->h2->local_close().empty()) {
+      // This client's own GOAWAY: what the server sent broke HTTP/2, the server did not end it.
+      // A copy: fail_h2 closes the connection, and its session with it.
+      fail_h2(c, core::ErrorClass::kProtocol, std::string(c->h2->local_close()));
+    } else if (const std::string error = c->h2->take_error(); !error.empty()) {
       fail_h2(c, core::ErrorClass::kProtocol, "the reply is not valid HTTP/2 (" + error + ")");
     } else {
       fail_h2(c, core::ErrorClass::kStreamCut,
@@ -208,6 +212,13 @@ bool Worker::flush_h2(Connection* c) {
 
 bool Worker::receive_h2(Connection* c, std::string_view bytes) {
   if (!c->h2->receive(bytes)) {
+    if (c->h2->http1_answer()) {
+      fail_h2(c, core::ErrorClass::kProtocol,
+              c->tls == nullptr
+                  ? "the server answered in HTTP/1.1: it does not speak h2c; drop --http2"
+                  : "the server answered in HTTP/1.1 after choosing h2 (ALPN): drop --http2");
+      return false;
+    }
     fail_h2(c, core::ErrorClass::kProtocol,
             "the reply is not valid HTTP/2 (" + c->h2->error() + ")");
     return false;
@@ -277,6 +288,11 @@ void Worker::settle_h2(Connection* c) {
       // are handled (sending it from here could reach this connection's own flush_h2).
       t->h2_requeued = true;
       h2_requeue_.push_back(t);
+    } else if (!s->local_error.empty()) {
+      // This client reset the stream: the server's frames for it broke HTTP/2.
+      c->h2->take_error();
+      abort_transfer(t, core::ErrorClass::kProtocol, s->local_error);
+      finish(t, CURLE_ABORTED_BY_CALLBACK, /*added=*/false);
     } else if (std::string error = c->h2->take_error(); !error.empty()) {
       // libnghttp2 reset the stream itself: the server's frames for it broke the protocol.
       abort_transfer(t, core::ErrorClass::kProtocol,

@@ -127,7 +127,8 @@ std::string_view error_hint(ErrorClass error, int http_status) {
     case ErrorClass::kMalformed:
       return "the reply is not the OpenAI API: check --base-url, --endpoint and --api";
     case ErrorClass::kProtocol:
-      return "the reply broke the client's bounds: see the message; --max-event-bytes and "
+      return "the reply broke the client's bounds or the protocol (HTTP/2 frames it refused, an "
+             "HTTP/1.1 answer to --http2): see the message; --max-event-bytes and "
              "--max-reply-bytes raise the limits for a server that needs them";
     case ErrorClass::kEmptyReply:
       return "the server answered 200 with no output: check --model and the prompt (or the "

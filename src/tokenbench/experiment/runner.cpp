@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "tokenbench/client/credentials.h"
+#include "tokenbench/client/error_classify.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/secret_fields.h"
@@ -56,6 +57,27 @@ std::string join_ids(const std::vector<std::string>& ids) {
   for (std::size_t i = 0; i < ids.size() && i < 5; ++i) out += (i ? ", " : "") + ids[i];
   if (ids.size() > 5) out += fmt::format(", and {} more", ids.size() - 5);
   return out;
+}
+
+// How long the preflight waits for GET /v1/models.
+constexpr double kPreflightTimeoutS = 10;
+
+// The preflight's GET /v1/models got no HTTP reply (`error`, redacted): an HTTP/1.1 answer to
+// --http2, no answer on a connection that was made, or no connection.
+std::string unanswered_preflight(const std::string& shown, const client::HttpGetResult& models,
+                                 const std::string& error) {
+  if (models.http1_answer) return fmt::format("{}: {}", shown, error);
+  core::RequestRecord r;
+  client::classify_transport_error(models.code, error.c_str(), false, false, r);
+  if (r.error == core::ErrorClass::kTimeout &&
+      (shown.rfind("https://", 0) != 0 || models.tls_ms >= 0)) {
+    return fmt::format(
+        "{} accepted the connection, but GET {}/v1/models got no answer within {:g} s: is the "
+        "server still loading the model, or overloaded? (--no-preflight with --model NAME skips "
+        "this request)",
+        shown, shown, kPreflightTimeoutS);
+  }
+  return fmt::format("cannot reach {}: {}. Is the server running? Check --base-url.", shown, error);
 }
 
 }  // namespace
@@ -199,12 +221,10 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
       targets_[i].model = *wanted[i].model;
       continue;
     }
-    const auto models =
-        client::http_get(targets_[i].base_url + "/v1/models", targets_[i].headers, 10.0);
+    const auto models = client::http_get(targets_[i].base_url + "/v1/models", targets_[i].headers,
+                                         kPreflightTimeoutS);
     if (!models.transport_ok) {
-      throw RunError(fmt::format("cannot reach {}: {}. Is the server running? Check --base-url.",
-                                 shown, redact(models.error)),
-                     true);
+      throw RunError(unanswered_preflight(shown, models, redact(models.error)), true);
     }
     if (models.status == 401 || models.status == 403) {
       throw RunError(
@@ -217,6 +237,12 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
     if (list.sim_time_scale) config.sim_time_scale = *list.sim_time_scale;
     if (wanted[i].model->empty()) {
       if (models.status != 200 || list.ids.empty()) {
+        if (const std::string not_api = client::non_api_reply(models); !not_api.empty()) {
+          throw RunError(fmt::format("{}/v1/models {}: point --base-url at the API server itself "
+                                     "(a login page or a proxy answered), or pass --model NAME",
+                                     shown, core::one_line(not_api)),
+                         true);
+        }
         throw RunError(fmt::format("{}/v1/models (HTTP {}) names no model: pass --model NAME",
                                    shown, models.status),
                        true);
