@@ -51,6 +51,7 @@ std::size_t route(const http::request<http::string_body>& req) {
                               .default_max_tokens = 16,
                               .hash_block_size = 16,
                               .context_limit = 4096,
+                              .max_body_values = request_value_limit(4096),
                               .api_key = key};
     const RoutedRequest routed = route_request(request, config);
     sum += routed.index();

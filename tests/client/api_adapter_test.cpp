@@ -192,3 +192,42 @@ TEST(DistributeTokens, ProportionalToBytesAndExact) {
 
 }  // namespace
 }  // namespace tokenbench::client
+
+namespace tokenbench::client {
+namespace {
+
+// Issue 25, item 6: JSON from a server nested past core::kMaxJsonDepth is malformed, naming the
+// depth, in every API's events and whole replies; at the limit it parses.
+TEST(ApiAdapterDepth, RepliesNestedPastTheLimitAreMalformed) {
+  const auto nested = [](std::size_t levels) {
+    return R"({"choices":[{"delta":{"content":"x"}}],"x":)" + std::string(levels, '[') +
+           std::string(levels, ']') + "}";
+  };
+  for (const core::ApiKind api :
+       {core::ApiKind::kOpenAIChat, core::ApiKind::kOpenAICompletions,
+        core::ApiKind::kAnthropicMessages, core::ApiKind::kOpenAIResponses,
+        core::ApiKind::kEmbeddings}) {
+    SCOPED_TRACE(static_cast<int>(api));
+    const auto adapter = make_adapter(api);
+    for (const bool streamed : {true, false}) {
+      if (streamed && api == core::ApiKind::kEmbeddings) continue;  // never an event stream
+      const std::string deep = nested(300);
+      const ApiEvent ev = streamed ? adapter->parse_event(deep) : adapter->parse_response(deep);
+      EXPECT_EQ(ev.kind, Kind::kMalformed);
+      EXPECT_EQ(std::string(ev.error_message).rfind(
+                    "the reply's JSON is nested deeper than 256 levels, the limit of JSON "
+                    "documents read: {\"choices\"",
+                    0),
+                0u)
+          << ev.error_message;
+      // 255 levels under the root object: 256 in all.
+      const std::string at_limit = nested(255);
+      const ApiEvent ok =
+          streamed ? adapter->parse_event(at_limit) : adapter->parse_response(at_limit);
+      EXPECT_NE(ok.kind, Kind::kMalformed) << ok.error_message;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tokenbench::client

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/run_flags.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::cli {
@@ -24,6 +25,7 @@ struct CompareFlags {
   std::string json_path;
   std::string unjudged = "fail";
   bool allow_different = false;
+  std::string max_line_bytes = "16MiB";
 };
 
 // Loads BASE and every NEW, and refuses pairs measured with another workload or target unless
@@ -64,6 +66,7 @@ int compare_command(const CompareFlags& f) {
   std::vector<experiment::RegressionGate> gates;
   try {
     options.min_effect = experiment::parse_percentage(f.min_effect, "--min-effect");
+    apply_max_line_bytes(f.max_line_bytes);
     gates = experiment::parse_regression_gates(f.gates);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
@@ -154,6 +157,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", flags->json_path,
                   "Also write the comparison as JSON to FILE ('-': "
                   "stdout, instead of the tables)");
+  add_max_line_bytes_flag(cmd, flags->max_line_bytes);
   cmd->callback([flags, &exit_code] { exit_code = compare_command(*flags); });
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
@@ -30,6 +31,7 @@ struct ReportFlags {
   std::string dir;
   std::vector<std::string> exports;
   std::string as;
+  std::string max_line_bytes = "16MiB";
 };
 
 // A sweep's root with --export csv: levels.csv from sweep.json, and requests.csv in every level
@@ -37,7 +39,7 @@ struct ReportFlags {
 bool export_sweep_root(const std::string& dir) {
   const std::string sweep_path = dir + "/" + experiment::kSweepJson;
   if (!std::filesystem::is_regular_file(sweep_path)) return false;
-  const auto sweep = nlohmann::json::parse(report::read_text_file(sweep_path));
+  const auto sweep = report::read_json_file(sweep_path);
   report::write_text_file(dir + "/" + report::kLevelsCsvFile, report::levels_to_csv(sweep));
   for (const auto& level : sweep.value("levels", nlohmann::json::array())) {
     const std::string sub = dir + "/" + level.value("dir", std::string());
@@ -53,6 +55,7 @@ bool export_sweep_root(const std::string& dir) {
 
 int report_command(const ReportFlags& f) {
   try {
+    apply_max_line_bytes(f.max_line_bytes);
     const std::string config_path = f.dir + "/" + report::kConfigFile;
     const std::string requests_path = report::find_requests_file(f.dir);
     const bool csv = report::wants_csv_export(f.exports);
@@ -143,6 +146,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--as", flags->as,
                   "Also print the figures under a peer tool's definitions beside tokenbench's: "
                   "vllm, sglang, guidellm, evalscope, aiperf or llmperf (docs/METRICS.md)");
+  add_max_line_bytes_flag(cmd, flags->max_line_bytes);
   cmd->callback([flags, &exit_code] { exit_code = report_command(*flags); });
 }
 

@@ -21,6 +21,7 @@
 #include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
+#include "tokenbench/core/input_limits.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/mpi_comm.h"
 #include "tokenbench/distributed/session.h"
@@ -425,6 +426,23 @@ std::int64_t parse_byte_size(const std::string& text, const char* flag) {
   return static_cast<std::int64_t>(bytes);
 }
 
+void add_max_line_bytes_flag(CLI::App* cmd, std::string& value) {
+  cmd->add_option("--max-line-bytes", value,
+                  "The longest line read from a file (requests.jsonl, telemetry.jsonl); a longer "
+                  "one is an error naming the file and line")
+      ->capture_default_str();
+}
+
+void apply_max_line_bytes(const std::string& value) {
+  const std::int64_t bytes = parse_byte_size(value, "--max-line-bytes");
+  if (bytes < core::kMinMaxLineBytes || bytes > core::kMaxMaxLineBytes) {
+    throw UsageError(fmt::format("--max-line-bytes {} is out of range: give {} to {} bytes (e.g. "
+                                 "16MiB, the default)",
+                                 bytes, core::kMinMaxLineBytes, core::kMaxMaxLineBytes));
+  }
+  core::set_max_line_bytes(bytes);
+}
+
 core::TargetSpec parse_target(const std::string& item) {
   core::TargetSpec t;
   for (const auto& part : split_commas(item)) {
@@ -809,6 +827,7 @@ void finalize_run_flags(RunFlags& f) {
   c.percentiles = parse_percentiles(f.percentiles);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");
   c.max_reply_bytes = parse_byte_size(f.max_reply_bytes, "--max-reply-bytes");
+  c.max_line_bytes = parse_byte_size(f.max_line_bytes, "--max-line-bytes");
   c.preflight = !f.no_preflight;
   // vLLM's default, when neither --num-prompts nor --duration bounds the run.
   if (!f.num_prompts_given && c.num_prompts == 0 && c.duration_s == 0) c.num_prompts = 1000;
@@ -825,6 +844,8 @@ void finalize_run_flags(RunFlags& f) {
   } catch (const core::ConfigError& e) {
     throw UsageError(e.what());
   }
+  // Process-wide, like TLS: every file reader follows it (check_dataset reads --input-dist's).
+  core::set_max_line_bytes(c.max_line_bytes);
   check_headers(c.headers);
   check_result_filename(c.result_filename);
   try {
@@ -947,6 +968,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--max-reply-bytes", flags.max_reply_bytes,
                   "The most bytes one reply may send (class protocol beyond it); 0: derived "
                   "from max_tokens with a wide margin")
+      ->capture_default_str();
+  cmd->add_option("--max-line-bytes", flags.max_line_bytes,
+                  "The longest line read from a file (datasets, --input-dist empirical files, "
+                  "tokenizer rank files); a longer one is an error naming the file and line")
       ->capture_default_str();
   cmd->add_flag("--no-preflight", flags.no_preflight,
                 "Skip asking GET /v1/models before the run (then --model is required)");

@@ -42,6 +42,7 @@ struct RunFlags {
   bool no_preflight = false;
   std::string config_file;  // --config: expanded into flags before parsing (config_file.h)
   std::string max_event_bytes = "4MiB";
+  std::string max_line_bytes = "16MiB";
   std::string max_reply_bytes = "0";
   SamplingFlags sampling;  // merged into config.extra_body
   /// Seconds between plain progress lines when stderr is not a terminal; 0: none.
@@ -90,6 +91,13 @@ void check_headers(const std::vector<std::string>& headers);
 /// Parses a byte size: "4194304", "4MiB", "512KiB", "1GiB" (K, M, G and KB, MB, GB are read as
 /// binary multiples too). Throws UsageError naming `flag`.
 std::int64_t parse_byte_size(const std::string& text, const char* flag);
+
+/// --max-line-bytes for the commands that read files without the run's flags (report, compare):
+/// adds the option, storing its text in `value`.
+void add_max_line_bytes_flag(CLI::App* cmd, std::string& value);
+/// Parses and range-checks --max-line-bytes' text and makes it the process's limit
+/// (core::set_max_line_bytes). Throws UsageError naming the flag and the range.
+void apply_max_line_bytes(const std::string& value);
 
 /// Parses "model=NAME,url=URL,key-env=VAR,name=LABEL" (model required). Throws UsageError.
 core::TargetSpec parse_target(const std::string& item);

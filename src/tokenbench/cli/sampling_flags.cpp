@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/core/json_parse.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -70,7 +71,7 @@ void merge_sampling_flags(const SamplingFlags& flags, core::RunConfig& config) {
           "--top-k: the Responses API has no top_k field (it takes --temperature and --top-p)");
     }
     if (!any && !config.extra_body.empty()) {
-      body = nlohmann::json::parse(config.extra_body, nullptr, false);
+      body = core::parse_json_or_discarded(config.extra_body);
       if (!body.is_object()) {
         throw UsageError("--extra-body must be a JSON object, e.g. '{\"ignore_eos\":true}'");
       }

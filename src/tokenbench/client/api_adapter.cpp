@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "tokenbench/client/api_dialects.h"
 #include "tokenbench/core/apportion.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/text.h"
 
 namespace tokenbench::client {
@@ -98,7 +100,7 @@ nlohmann::json chat_messages(const core::RequestSpec& spec) {
   if (spec.messages_json.empty()) {
     return nlohmann::json::array({{{"role", "user"}, {"content", spec.prompt}}});
   }
-  auto messages = nlohmann::json::parse(spec.messages_json, nullptr, false);
+  auto messages = core::parse_json_or_discarded(spec.messages_json);
   if (!messages.is_array()) {
     throw std::invalid_argument("request " + std::to_string(spec.id) +
                                 ": messages must be a JSON array");
@@ -109,7 +111,9 @@ nlohmann::json chat_messages(const core::RequestSpec& spec) {
 std::string ApiAdapter::finish_body(nlohmann::json body, const BodyOptions& options) {
   if (!options.model.empty()) body["model"] = options.model;
   if (!options.extra_body.empty()) {
-    auto extra = nlohmann::json::parse(options.extra_body, nullptr, false);
+    std::string deep;
+    auto extra = core::parse_json_or_discarded(options.extra_body, &deep);
+    if (!deep.empty()) throw std::invalid_argument("--extra-body is " + deep);
     if (!extra.is_object()) {
       throw std::invalid_argument(
           "--extra-body must be a JSON object, e.g. '{\"ignore_eos\":true}'");
@@ -119,16 +123,29 @@ std::string ApiAdapter::finish_body(nlohmann::json body, const BodyOptions& opti
   return body.dump();
 }
 
+ApiAdapter::ApiAdapter() {
+  // simdjson counts the root container as depth 1 of max_depth - 1 allowed: one more than
+  // kMaxJsonDepth lets exactly that many levels through. The depth stays when the parser grows.
+  if (parser_.allocate(64 * 1024, core::kMaxJsonDepth + 1) != simdjson::SUCCESS) {
+    // Out of memory: the first parse allocates again, with simdjson's own bound (1024 levels;
+    // its parser does not recurse either way).
+  }
+}
+
 bool ApiAdapter::parse_object(std::string_view json, element& root, ApiEvent& ev) {
   const std::size_t need = json.size() + simdjson::SIMDJSON_PADDING;
   if (padded_.size() < need) padded_.resize(std::max(need, padded_.size() * 2));
   std::memcpy(padded_.data(), json.data(), json.size());
-  if (parser_.parse(padded_.data(), json.size(), false).get(root) == simdjson::SUCCESS &&
-      root.is_object()) {
-    return true;
-  }
+  const auto error = parser_.parse(padded_.data(), json.size(), false).get(root);
+  if (error == simdjson::SUCCESS && root.is_object()) return true;
   ev.kind = ApiEvent::Kind::kMalformed;
-  error_.assign("unparseable event: ");
+  if (error == simdjson::DEPTH_ERROR) {
+    error_ = fmt::format("the reply's JSON is nested deeper than {} levels, the limit of JSON "
+                         "documents read: ",
+                         core::kMaxJsonDepth);
+  } else {
+    error_.assign("unparseable event: ");
+  }
   error_.append(core::utf8_prefix(json, 120));
   ev.error_message = error_;
   return false;
@@ -273,7 +290,7 @@ std::string describe_html(std::string_view body) {
 
 std::string ApiAdapter::error_message_from_body(std::string_view body) {
   if (looks_like_html(body)) return describe_html(body);
-  const auto j = nlohmann::json::parse(body, nullptr, false);
+  const auto j = core::parse_json_or_discarded(body);
   if (j.is_object()) {
     if (j.contains("error")) {
       const auto& e = j["error"];

@@ -77,6 +77,9 @@ inline constexpr const char* kAnthropicVersion = "2023-06-01";
 /// thread-safe: one adapter per worker thread.
 class ApiAdapter {
  public:
+  /// Its parser refuses JSON nested deeper than core::kMaxJsonDepth (an event or reply too deep
+  /// is kMalformed).
+  ApiAdapter();
   virtual ~ApiAdapter() = default;
 
   /// The JSON body for `spec`. Throws std::invalid_argument when extra_body is not a JSON object

@@ -11,6 +11,8 @@
 #include <string_view>
 
 #include "tokenbench/client/api_adapter.h"
+#include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/run_config.h"
 
 namespace tokenbench::client {
@@ -33,7 +35,8 @@ std::optional<std::string> find_api_key(const std::string& env_name,
   }
   std::ifstream in(dotenv_path);
   std::string line;
-  while (std::getline(in, line)) {
+  core::LineReader lines(in, dotenv_path);
+  while (lines.next(line)) {
     std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     if (t.rfind("export ", 0) == 0) t = trim(t.substr(7));
@@ -53,7 +56,7 @@ std::optional<std::string> find_api_key(const std::string& env_name,
 
 ModelList parse_model_list(const std::string& models_body) {
   ModelList out;
-  const auto j = nlohmann::json::parse(models_body, nullptr, false);
+  const auto j = core::parse_json_or_discarded(models_body);
   if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) return out;
   for (const auto& m : j["data"]) {
     if (!m.is_object()) continue;

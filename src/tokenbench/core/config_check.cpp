@@ -117,6 +117,8 @@ void validate(const RunConfig& c) {
                          "bytes (e.g. 4MiB, the default)");
   in_range<std::int64_t>("--max-reply-bytes", c.max_reply_bytes, 0, std::int64_t{1} << 40,
                          "bytes (0: derived from max_tokens)");
+  in_range<std::int64_t>("--max-line-bytes", c.max_line_bytes, kMinMaxLineBytes, kMaxMaxLineBytes,
+                         "bytes (e.g. 16MiB, the default)");
   in_range<int>("--retries", c.retries, 0, 100, "(0: none)");
   if (c.nonstream_sample != 0) {
     const std::int64_t most = c.num_prompts > 0 ? c.num_prompts : 4096;  // a --duration pool

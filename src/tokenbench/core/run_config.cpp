@@ -232,6 +232,9 @@ std::string to_yaml(const RunConfig& c) {
   out << YAML::Key << "ignore_eos" << YAML::Value << c.ignore_eos;
   out << YAML::Key << "tokenizer" << YAML::Value << c.tokenizer;
   out << YAML::Key << "tiktoken_encoding" << YAML::Value << c.tiktoken_encoding;
+  if (c.max_line_bytes != kDefaultMaxLineBytes) {
+    out << YAML::Key << "max_line_bytes" << YAML::Value << c.max_line_bytes;
+  }
   out << YAML::EndMap;
 
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
@@ -376,6 +379,7 @@ RunConfig run_config_from_yaml(const std::string& text) {
       if (w["random_prefix_len"]) c.random_prefix_len = w["random_prefix_len"].as<std::int64_t>();
       if (w["input_dist"]) c.input_dist = w["input_dist"].as<std::string>();
       if (w["output_dist"]) c.output_dist = w["output_dist"].as<std::string>();
+      if (w["max_line_bytes"]) c.max_line_bytes = w["max_line_bytes"].as<std::int64_t>();
       if (w["image_count"]) c.image_count = w["image_count"].as<std::int64_t>();
       if (w["image_size"]) c.image_size = w["image_size"].as<std::string>();
       if (w["ignore_eos"]) c.ignore_eos = w["ignore_eos"].as<bool>();

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/core/input_limits.h"
+
 namespace tokenbench::core {
 
 /// Which API shape the requests use (docs/WORKLOADS.md, "APIs").
@@ -155,6 +157,9 @@ struct RunConfig {
   std::string
       tokenizer;  ///< tokenizer.json / tokenizer.model / *.tiktoken (or folder); empty: none
   std::string tiktoken_encoding;  ///< cl100k_base | o200k_base for a rank file not named after one
+  /// The longest line read from a file: datasets, --input-dist empirical files, tokenizer rank
+  /// files (--max-line-bytes; core/input_limits.h).
+  std::int64_t max_line_bytes = kDefaultMaxLineBytes;
 
   // Figures
   std::vector<double> percentiles{50, 90, 95, 99};

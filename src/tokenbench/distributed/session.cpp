@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/distributed/mpi_comm.h"
 
 namespace tokenbench::distributed {
@@ -67,7 +68,7 @@ RankReport decode_report(const std::string& bytes) {
   if (eol == std::string::npos) throw std::runtime_error("a rank's result has no header");
   RankReport r;
   try {
-    const json head = json::parse(bytes.substr(0, eol));
+    const json head = core::parse_json(bytes.substr(0, eol));
     r.rank = head.at("rank").get<int>();
     r.host = head.at("host").get<std::string>();
     r.error = head.at("error").get<std::string>();
@@ -106,7 +107,7 @@ std::vector<Absence> Session::hear_hellos() {
       mark_absent(k, silent_why());
       continue;
     }
-    const json h = json::parse(*hello, nullptr, false);
+    const json h = core::parse_json_or_discarded(*hello);
     hosts_[k] = h.value("host", std::string("unknown"));
     const std::string error = h.value("error", std::string());
     if (error.empty()) {
@@ -149,7 +150,7 @@ void Session::announce_level(const std::string& config_yaml) {
 std::optional<std::string> Session::await_level(const std::function<bool()>& give_up) {
   while (true) {
     if (const auto level = comm_.poll(0, Tag::kLevel)) {
-      const json l = json::parse(*level);
+      const json l = core::parse_json(*level);
       shard_ = {l.at("position").get<std::size_t>(), l.at("members").get<std::size_t>()};
       return l.at("config").get<std::string>();
     }
@@ -198,7 +199,7 @@ std::optional<core::Nanos> Session::common_start(const core::RunClock& clock,
       mark_absent(k, comm_.lost(k) ? silent_why() : "was not ready when the run was canceled");
       continue;
     }
-    const json r = json::parse(*msg);
+    const json r = core::parse_json(*msg);
     origins_[k] = r.at("origin_ns").get<std::int64_t>();
     const std::string why = r.value("error", std::string());
     if (!why.empty() || !error.empty()) {  // its result (or the leader's error) says why

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/core/json_parse.h"
 
 namespace tokenbench::driver {
 
@@ -91,7 +92,7 @@ void SessionDriver::build(std::int64_t session, State& state, Turn& turn) {
   // The user's part of this turn: its messages, or one user message with the prompt.
   std::string user;
   if (!source.messages_json.empty()) {
-    const auto messages = nlohmann::json::parse(source.messages_json, nullptr, false);
+    const auto messages = core::parse_json_or_discarded(source.messages_json);
     if (messages.is_array()) {
       for (const auto& m : messages) user += (user.empty() ? "" : ",") + m.dump();
     }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/experiment/compare.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/metrics/model_time.h"
@@ -23,13 +24,14 @@ namespace {
 using metrics::kUndefined;
 
 // config.yaml keys that do not change what is measured (compare.h, config_differences).
-constexpr std::array<std::string_view, 18> kNotCompared{
+constexpr std::array<std::string_view, 19> kNotCompared{
     "output_dir",          "result_filename",          "exports",
     "records_compress",    "started_at",               "labels",
     "metrics.percentiles", "metrics.slo",              "metrics.console_style",
     "metrics.buckets",     "load.server_metrics",      "load.server_metrics_auth",
     "load.metrics_interval_s", "load.gpu_metrics",     "load.fail_fast",
     "load.max_error_rate", "target.api_key_env",       "target.preflight",
+    "workload.max_line_bytes",
 };
 
 // A different seed draws other prompts and arrivals from the same workload: a fair repeat.
@@ -82,7 +84,7 @@ void read_run_level(const std::string& dir, const std::vector<core::RequestRecor
   }
   nlohmann::json summary;
   try {
-    summary = nlohmann::json::parse(report::read_text_file(summary_path));
+    summary = core::parse_json(report::read_text_file(summary_path));
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", summary_path, e.what()));
   }

@@ -164,7 +164,7 @@ json compare_data(const std::string& root, const json& compare) {
 
 json experiment_report_data(const std::string& root) {
   const auto read = [&root](const char* file) {
-    return json::parse(report::read_text_file(root + "/" + file));
+    return report::read_json_file(root + "/" + file);  // names the file in its errors
   };
   json data;
   if (fs::is_regular_file(root + "/" + kSweepJson)) {

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/experiment/runner.h"
 #include "tokenbench/experiment/search.h"
 #include "tokenbench/experiment/sweep.h"
@@ -17,14 +18,14 @@ std::map<std::string, nlohmann::json> completed_levels(const std::string& root,
   std::map<std::string, nlohmann::json> out;
   const std::string path = root + "/" + file;
   if (!std::filesystem::is_regular_file(path)) return out;
-  const auto doc = nlohmann::json::parse(report::read_text_file(path), nullptr, false);
+  const auto doc = core::parse_json_or_discarded(report::read_text_file(path));
   if (!doc.is_object() || !doc.contains(list) || !doc[list].is_array()) return out;
   for (const auto& level : doc[list]) {
     if (!level.is_object() || !level.value("complete", false)) continue;
     const std::string dir = level.value("dir", "");
     const std::string summary = root + "/" + dir + "/" + report::kSummaryFile;
     if (dir.empty() || !std::filesystem::is_regular_file(summary)) continue;
-    auto s = nlohmann::json::parse(report::read_text_file(summary), nullptr, false);
+    auto s = core::parse_json_or_discarded(report::read_text_file(summary));
     if (s.is_object()) out[dir] = std::move(s);
   }
   return out;

@@ -9,9 +9,12 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/report/chunk_codec.h"
 #include "tokenbench/report/zstd_stream.h"
@@ -427,6 +430,10 @@ core::RequestRecord record_from_json(const json& o) {
 }
 
 core::RequestRecord record_from_jsonl_line(std::string_view line) {
+  // Refused before parsing: a record is 2 deep; nlohmann's copies recurse once per level.
+  if (std::string deep = core::json_depth_error(line); !deep.empty()) {
+    throw std::runtime_error(deep);
+  }
   json object;
   try {
     object = json::parse(line.begin(), line.end());
@@ -437,15 +444,106 @@ core::RequestRecord record_from_jsonl_line(std::string_view line) {
   return record_from_json(object);
 }
 
+namespace {
+
+// Turns requests.jsonl lines into records as read_records_jsonl says. Whether a line is the
+// final non-blank one is known only when the next arrives: each waits for it (a final line that
+// is not JSON is a run killed mid-write, passed over).
+class RecordsCollector {
+ public:
+  explicit RecordsCollector(std::string_view name) : name_(name) {}
+
+  void add(std::string_view line, std::int64_t number) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
+    if (line.size() > static_cast<std::size_t>(core::max_line_bytes())) {
+      throw std::runtime_error(core::line_too_long_message(name_, static_cast<std::size_t>(number),
+                                                           core::max_line_bytes()));
+    }
+    if (pending_number_ > 0) take(false);
+    pending_.assign(line);
+    pending_number_ = number;
+  }
+
+  std::vector<core::RequestRecord> finish(RecordsReadReport* report) {
+    if (pending_number_ > 0) take(true);
+    read_.warning = read_.skipped_reason;
+    if (report != nullptr) *report = std::move(read_);
+    return std::move(records_);
+  }
+
+ private:
+  void take(bool last) {
+    const std::int64_t number = pending_number_;
+    const auto damaged = [&](std::string_view problem) {
+      return std::runtime_error(fmt::format(
+          "{} line {}: {}; the file is damaged or was edited \u2014 rerun, or fix the line", name_,
+          number, problem));
+    };
+    core::RequestRecord record;
+    try {
+      record = record_from_jsonl_line(pending_);
+    } catch (const RecordNotJson&) {
+      // A run killed while writing its last line leaves it cut short: only then is it skipped.
+      if (!last) throw damaged("not valid JSON");
+      read_.skipped_lines = 1;
+      read_.skipped_reason = fmt::format(
+          "{} line {}: not valid JSON; skipped as a final line cut short (a run killed while "
+          "writing it)",
+          name_, number);
+      return;
+    } catch (const std::runtime_error& e) {
+      throw damaged(e.what());
+    }
+    const bool warmup = record.phase == core::Phase::kWarmup;
+    // Attempts of one request (--retries) share its id and differ by their attempt number.
+    const auto [it, added] = seen_.try_emplace({warmup, record.id, record.attempt}, number);
+    if (!added) {
+      throw damaged(fmt::format("id {}{} appears twice in the {} phase (first on line {})",
+                                record.id,
+                                record.attempt ? fmt::format(" attempt {}", record.attempt) : "",
+                                warmup ? "warmup" : "measure", it->second));
+    }
+    records_.push_back(std::move(record));
+    ++read_.lines_read;
+  }
+
+  std::string name_;
+  std::string pending_;             // the last non-blank line, not yet taken
+  std::int64_t pending_number_ = 0;  // its number; 0: none
+  std::vector<core::RequestRecord> records_;
+  RecordsReadReport read_;
+  // Each phase numbers its requests from 0 (the dropped ones among the measured): the line of
+  // each (phase, id, attempt) seen.
+  std::map<std::tuple<bool, std::uint64_t, std::uint32_t>, std::int64_t> seen_;
+};
+
+}  // namespace
+
 std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
                                                     RecordsReadReport* report) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
+  std::array<char, 4> magic{};
+  in.read(magic.data(), magic.size());
+  const bool compressed = path.ends_with(".zst") ||
+                          is_zstd(std::string_view(magic.data(), static_cast<std::size_t>(in.gcount())));
+  in.clear();
+  in.seekg(0);
+  if (!compressed) {
+    // Line by line, so that no line is held past --max-line-bytes.
+    RecordsCollector collector(path);
+    core::LineReader lines(in, path);
+    for (std::string line; lines.next(line);) {
+      collector.add(line, static_cast<std::int64_t>(lines.number()));
+    }
+    return collector.finish(report);
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();
   bool cut_frame = false;
-  if (!text.empty() && (path.ends_with(".zst") || is_zstd(text))) {
+  if (!text.empty()) {
     try {
       ZstdDecoded decoded = zstd_decompress(text);
       text = std::move(decoded.text);
@@ -471,66 +569,15 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
 
 std::vector<core::RequestRecord> parse_records_jsonl(std::string_view text, std::string_view name,
                                                      RecordsReadReport* report) {
-  RecordsReadReport local;
-  // Split first so that the final non-blank line is known before parsing.
-  struct Line {
-    std::string_view text;
-    std::int64_t number;
-  };
-  std::vector<Line> lines;
+  RecordsCollector collector(name);
   std::int64_t number = 0;
   for (std::size_t pos = 0; pos < text.size();) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
-    ++number;
-    std::string_view line(text.data() + pos, end - pos);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") != std::string_view::npos) lines.push_back({line, number});
+    collector.add(text.substr(pos, end - pos), ++number);
     pos = end + 1;
   }
-
-  std::vector<core::RequestRecord> records;
-  records.reserve(lines.size());
-  // Each phase numbers its requests from 0 (the dropped ones among the measured): the line of
-  // each (phase, id, attempt) seen.
-  std::map<std::tuple<bool, std::uint64_t, std::uint32_t>, std::int64_t> seen;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::int64_t number = lines[i].number;
-    const auto damaged = [&](std::string_view problem) {
-      return std::runtime_error(fmt::format(
-          "{} line {}: {}; the file is damaged or was edited \u2014 rerun, or fix the line", name,
-          number, problem));
-    };
-    core::RequestRecord record;
-    try {
-      record = record_from_jsonl_line(lines[i].text);
-    } catch (const RecordNotJson&) {
-      // A run killed while writing its last line leaves it cut short: only then is it skipped.
-      if (i + 1 != lines.size()) throw damaged("not valid JSON");
-      local.skipped_lines = 1;
-      local.skipped_reason = fmt::format(
-          "{} line {}: not valid JSON; skipped as a final line cut short (a run killed while "
-          "writing it)",
-          name, number);
-      break;
-    } catch (const std::runtime_error& e) {
-      throw damaged(e.what());
-    }
-    const bool warmup = record.phase == core::Phase::kWarmup;
-    // Attempts of one request (--retries) share its id and differ by their attempt number.
-    const auto [it, added] = seen.try_emplace({warmup, record.id, record.attempt}, number);
-    if (!added) {
-      throw damaged(fmt::format("id {}{} appears twice in the {} phase (first on line {})",
-                                record.id,
-                                record.attempt ? fmt::format(" attempt {}", record.attempt) : "",
-                                warmup ? "warmup" : "measure", it->second));
-    }
-    records.push_back(std::move(record));
-    ++local.lines_read;
-  }
-  local.warning = local.skipped_reason;
-  if (report != nullptr) *report = std::move(local);
-  return records;
+  return collector.finish(report);
 }
 
 }  // namespace tokenbench::report

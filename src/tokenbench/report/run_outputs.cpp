@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/metrics/buckets.h"
@@ -151,10 +153,12 @@ RunNotes read_telemetry(const std::string& dir) {
   std::ifstream in(path);
   if (!in) return out;
   std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
+  core::LineReader lines(in, path);
+  while (lines.next(line)) {
+    const std::size_t number = lines.number();
     if (line.empty()) continue;
     try {
-      const auto json = nlohmann::json::parse(line);
+      const auto json = core::parse_json(line);
       const std::string type = json.value("type", "scrape");
       if (type == "scrape") {
         out.scrapes.push_back(telemetry::scrape_from_json(json));
@@ -187,7 +191,7 @@ void write_json_file(const std::string& path, const nlohmann::json& document) {
 nlohmann::json read_json_file(const std::string& path) {
   if (!std::filesystem::is_regular_file(path)) return nullptr;
   try {
-    return nlohmann::json::parse(read_text_file(path));
+    return core::parse_json(read_text_file(path));
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }

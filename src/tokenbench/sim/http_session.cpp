@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <boost/asio/buffer.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
@@ -71,6 +72,8 @@ Clock::duration seconds_to_duration(double s) {
 void release_if_large(std::string& s) {
   if (s.capacity() > kKeepCapacity) std::string().swap(s);
 }
+
+using Request = http::request<http::string_body>;
 
 class HttpSession : public EngineSink,
                     public TimedTask,
@@ -193,20 +196,41 @@ class HttpSession : public EngineSink,
     reply_json(status, api_error_body(api, status, type, message));
   }
 
-  void on_request() {
-    received_ = Clock::now();
-    // The request leaves the parser and dies with this call, so that a large body is not kept
-    // until the next request.
-    const auto req = parser_->release();
-    parser_.reset();
-    keep_alive_ = req.keep_alive();
+  static RoutedRequest route(const Request& req, const RouterConfig& router) {
     const auto view = [](beast::string_view v) { return std::string_view(v.data(), v.size()); };
     const HttpRequestView request{.method = view(req.method_string()),
                                   .target = view(req.target()),
                                   .authorization = view(req[http::field::authorization]),
                                   .x_api_key = view(req["x-api-key"]),
                                   .body = req.body()};
-    auto routed = route_request(request, ctx_.router);
+    return route_request(request, router);
+  }
+
+  void on_request() {
+    received_ = Clock::now();
+    // The request leaves the parser and dies with the reply's start, so that a large body is not
+    // kept until the next request.
+    Request req = parser_->release();
+    parser_.reset();
+    keep_alive_ = req.keep_alive();
+    if (req.body().size() <= kInlineRouteBytes) {
+      RoutedRequest routed = route(req, ctx_.router);
+      return on_routed(req, std::move(routed));
+    }
+    // A large body is checked and parsed on the route pool, off this loop, whose other streams
+    // go on meanwhile; the reply starts back here. Nothing else of this session runs until then
+    // (no read is pending and no timer armed).
+    auto loop = socket_.get_executor();
+    asio::post(*ctx_.route_pool, [self = shared_from_this(), loop, req = std::move(req)]() mutable {
+      RoutedRequest routed = route(req, self->ctx_.router);
+      asio::post(loop, [self = std::move(self), req = std::move(req),
+                        routed = std::move(routed)]() mutable {
+        self->on_routed(req, std::move(routed));
+      });
+    });
+  }
+
+  void on_routed(const Request& req, RoutedRequest routed) {
     if (auto* err = std::get_if<ErrorReply>(&routed)) return reply_json(err->status, err->body);
     if (const auto* info = std::get_if<InfoEndpoint>(&routed)) {
       switch (*info) {
@@ -632,7 +656,7 @@ class HttpSession : public EngineSink,
   LoopTimers& timers_;        ///< the loop's wheel: waits for the next token
   asio::steady_timer timer_;  ///< every other wait: read timeouts, slow starts, whole replies
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<Request::body_type>> parser_;
   bool keep_alive_ = true;
   bool linger_ = false;  ///< close with linger_close() after the reply in progress
   std::string discard_;  ///< lingering close: what the client still sends, thrown away

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/sim/request_fields.h"
 
 namespace tokenbench::sim {
@@ -45,7 +46,9 @@ std::optional<RequestError> count_blocks(const json& content, CompletionRequest&
 
 std::variant<CompletionRequest, RequestError> parse_messages_request(
     std::string_view text, std::string_view served_model) {
-  const json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::string deep;
+  const json body = core::parse_json_or_discarded(text, &deep);
+  if (!deep.empty()) return fields::too_deep(deep);
   if (body.is_discarded()) return bad_request("The request body is not valid JSON.");
   if (!body.is_object()) return bad_request("The request body must be a JSON object.");
   if (auto err = fields::check_model(body, served_model)) return *err;

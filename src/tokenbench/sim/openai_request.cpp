@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/sim/request_fields.h"
 #include "tokenbench/sim/sim_rng.h"
 
@@ -156,10 +157,16 @@ std::uint64_t request_body_limit(std::int64_t max_model_len) {
   return tokens * kBodyBytesPerToken + kBodySlack;
 }
 
+std::uint64_t request_value_limit(std::int64_t max_model_len) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, max_model_len)) + kBodyValueSlack;
+}
+
 std::variant<CompletionRequest, RequestError> parse_completion_request(
     ApiKind api, std::string_view body_text, std::string_view served_model,
     std::int64_t default_max_tokens, std::int64_t hash_block_size) {
-  const json body = json::parse(body_text, nullptr, /*allow_exceptions=*/false);
+  std::string deep;
+  const json body = core::parse_json_or_discarded(body_text, &deep);
+  if (!deep.empty()) return fields::too_deep(deep);
   if (body.is_discarded()) return bad_request("The request body is not valid JSON.");
   if (!body.is_object()) return bad_request("The request body must be a JSON object.");
 

@@ -56,6 +56,14 @@ inline constexpr std::uint64_t kBodySlack = 1ull << 20;
 inline constexpr std::uint64_t kBodyLimitCap = 64ull << 20;
 std::uint64_t request_body_limit(std::int64_t max_model_len);
 
+/// The most JSON values a request body may hold for a server whose longest sequence is
+/// `max_model_len` tokens: one per token (a prompt of token ids) plus kBodyValueSlack for the
+/// rest. The body limit bounds bytes; this bounds what parsing them builds (a value costs a parser
+/// 16 bytes or more however short its text: "[1,1,1,...]" of 5 MB is 2.5 million of them).
+/// Nesting is bounded by core::kMaxJsonDepth. Both are checked before parsing (router.h).
+inline constexpr std::uint64_t kBodyValueSlack = 65536;
+std::uint64_t request_value_limit(std::int64_t max_model_len);
+
 /// Parses and validates a completion request body. `served_model` is the only model name accepted
 /// (a request naming another gets 404); `default_max_tokens` applies when the request sets no
 /// limit. With `hash_block_size` > 0 the prompt's block hashes are computed (prefix caching):

@@ -1,9 +1,13 @@
 #include "tokenbench/sim/request_fields.h"
 
+#include <fmt/format.h>
+
+#include <string>
 #include <utility>
 #include <variant>
 
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/sim/image_tokens.h"
 
 namespace tokenbench::sim::fields {
@@ -12,6 +16,23 @@ using nlohmann::json;
 
 RequestError bad_request(std::string message) {
   return {400, "invalid_request_error", std::move(message)};
+}
+
+RequestError too_deep(const std::string& why) {
+  return bad_request("The request body is " + why + ": send at most " +
+                     std::to_string(core::kMaxJsonDepth) + " levels of arrays and objects.");
+}
+
+std::optional<RequestError> check_body_shape(std::string_view body, std::uint64_t max_values) {
+  const core::JsonShape shape = core::json_shape(body);
+  if (const std::string deep = core::json_depth_error(shape); !deep.empty()) return too_deep(deep);
+  if (shape.values > max_values) {
+    return bad_request(fmt::format(
+        "The request body holds about {} JSON values, more than the {} this server parses (one "
+        "per token of its maximum context length, plus {}).",
+        shape.values, max_values, kBodyValueSlack));
+  }
+  return std::nullopt;
 }
 
 bool read_count(const json& body, const char* key, std::int64_t& out, bool& present) {

@@ -14,6 +14,14 @@ namespace tokenbench::sim::fields {
 
 RequestError bad_request(std::string message);
 
+/// 400 for a body nested too deep; `why` is core::json_depth_error's words.
+RequestError too_deep(const std::string& why);
+
+/// 400 when `body` nests arrays and objects deeper than core::kMaxJsonDepth, or holds more than
+/// `max_values` JSON values (core::json_shape: one pass over the bytes, nothing built), naming the
+/// limit; nullopt otherwise. What a body may cost the parser is bounded by this before parsing.
+std::optional<RequestError> check_body_shape(std::string_view body, std::uint64_t max_values);
+
 /// Reads an optional non-negative integer field; false when present with a bad value.
 bool read_count(const nlohmann::json& body, const char* key, std::int64_t& out, bool& present);
 /// Reads an optional boolean field; false when present with a bad value.

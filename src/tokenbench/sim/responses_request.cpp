@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/sim/openai_request.h"
 #include "tokenbench/sim/request_fields.h"
 #include "tokenbench/sim/sim_rng.h"
@@ -38,8 +39,11 @@ std::optional<RequestError> count_response_content(const json& content, Completi
 }
 
 json parse_object(std::string_view text, std::optional<RequestError>& error) {
-  json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) {
+  std::string deep;
+  json body = core::parse_json_or_discarded(text, &deep);
+  if (!deep.empty()) {
+    error = fields::too_deep(deep);
+  } else if (body.is_discarded()) {
     error = bad_request("The request body is not valid JSON.");
   } else if (!body.is_object()) {
     error = bad_request("The request body must be a JSON object.");

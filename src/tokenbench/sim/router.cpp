@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <utility>
 
 #include "tokenbench/sim/messages_request.h"
 #include "tokenbench/sim/reply_renderer.h"
+#include "tokenbench/sim/request_fields.h"
 
 namespace tokenbench::sim {
 namespace {
@@ -89,6 +91,11 @@ RoutedRequest route_request(const HttpRequestView& r, const RouterConfig& c) {
     return InfoEndpoint::kModels;
   }
   if (r.method != "POST") return method_not_allowed(shape);
+  // What parsing the body may build is bounded before it is parsed.
+  if (auto err = fields::check_body_shape(
+          r.body, c.max_body_values > 0 ? c.max_body_values : UINT64_MAX)) {
+    return error(shape, err->status, err->type, err->message);
+  }
   auto parsed = parse(*api, r, c);
   if (auto* err = std::get_if<RequestError>(&parsed)) {
     return error(shape, err->status, err->type, err->message);

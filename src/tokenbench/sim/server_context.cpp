@@ -50,8 +50,10 @@ ServerContext::ServerContext(SimConfig c)
             .hash_block_size =
                 engine && config.engine.enable_prefix_caching ? config.engine.block_size : 0,
             .context_limit = limit,
+            .max_body_values = request_value_limit(config.max_model_len),
             .api_key = config.api_key};
   body_limit = request_body_limit(config.max_model_len);
+  route_pool = std::make_unique<boost::asio::thread_pool>(1);
 }
 
 }  // namespace tokenbench::sim

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <boost/asio/thread_pool.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +38,15 @@ struct ServerContext {
   std::uint64_t body_limit = 0;
   /// The arrival index of the next accepted completion request (0-based).
   std::atomic<std::uint64_t> next_arrival{0};
+  /// Where request bodies over kInlineRouteBytes are routed (checked and parsed), off the io
+  /// loops, so that parsing a large body never stalls the streams a loop writes. One thread: big
+  /// bodies are parsed one at a time, which also bounds the memory their parses take together.
+  /// SimServer::stop() joins it before the loops (and the sessions its tasks hold) are destroyed.
+  std::unique_ptr<boost::asio::thread_pool> route_pool;
 };
+
+/// Bodies up to this size are routed on their io loop (a parse of well under a millisecond);
+/// larger ones on ServerContext::route_pool.
+inline constexpr std::size_t kInlineRouteBytes = 64u << 10;
 
 }  // namespace tokenbench::sim

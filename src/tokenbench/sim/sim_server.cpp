@@ -141,6 +141,9 @@ void SimServer::stop() {
   for (auto& loop : impl_->loops) {
     if (loop->thread.joinable()) loop->thread.join();
   }
+  // Bodies being routed finish (their replies are posted to the stopped loops, and destroyed
+  // with them below).
+  impl_->ctx.route_pool->join();
   // With every thread joined, nothing runs concurrently: close the acceptor, then destroy the
   // loops, which destroys the pending handlers and with them the sessions and their sockets.
   error_code ignored;

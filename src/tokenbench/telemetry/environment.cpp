@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/core/version.h"
@@ -171,7 +172,7 @@ json trim_json(const json& value, const TrimLimits& limits) { return trim(value,
 
 json models_summary(const std::string& models_body) {
   json out = json::array();
-  const auto j = json::parse(models_body, nullptr, false);
+  const auto j = core::parse_json_or_discarded(models_body);
   if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) return out;
   for (const auto& m : j["data"]) {
     if (!m.is_object() || !m.contains("id") || !m["id"].is_string()) continue;
@@ -192,7 +193,7 @@ json describe_server(const std::string& url, const std::string& server_header,
                      const std::map<std::string, std::string>& answers) {
   json endpoints = json::object();
   for (const auto& [path, body] : answers) {
-    const auto j = json::parse(body, nullptr, false);
+    const auto j = core::parse_json_or_discarded(body);
     if (j.is_object()) endpoints[path] = trim_json(j);
   }
   const std::string header = cut(server_header, 200);

@@ -4,8 +4,10 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/tokenizer/byte_level.h"
 #include "tokenbench/tokenizer/hf_tokenizer.h"
 #include "tokenbench/tokenizer/regex.h"
@@ -410,8 +412,14 @@ std::unique_ptr<Tokenizer> load_hf_tokenizer_json(const std::string& path,
   HfTokenizerParts parts;
   try {
     simdjson::dom::parser parser;
+    // simdjson counts the root container as depth 1 of max_depth - 1 allowed: one more than
+    // kMaxJsonDepth lets exactly that many levels through.
+    if (parser.allocate(4096, core::kMaxJsonDepth + 1) != simdjson::SUCCESS) fail("out of memory");
     element doc;
-    if (const auto error = parser.load(path).get(doc); error != simdjson::SUCCESS) {
+    if (const auto error = parser.load(path).get(doc); error == simdjson::DEPTH_ERROR) {
+      fail("nested deeper than " + std::to_string(core::kMaxJsonDepth) +
+           " levels, the limit of JSON documents read");
+    } else if (error != simdjson::SUCCESS) {
       fail(std::string("not readable JSON: ") + simdjson::error_message(error));
     }
     parts = parse(doc);
@@ -422,7 +430,9 @@ std::unique_ptr<Tokenizer> load_hf_tokenizer_json(const std::string& path,
   // model_max_length, which simdjson rejects). Without it, well-known names stand in.
   std::optional<nlohmann::json> config;
   if (std::ifstream in(config_path); !config_path.empty() && in) {
-    config = nlohmann::json::parse(in, nullptr, false);
+    std::ostringstream text;
+    text << in.rdbuf();
+    config = core::parse_json_or_discarded(text.str());
     if (config->is_discarded() || !config->is_object()) config.reset();
   }
   if (config) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,8 +24,11 @@ enum class Format { kJson, kSentencePiece, kTiktoken };
 Format sniff(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("tokenizer " + path + ": cannot open");
-  std::string line;
-  std::getline(in, line);
+  // The first line, or its first 4 KiB (a tiktoken line is far shorter; JSON shows at once).
+  std::string line(4096, '\0');
+  in.read(line.data(), static_cast<std::streamsize>(line.size()));
+  line.resize(static_cast<std::size_t>(in.gcount()));
+  line.resize(std::min(line.size(), line.find('\n')));
   const std::size_t first = line.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && line[first] == '{') return Format::kJson;
   const std::size_t space = line.find(' ');

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tokenbench/core/input_limits.h"
 #include "tokenbench/tokenizer/added_vocabulary.h"
 #include "tokenbench/tokenizer/bpe_model.h"
 #include "tokenbench/tokenizer/regex.h"
@@ -192,9 +193,9 @@ std::unique_ptr<Tokenizer> load_tiktoken(const std::string& path, const std::str
   if (!in) throw fail("cannot open");
   TokenTable ranks;
   std::string line, bytes;
-  std::size_t line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
+  core::LineReader lines(in, "tokenizer " + path);
+  while (lines.next(line)) {
+    const std::size_t line_number = lines.number();
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const std::size_t space = line.find(' ');

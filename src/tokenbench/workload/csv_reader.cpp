@@ -1,17 +1,21 @@
 #include "tokenbench/workload/csv_reader.h"
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+#include <string>
+
+#include "tokenbench/core/input_limits.h"
 
 namespace tokenbench::workload {
 
 CsvFile read_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open dataset file " + path + ": check --dataset-path");
-  std::ostringstream all;
-  all << in.rdbuf();
-  const std::string text = all.str();
+  // Read as a stream, a character at a time, so that no record is held past --max-line-bytes
+  // (a record may span lines inside quotes: its first line is the one named).
+  std::streambuf& text = *in.rdbuf();
+  constexpr int kEnd = std::char_traits<char>::eof();
+  const auto max_bytes = static_cast<std::size_t>(core::max_line_bytes());
   const auto fail = [&path](std::size_t line, const std::string& what) {
     throw std::runtime_error("dataset " + path + " line " + std::to_string(line) + ": " + what);
   };
@@ -21,9 +25,9 @@ CsvFile read_csv(const std::string& path) {
   CsvRecord record;
   std::string field;
   std::size_t line = 1;
+  std::size_t record_bytes = 0;
   record.line = 1;
   bool blank = true;  // nothing on this record yet
-  std::size_t i = 0;
   const auto end_field = [&] {
     record.fields.push_back(std::move(field));
     field.clear();
@@ -36,31 +40,40 @@ CsvFile read_csv(const std::string& path) {
     record = CsvRecord{};
     field.clear();
     blank = true;
+    record_bytes = 0;
   };
-  while (i < text.size()) {
-    const char c = text[i];
+  // The next character, counted against the record's bound.
+  const auto take = [&] {
+    if (++record_bytes > max_bytes) {
+      throw std::runtime_error(
+          core::line_too_long_message("dataset " + path, record.line, core::max_line_bytes()));
+    }
+    return text.sbumpc();
+  };
+  while (text.sgetc() != kEnd) {
+    const char c = static_cast<char>(take());
     if (c == '"' && field.empty()) {
       // A quoted field: up to the closing quote; "" is a quote.
       blank = false;
       const std::size_t opened = line;
-      ++i;
       bool closed = false;
-      while (i < text.size()) {
-        if (text[i] == '"') {
-          if (i + 1 < text.size() && text[i + 1] == '"') {
+      while (text.sgetc() != kEnd) {
+        const char q = static_cast<char>(take());
+        if (q == '"') {
+          if (text.sgetc() == '"') {
             field.push_back('"');
-            i += 2;
+            take();
             continue;
           }
-          ++i;
           closed = true;
           break;
         }
-        if (text[i] == '\n') ++line;
-        field.push_back(text[i++]);
+        if (q == '\n') ++line;
+        field.push_back(q);
       }
       if (!closed) fail(opened, "a quoted field is never closed (a missing '\"')");
-      if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
+      const int after = text.sgetc();
+      if (after != kEnd && after != ',' && after != '\n' && after != '\r') {
         fail(line, "text after a closing quote (write a quote inside a field as \"\")");
       }
       continue;
@@ -68,7 +81,7 @@ CsvFile read_csv(const std::string& path) {
     if (c == ',') {
       blank = false;
       end_field();
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+    } else if (c == '\r' && text.sgetc() == '\n') {
       // CRLF: the LF ends the record.
     } else if (c == '\n') {
       end_record();
@@ -77,7 +90,6 @@ CsvFile read_csv(const std::string& path) {
       blank = false;
       field.push_back(c);
     }
-    ++i;
   }
   end_record();
   if (records.empty()) throw std::runtime_error("dataset " + path + " is empty: no header row");

@@ -2,6 +2,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/workload/dataset.h"
 
 namespace tokenbench::workload {
@@ -24,12 +26,14 @@ std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
   }
   std::vector<core::RequestSpec> specs;
   std::string line;
-  std::size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
+  core::LineReader lines(in, "dataset " + path);
+  while (lines.next(line)) {
+    const std::size_t line_no = lines.number();
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) fail(path, line_no, "not a JSON object");
+    std::string why;
+    const auto j = core::parse_json_or_discarded(line, &why);
+    if (j.is_discarded()) fail(path, line_no, why.empty() ? "not a JSON object" : why);
+    if (!j.is_object()) fail(path, line_no, "not a JSON object");
     core::RequestSpec spec;
     spec.id = specs.size();
     std::string text_for_count;

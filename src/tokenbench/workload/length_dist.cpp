@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tokenbench/core/config_check.h"
+#include "tokenbench/core/input_limits.h"
 
 namespace tokenbench::workload {
 namespace {
@@ -53,10 +54,17 @@ LengthDist read_empirical(const std::string& path, const std::string& flag,
   LengthDist d;
   d.kind = LengthDist::Kind::kEmpirical;
   std::string line;
-  std::size_t number = 0;
+  core::LineReader lines(in, path);
+  const auto next_line = [&] {
+    try {
+      return lines.next(line);
+    } catch (const std::runtime_error& e) {  // a line over --max-line-bytes: no form to suggest
+      throw std::invalid_argument(flag + " '" + spec + "': " + e.what());
+    }
+  };
   bool first = true;
-  while (std::getline(in, line)) {
-    ++number;
+  while (next_line()) {
+    const std::size_t number = lines.number();
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     const auto comma = t.find(',');

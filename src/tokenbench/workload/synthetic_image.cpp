@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tokenbench/core/json_parse.h"
+
 namespace tokenbench::workload {
 namespace {
 
@@ -208,7 +210,7 @@ void attach_images(core::RequestSpec& spec, std::uint64_t seed, int count, Image
     messages = nlohmann::json::array({{{"role", "user"}, {"content", spec.prompt}}});
     user = &messages[0];
   } else {
-    messages = nlohmann::json::parse(spec.messages_json);
+    messages = core::parse_json(spec.messages_json);
     for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
       if (it->is_object() && it->value("role", "") == "user") {
         user = &*it;

@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/workload/csv_reader.h"
 #include "tokenbench/workload/dataset.h"
 #include "tokenbench/workload/fields.h"
@@ -37,7 +39,8 @@ std::vector<core::RequestSpec> load_lines_dataset(const DatasetOptions& o) {
     throw std::runtime_error("cannot open dataset file " + o.path + ": check --dataset-path");
   std::vector<core::RequestSpec> specs;
   std::string line;
-  while (std::getline(in, line)) {
+  core::LineReader lines(in, "dataset " + o.path);
+  while (lines.next(line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     core::RequestSpec spec;
@@ -102,14 +105,15 @@ std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
   text << in.rdbuf();
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
+    doc = core::parse_json(text.str());
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann reports a byte offset: turn it into the line a person can open.
     const std::string s = text.str();
     // e.byte counts from 1 and points at the character that broke the parse.
     const std::size_t at = std::min(e.byte > 0 ? e.byte - 1 : 0, s.size());
     const auto line = static_cast<std::size_t>(std::count(s.begin(), s.begin() + at, '\n')) + 1;
-    fail_at(o.path, line, "not valid JSON (a ShareGPT file is one JSON list)");
+    const std::string deep = core::json_depth_error(s);
+    fail_at(o.path, line, deep.empty() ? "not valid JSON (a ShareGPT file is one JSON list)" : deep);
   }
   if (!doc.is_array()) {
     throw std::runtime_error("dataset " + o.path +
@@ -180,7 +184,8 @@ std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& o, std:
   std::vector<std::string> lines;
   std::vector<std::int64_t> lens;
   std::string line;
-  while (std::getline(in, line)) {
+  core::LineReader reader(in, "dataset " + o.path);
+  while (reader.next(line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     lines.push_back(line + "\n");

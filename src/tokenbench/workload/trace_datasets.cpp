@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/workload/csv_reader.h"
 #include "tokenbench/workload/dataset.h"
 #include "tokenbench/workload/fields.h"
@@ -108,13 +110,15 @@ std::vector<core::RequestSpec> load_mooncake_dataset(const DatasetOptions& o) {
   PromptSynth synth(o.seed, o.tokenizer);
   std::vector<core::RequestSpec> specs;
   std::string line;
-  std::size_t line_no = 0;
+  core::LineReader lines(in, "dataset " + o.path);
   double first = NAN;
-  while (std::getline(in, line)) {
-    ++line_no;
+  while (lines.next(line)) {
+    const std::size_t line_no = lines.number();
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) fail_at(o.path, line_no, "not a JSON object");
+    std::string why;
+    const auto j = core::parse_json_or_discarded(line, &why);
+    if (j.is_discarded()) fail_at(o.path, line_no, why.empty() ? "not a JSON object" : why);
+    if (!j.is_object()) fail_at(o.path, line_no, "not a JSON object");
     for (const char* key : {"timestamp", "input_length", "output_length", "hash_ids"}) {
       if (!j.contains(key)) fail_at(o.path, line_no, std::string("needs \"") + key + "\"");
     }
