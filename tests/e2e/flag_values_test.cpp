@@ -54,6 +54,11 @@ TEST(FlagValues, SeedOutsideItsRangeIsRefused) {
 TEST(FlagValues, HeaderNameMustBeAToken) {
   expect_usage_error({"--header", ":"}, "has no name before its ':'");
   expect_usage_error({"--header", "X A: b"}, "the name 'X A' is not an HTTP token");
+  // A typo in a credential header's name never shows its value.
+  const auto r = refused({"--header", "Authorization : Bearer sk-hidden"},
+                         make_temp_dir("header-secret") + "/out");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.find("sk-hidden"), std::string::npos) << r.err;
 }
 
 // Item 19: a bad port or an unclosed IPv6 bracket was "cannot reach" (exit 2) instead of usage.

@@ -469,14 +469,13 @@ void check_headers(const std::vector<std::string>& headers) {
     if (colon == std::string::npos) {
       throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
     }
+    // Said by its name alone: the value may be a credential.
     const std::string_view name(h.data(), colon);
     if (name.empty()) {
-      throw UsageError("--header '" + core::one_line(h) +
-                       "' has no name before its ':': give 'Name: value'");
+      throw UsageError("--header has no name before its ':': give 'Name: value'");
     }
     if (!std::all_of(name.begin(), name.end(), is_token_char)) {
-      throw UsageError("--header '" + core::one_line(h) +
-                       "': the name '" + core::one_line(std::string(name)) +
+      throw UsageError("--header: the name '" + core::one_line(std::string(name)) +
                        "' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~; no spaces)");
     }
     if (h.find_first_of("\r\n") != std::string::npos) {
