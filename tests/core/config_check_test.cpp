@@ -105,6 +105,35 @@ TEST(ConfigCheck, OutOfRangeValuesNameTheFlagAndItsRange) {
   }
 }
 
+// Issue 25 item 18: a NaN that no range caught (a ramp setting without --ramp-up) was kept in
+// config.yaml as .nan, which did not replay; ramp settings without a ramp name the flag they need.
+TEST(ConfigCheck, NonFiniteNumbersAndRampSettingsWithoutARampAreRefused) {
+  EXPECT_EQ(error_for([](RunConfig& c) { c.ramp_up_duration_s = NAN; }).rfind(
+                "--ramp-up-duration nan: give a finite number", 0),
+            0u);
+  EXPECT_EQ(error_for([](RunConfig& c) { c.ramp_up_start_rps = INFINITY; }).rfind(
+                "--ramp-up-start-rps inf: give a finite number", 0),
+            0u);
+  EXPECT_EQ(error_for([](RunConfig& c) { c.replay_speed = NAN; }).rfind(
+                "--replay-speed nan: give a finite number", 0),
+            0u);
+  EXPECT_EQ(error_for([](RunConfig& c) { c.request_rate = NAN; }).rfind("--request-rate nan", 0),
+            0u);
+  EXPECT_EQ(error_for([](RunConfig& c) { c.ramp_up_duration_s = 5; }),
+            "--ramp-up-duration 5 needs --ramp-up (linear or exponential): add it, or leave out "
+            "--ramp-up-duration");
+  EXPECT_EQ(error_for([](RunConfig& c) { c.ramp_up_start_rps = 2; }),
+            "--ramp-up-start-rps 2 needs --ramp-up (linear or exponential): add it, or leave out "
+            "--ramp-up-start-rps");
+  EXPECT_EQ(error_for([](RunConfig& c) {
+              c.request_rate = 5;
+              c.ramp_up = RampKind::kLinear;
+              c.ramp_up_duration_s = 3;
+              c.ramp_up_start_rps = 2;
+            }),
+            "");
+}
+
 TEST(ConfigCheck, SaturatedNanosNeverWrap) {
   EXPECT_EQ(saturated_nanos(1.5), 1'500'000'000);
   EXPECT_EQ(saturated_nanos(1e300), kSaturatedNanos);

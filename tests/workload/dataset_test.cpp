@@ -164,5 +164,34 @@ TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
   EXPECT_THROW(build_workload(c), std::runtime_error);
 }
 
+// Issue 25 item 16: the estimate that refuses a workload too large for memory, made before
+// anything is built, is of the size a built workload's prompts really have.
+TEST(WorkloadEstimate, CountsPromptsTwiceAndEveryRequest) {
+  core::RunConfig c;
+  c.num_prompts = 200;
+  c.warmup = 10;
+  c.input_len = 100;
+  const WorkloadEstimate e = estimate_workload(c);
+  EXPECT_EQ(e.requests, 210);
+  // Each prompt as text and inside its body: 2 x 100 tokens x 7 bytes, plus the request's own.
+  EXPECT_EQ(e.bytes, 210 * (2 * 700 + static_cast<std::int64_t>(sizeof(core::RequestSpec)) + 320));
+  // The synthetic prompts are no larger than the estimate says.
+  const Workload w = build_workload(c);
+  std::int64_t text = 0;
+  for (const auto& s : w.measure) text += static_cast<std::int64_t>(s.prompt.size());
+  EXPECT_LE(text, 200 * 700);
+  EXPECT_GT(text, 200 * 300);
+  // --duration alone cycles a pool; 10^7 prompts are 10^7 requests (the issue's 5 GB and more).
+  c.num_prompts = 0;
+  c.duration_s = 2;
+  EXPECT_EQ(estimate_workload(c).requests, 10 + static_cast<std::int64_t>(kDurationPoolSize));
+  c.num_prompts = 10'000'000;
+  EXPECT_GT(estimate_workload(c).bytes, std::int64_t{10} << 30);
+  // A file's prompts are bounded by the file: only the requests count.
+  c.dataset = "jsonl";
+  EXPECT_EQ(estimate_workload(c).bytes,
+            (10'000'010) * (static_cast<std::int64_t>(sizeof(core::RequestSpec)) + 320));
+}
+
 }  // namespace
 }  // namespace tokenbench::workload

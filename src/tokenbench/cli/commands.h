@@ -1,6 +1,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ inline constexpr int kExitNotSaved = 6;
 /// A run, sweep or search stopped by a signal exits 128 + the signal's number (130 for SIGINT,
 /// 143 for SIGTERM), as a shell reports a process the signal killed; its results are kept.
 constexpr int exit_stopped(int signal_number) { return 128 + signal_number; }
+
+/// A summary that could not be saved (`why`: "cannot write DIR/summary.json: No space left on
+/// device"): prints `document` whole on stdout, its only copy, says why on stderr, and returns
+/// kExitNotSaved.
+int print_unsaved(const std::string& why, const nlohmann::json& document);
 
 /// The process's command line, kept by main() for the environment record (which redacts it).
 /// Set once before any command runs; read-only afterwards.

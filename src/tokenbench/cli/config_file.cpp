@@ -127,9 +127,18 @@ class Expander {
     throw UsageError(fmt::format("--config {}: {}", path_, what));
   }
 
+  // YAML's special floats as a flag's text (".nan" is refused by name as the flag's NaN).
   static std::string scalar(const YAML::Node& n) {
     const std::string s = n.Scalar();
-    return s == ".inf" ? "inf" : s;
+    for (const char* special : {".inf", "-.inf", "+.inf", ".nan", ".Inf", "-.Inf", ".NaN",
+                                ".INF", "-.INF", ".NAN"}) {
+      if (s == special) {
+        std::string flag_text = s;
+        flag_text.erase(flag_text.find('.'), 1);
+        return flag_text;
+      }
+    }
+    return s;
   }
 
   bool truth(const std::string& key, const YAML::Node& n) const {

@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/config_file.h"
 #include "tokenbench/cli/flag_aliases.h"
+#include "tokenbench/cli/number_flags.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/cli/unknown_flag.h"
 #include "tokenbench/core/version.h"
@@ -108,6 +110,10 @@ int main(int argc, char** argv) {
   tokenbench::cli::add_compare_command(app, exit_code);
   tokenbench::cli::add_serve_sim_command(app, exit_code);
   tokenbench::cli::add_tokenize_command(app, exit_code);
+  tokenbench::cli::guard_number_flags(app);
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, as a full disk does with ENOSPC:
+  // the run keeps its summary (or prints it) instead of dying of SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     std::vector<std::string> args = prepared_args(app, argc, argv);
     mask_api_key(argc, argv);

@@ -15,6 +15,7 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/core/text.h"
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/sweep.h"
@@ -122,6 +123,11 @@ int report_command(const ReportFlags& f) {
     if (peer) {
       std::fputs("\n", stdout);
       std::fputs(metrics::render_peer_view(metrics::peer_view(*peer, records)).c_str(), stdout);
+    }
+    if (!out.not_saved.empty()) {
+      std::fprintf(stderr, "tokenbench: error: %s; requests.jsonl is unchanged\n",
+                   core::one_line(out.not_saved).c_str());
+      return kExitNotSaved;
     }
     return out.summary.completed > 0 ? kExitOk : kExitNoMeasure;
   } catch (const std::exception& e) {

@@ -88,6 +88,7 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
   std::printf("Results: %s\n", c.output_dir.c_str());
   std::fflush(stdout);  // the verdict below comes after the tables, also in a file
   if (outcome.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
+  if (!part.not_saved.empty()) return print_unsaved(part.not_saved, part.summary_json);
   if (!outcome.failed_fast.empty()) {
     std::fprintf(stderr,
                  "tokenbench: error: stopped early (--fail-fast %d): %s. Check --endpoint, "
@@ -162,6 +163,9 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
                  "finish the sweep\n",
                  c.output_dir.c_str());
   }
+  if (!result.not_saved.empty()) {
+    return print_unsaved(result.not_saved, experiment::sweep_to_json(result, options));
+  }
   bool any = false;
   std::string why;
   for (const auto& p : result.points) {
@@ -206,8 +210,12 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
     rows.push_back(std::move(row));
   }
   rows = experiment::rank_targets(std::move(rows), required, weights);
-  experiment::write_journal(c.output_dir, experiment::kCompareJson,
-                            experiment::ranking_to_json(rows, required, weights));
+  const nlohmann::json ranking = experiment::ranking_to_json(rows, required, weights);
+  std::string not_saved =
+      experiment::try_write_journal(c.output_dir, experiment::kCompareJson, ranking);
+  for (const auto& part : outcome.parts) {
+    if (not_saved.empty()) not_saved = part.not_saved;
+  }
   experiment::write_experiment_report_or_warn(c.output_dir);
   const std::string slots =
       c.max_concurrency > 0 ? fmt::format("max-concurrency {}", c.max_concurrency) : "";
@@ -225,6 +233,11 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
   std::printf("Results: %s (%s, a subdirectory per target)\n", c.output_dir.c_str(),
               experiment::kCompareJson);
   if (outcome.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
+  if (!not_saved.empty()) {
+    nlohmann::json document = ranking;
+    for (const auto& part : outcome.parts) document["summaries"][part.name] = part.summary_json;
+    return print_unsaved(not_saved, document);
+  }
   bool any = false;
   std::string why;
   for (const auto& part : outcome.parts) {

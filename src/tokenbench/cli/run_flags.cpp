@@ -3,24 +3,34 @@
 #include "tokenbench/cli/run_flags.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/memory_check.h"
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/client/http_target.h"
 #include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
+#include "tokenbench/core/file_kind.h"
 #include "tokenbench/core/input_limits.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/mpi_comm.h"
@@ -112,11 +122,62 @@ std::string trim_slashes(std::string url) {
   return url;
 }
 
+// The authority of an http(s) URL (after "scheme://", before the path): [userinfo@]host[:port]
+// with a host name, an IPv4 address or a bracketed IPv6 address, and a port from 1 to 65535.
+// Returns why it is not one, or "".
+std::string authority_problem(std::string_view authority) {
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);  // user:password@ (credentials, never shown)
+  }
+  std::string_view host = authority;
+  std::string_view port;
+  if (!authority.empty() && authority.front() == '[') {
+    const auto close = authority.find(']');
+    if (close == std::string_view::npos) return "its IPv6 address has no closing ']'";
+    host = authority.substr(0, close + 1);
+    const std::string_view rest = authority.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') return "text follows its IPv6 address's ']'";
+    if (!rest.empty()) port = rest.substr(1);
+    if (host.size() == 2) return "its IPv6 address is empty";
+  } else {
+    if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+      host = authority.substr(0, colon);
+      port = authority.substr(colon + 1);
+      if (host.find(':') != std::string_view::npos) {
+        return "an IPv6 address goes in brackets, e.g. http://[::1]:8000";
+      }
+    }
+    if (host.find_first_of("[]") != std::string_view::npos) return "its host holds a bracket";
+  }
+  if (host.empty()) return "it names no host";
+  if (host.find_first_of(" \t<>\"{}|\\^`") != std::string_view::npos) {
+    return "its host holds a character a host name cannot";
+  }
+  if (authority.size() != host.size() && port.empty()) return "its port is empty";
+  if (!port.empty()) {
+    if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
+      return "its port '" + std::string(port) + "' is not a number from 1 to 65535";
+    }
+    const int n = std::stoi(std::string(port));
+    if (n < 1 || n > 65535) return "its port " + std::to_string(n) + " is not from 1 to 65535";
+  }
+  return "";
+}
+
 std::string checked_url(const std::string& given) {
   std::string url = trim_slashes(given);
-  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-    throw UsageError("--base-url '" + url +
+  const bool https = url.rfind("https://", 0) == 0;
+  if (url.rfind("http://", 0) != 0 && !https) {
+    throw UsageError("--base-url '" + core::one_line(url) +
                      "' must start with http:// or https:// (e.g. http://127.0.0.1:8000)");
+  }
+  const std::size_t start = https ? 8 : 7;
+  const std::size_t end = url.find_first_of("/?#", start);
+  const std::size_t length = end == std::string::npos ? std::string::npos : end - start;
+  const std::string problem = authority_problem(std::string_view(url).substr(start, length));
+  if (!problem.empty()) {
+    throw UsageError("--base-url '" + core::one_line(client::split_userinfo(url).first) +
+                     "' is not a valid URL: " + problem + " (e.g. http://127.0.0.1:8000)");
   }
   return url;
 }
@@ -155,6 +216,19 @@ void set_command_line(int argc, char** argv) {
 }
 
 const std::vector<std::string>& command_line() { return g_command_line; }
+
+int print_unsaved(const std::string& why, const nlohmann::json& document) {
+  std::fputs(document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str(),
+             stdout);
+  std::fputs("\n", stdout);
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "tokenbench: error: the requests were measured, but the summary was not saved: "
+               "%s. It is printed on stdout above (its only copy); free space and keep it (exit "
+               "%d)\n",
+               core::one_line(why).c_str(), kExitNotSaved);
+  return kExitNotSaved;
+}
 
 std::pair<std::string, std::string> split_api_path(const std::string& url) {
   const auto scheme_end = url.find("://");
@@ -384,10 +458,26 @@ static void check_api_options(const core::RunConfig& c) {
   }
 }
 
+// RFC 9110's tchar: what a header name (a token) is made of.
+static bool is_token_char(char ch) {
+  return std::isalnum(static_cast<unsigned char>(ch)) != 0 ||
+         std::string_view("!#$%&'*+-.^_`|~").find(ch) != std::string_view::npos;
+}
+
 void check_headers(const std::vector<std::string>& headers) {
   for (const auto& h : headers) {
-    if (h.find(':') == std::string::npos) {
+    const auto colon = h.find(':');
+    if (colon == std::string::npos) {
       throw UsageError("--header '" + core::one_line(h) + "' must look like 'Name: value'");
+    }
+    // Said by its name alone: the value may be a credential.
+    const std::string_view name(h.data(), colon);
+    if (name.empty()) {
+      throw UsageError("--header has no name before its ':': give 'Name: value'");
+    }
+    if (!std::all_of(name.begin(), name.end(), is_token_char)) {
+      throw UsageError("--header: the name '" + core::one_line(std::string(name)) +
+                       "' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~; no spaces)");
     }
     if (h.find_first_of("\r\n") != std::string::npos) {
       // A line break would put a second header of the user's text on the wire.
@@ -417,11 +507,13 @@ std::int64_t parse_byte_size(const std::string& text, const char* flag) {
     scale = 1024.0 * 1024;
   } else if (unit == "g" || unit == "gb" || unit == "gib") {
     scale = 1024.0 * 1024 * 1024;
+  } else if (unit == "t" || unit == "tb" || unit == "tib") {
+    scale = 1024.0 * 1024 * 1024 * 1024;
   }
   const double bytes = value * scale;
-  if (used == 0 || scale == 0 || !(bytes >= 0 && bytes <= 1e15)) {
-    throw UsageError(
-        fmt::format("{}: '{}' is not a byte size (e.g. 4194304, 512KiB, 4MiB, 1GiB)", flag, text));
+  if (used == 0 || scale == 0 || !std::isfinite(value) || !(bytes >= 0 && bytes <= 1e15)) {
+    throw UsageError(fmt::format(
+        "{}: '{}' is not a byte size (e.g. 4194304, 512KiB, 4MiB, 1GiB, 1TiB)", flag, text));
   }
   return static_cast<std::int64_t>(bytes);
 }
@@ -514,6 +606,22 @@ void check_result_filename(const std::string& name) {
   }
 }
 
+// --extra-body: a JSON object, checked before anything is created (the request bodies are built
+// after the results directory exists). Its text is not quoted: it may hold a credential.
+void check_extra_body(const std::string& text) {
+  if (text.empty()) return;
+  try {
+    if (!nlohmann::json::parse(text).is_object()) {
+      throw UsageError("--extra-body must be a JSON object, e.g. '{\"temperature\":0}'");
+    }
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(fmt::format(
+        "--extra-body is not valid JSON (at byte {}): give a JSON object, e.g. "
+        "'{{\"temperature\":0}}'",
+        e.byte));
+  }
+}
+
 // --dataset: a known name, with the file or the prompt it needs.
 // --multi-turn and the flags that shape sessions.
 void check_sessions(const core::RunConfig& c) {
@@ -557,6 +665,50 @@ void check_sessions(const core::RunConfig& c) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+}
+
+// --dataset-path: a file with something in it, or a pipe (a named pipe, or <(...) as /dev/fd/N),
+// which is read once as a stream. Anything else is named for what it is.
+void check_dataset_path(const std::string& path) {
+  const std::string shown = "--dataset-path '" + core::one_line(path) + "'";
+  const core::FileKind kind = core::file_kind(path);
+  switch (kind) {
+    case core::FileKind::kRegular: {
+      std::error_code ec;
+      if (std::filesystem::file_size(path, ec) == 0 && !ec) {
+        throw UsageError(shown + " is an empty file: a dataset needs at least one prompt");
+      }
+      return;
+    }
+    case core::FileKind::kPipe:
+      return;
+    case core::FileKind::kMissing:
+      if (::access(path.c_str(), F_OK) == 0 || errno != ENOENT) {
+        throw UsageError(shown + " cannot be read: " + std::strerror(errno));
+      }
+      throw UsageError("dataset file '" + core::one_line(path) +
+                       "' does not exist: check --dataset-path");
+    case core::FileKind::kDirectory:
+      throw UsageError(shown + " is a directory: give the dataset's file itself");
+    default:
+      throw UsageError(shown + " is " + core::to_words(kind) +
+                       ", not a file or a pipe: give the dataset's file (or a pipe, e.g. "
+                       "<(zcat data.jsonl.gz))");
+  }
+}
+
+// --tokenizer: a path that exists must be a file or a model folder (a device, a pipe or a socket
+// is named for what it is); a name that is no path may be a Hugging Face id, looked up later.
+void check_tokenizer_path(const std::string& path) {
+  if (path.empty()) return;
+  const core::FileKind kind = core::file_kind(path);
+  if (kind == core::FileKind::kMissing || kind == core::FileKind::kRegular ||
+      kind == core::FileKind::kDirectory) {
+    return;
+  }
+  throw UsageError("--tokenizer '" + core::one_line(path) + "' is " + core::to_words(kind) +
+                   ", not a file: give tokenizer.json, tokenizer.model, a *.tiktoken file or a "
+                   "model folder");
 }
 
 void check_dataset(const core::RunConfig& c) {
@@ -636,13 +788,7 @@ void check_dataset(const core::RunConfig& c) {
   if (c.dataset_path.empty()) {
     throw UsageError("--dataset " + c.dataset + " needs --dataset-path FILE");
   }
-  if (std::filesystem::is_directory(c.dataset_path)) {
-    throw UsageError("--dataset-path '" + c.dataset_path +
-                     "' is a directory: give the dataset's file itself");
-  }
-  if (!std::filesystem::is_regular_file(c.dataset_path)) {
-    throw UsageError("dataset file '" + c.dataset_path + "' does not exist: check --dataset-path");
-  }
+  check_dataset_path(c.dataset_path);
   const bool fields =
       c.prompt_field != "prompt" || !c.output_len_field.empty() || !c.timestamp_field.empty();
   if (fields && c.dataset != "csv") {
@@ -847,6 +993,7 @@ void finalize_run_flags(RunFlags& f) {
   // Process-wide, like TLS: every file reader follows it (check_dataset reads --input-dist's).
   core::set_max_line_bytes(c.max_line_bytes);
   check_headers(c.headers);
+  check_extra_body(c.extra_body);
   check_result_filename(c.result_filename);
   try {
     for (const auto& b : c.buckets) metrics::parse_bucket_spec(b);
@@ -865,7 +1012,9 @@ void finalize_run_flags(RunFlags& f) {
     throw UsageError(std::string("--slo: ") + e.what());
   }
   check_dataset(c);
+  check_tokenizer_path(c.tokenizer);
   check_sessions(c);
+  check_workload_memory(c, f.max_workload_memory);
 }
 
 void add_run_flags(CLI::App* cmd, RunFlags& flags) {
@@ -972,6 +1121,10 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--max-line-bytes", flags.max_line_bytes,
                   "The longest line read from a file (datasets, --input-dist empirical files, "
                   "tokenizer rank files); a longer one is an error naming the file and line")
+      ->capture_default_str();
+  cmd->add_option("--max-workload-memory", flags.max_workload_memory,
+                  "The most memory the prompts, bodies and schedule made before the first "
+                  "request may take: auto (75% of MemAvailable), 0 (no check) or a size (8GiB)")
       ->capture_default_str();
   cmd->add_flag("--no-preflight", flags.no_preflight,
                 "Skip asking GET /v1/models before the run (then --model is required)");

@@ -44,6 +44,8 @@ struct RunFlags {
   std::string max_event_bytes = "4MiB";
   std::string max_line_bytes = "16MiB";
   std::string max_reply_bytes = "0";
+  /// The most memory the workload built up front may take: auto, 0 (no check) or a byte size.
+  std::string max_workload_memory = "auto";
   SamplingFlags sampling;  // merged into config.extra_body
   /// Seconds between plain progress lines when stderr is not a terminal; 0: none.
   double progress_interval_s = 10;
@@ -85,11 +87,12 @@ core::ApiKind resolve_api(const std::string& api, const std::string& endpoint);
 core::ApiKind settle_api(const std::string& api, std::string& endpoint, bool endpoint_given,
                          bool endpoint_from_url);
 
-/// Each --header must look like "Name: value" on one line. Throws UsageError naming it.
+/// Each --header must look like "Name: value" on one line, its name an RFC 9110 token (no
+/// spaces, not empty). Throws UsageError naming it.
 void check_headers(const std::vector<std::string>& headers);
 
-/// Parses a byte size: "4194304", "4MiB", "512KiB", "1GiB" (K, M, G and KB, MB, GB are read as
-/// binary multiples too). Throws UsageError naming `flag`.
+/// Parses a byte size: "4194304", "4MiB", "512KiB", "1GiB", "1TiB" (K, M, G, T and KB, MB, GB,
+/// TB are read as binary multiples too). Throws UsageError naming `flag`.
 std::int64_t parse_byte_size(const std::string& text, const char* flag);
 
 /// --max-line-bytes for the commands that read files without the run's flags (report, compare):

@@ -96,6 +96,9 @@ int search_command(RunFlags& f, const SearchFlags& s) {
         }
         std::fputs(experiment::render_search(result, options).c_str(), stdout);
         std::printf("Results: %s (%s)\n", c.output_dir.c_str(), experiment::kSearchJson);
+        if (!result.not_saved.empty()) {
+          return print_unsaved(result.not_saved, experiment::search_to_json(result, options));
+        }
         if (result.canceled) {
           std::fprintf(stderr,
                        "tokenbench: interrupted; partial results kept. Re-run with --resume %s to "

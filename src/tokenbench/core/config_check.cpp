@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 #include <string_view>
 
 #include "tokenbench/core/secret_fields.h"
@@ -55,6 +56,60 @@ void refuse_redacted(const RunConfig& c) {
         "--extra-body has the field '{}' as {}: config.yaml never keeps credentials; give "
         "--extra-body again with its value",
         field, kRedactedValue));
+  }
+}
+
+// Every number of a configuration is finite (--request-rate may be inf: all at once). A NaN
+// passes no "out of range" test of the form !(lo <= v <= hi) only where a check is written so.
+void finite_numbers(const RunConfig& c) {
+  const std::pair<const char*, double> numbers[] = {
+      {"--timeout", c.timeout_s},
+      {"--connect-timeout", c.connect_timeout_s},
+      {"--ttft-timeout", c.ttft_timeout_s},
+      {"--stall-timeout", c.stall_timeout_s},
+      {"--burstiness", c.burstiness},
+      {"--replay-speed", c.replay_speed},
+      {"--duration", c.duration_s},
+      {"--ramp-up-start-rps", c.ramp_up_start_rps},
+      {"--ramp-up-duration", c.ramp_up_duration_s},
+      {"--drop-first", c.drop_first_pct},
+      {"--range-ratio", c.range_ratio},
+      {"--metrics-interval", c.metrics_interval_s},
+      {"--max-error-rate", c.max_error_rate},
+      {"--abort-on-error-rate", c.abort_on_error_rate},
+  };
+  for (const auto& [flag, value] : numbers) {
+    if (!std::isfinite(value)) {
+      throw ConfigError(fmt::format("{} {}: give a finite number (not NaN or infinity)", flag,
+                                    value));
+    }
+  }
+  if (std::isnan(c.request_rate) || c.request_rate < 0) {
+    throw ConfigError(fmt::format("--request-rate {}: give a number > 0, or inf", c.request_rate));
+  }
+  for (const double p : c.percentiles) {
+    if (!std::isfinite(p)) {
+      throw ConfigError(fmt::format("--percentiles {}: give a finite number", p));
+    }
+  }
+}
+
+// --ramp-up-duration and --ramp-up-start-rps shape a ramp: without --ramp-up they would be kept
+// in config.yaml with no effect (and a NaN there would not replay).
+void ramp_flags(const RunConfig& c) {
+  if (c.ramp_up != RampKind::kNone) return;
+  const RunConfig d;
+  if (c.ramp_up_duration_s != d.ramp_up_duration_s) {
+    throw ConfigError(fmt::format(
+        "--ramp-up-duration {} needs --ramp-up (linear or exponential): add it, or leave out "
+        "--ramp-up-duration",
+        c.ramp_up_duration_s));
+  }
+  if (c.ramp_up_start_rps != d.ramp_up_start_rps) {
+    throw ConfigError(fmt::format(
+        "--ramp-up-start-rps {} needs --ramp-up (linear or exponential): add it, or leave out "
+        "--ramp-up-start-rps",
+        c.ramp_up_start_rps));
   }
 }
 
@@ -166,6 +221,9 @@ void validate(const RunConfig& c) {
           "--percentiles {} is out of range: give numbers between 0 and 100 (e.g. 50,90,99)", p));
     }
   }
+  // Last: a value that no range above caught (a setting checked only in some modes).
+  finite_numbers(c);
+  ramp_flags(c);
 }
 
 }  // namespace tokenbench::core

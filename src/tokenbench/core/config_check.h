@@ -30,7 +30,9 @@ class ConfigError : public std::invalid_argument {
 
 /// Checks every numeric setting of `config` against its range (above; --num-prompts from 1 unless
 /// --duration bounds the run) and throws ConfigError on the first out of range, e.g.
-/// "--request-rate 1e-300 is out of range: give 0.001 to 1e+07 per second, or inf". Pure; any
+/// "--request-rate 1e-300 is out of range: give 0.001 to 1e+07 per second, or inf". Every number
+/// must be finite (--request-rate may be inf), and --ramp-up-duration and --ramp-up-start-rps
+/// need --ramp-up (they would be kept in config.yaml with no effect). Pure; any
 /// thread. The CLI calls it once the flags (and defaults) are merged into the config, and again
 /// for each level of a sweep.
 void validate(const RunConfig& config);

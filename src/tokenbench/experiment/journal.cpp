@@ -80,4 +80,14 @@ void write_journal(const std::string& root, const std::string& file, const nlohm
                           doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
+std::string try_write_journal(const std::string& root, const std::string& file,
+                              const nlohmann::json& doc) noexcept {
+  try {
+    write_journal(root, file, doc);
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 }  // namespace tokenbench::experiment

@@ -29,4 +29,9 @@ std::string experiment_root_hint(const std::string& dir);
 /// Writes `doc` to ROOT/FILE atomically (pretty-printed JSON).
 void write_journal(const std::string& root, const std::string& file, const nlohmann::json& doc);
 
+/// write_journal, never throwing: "" when written, else why not ("cannot write ROOT/FILE: No
+/// space left on device"). A sweep or search goes on without its journal and prints it instead.
+std::string try_write_journal(const std::string& root, const std::string& file,
+                              const nlohmann::json& doc) noexcept;
+
 }  // namespace tokenbench::experiment

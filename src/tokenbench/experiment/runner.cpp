@@ -1,15 +1,18 @@
 #include "tokenbench/experiment/runner.h"
 
 #include <fmt/core.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -19,6 +22,7 @@
 #include "tokenbench/client/error_classify.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/file_kind.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/merge.h"
@@ -51,6 +55,46 @@ struct Wanted {
   std::string* model;     // filled in from /v1/models when empty
   std::string api_key_env;
 };
+
+// Reads the pipe at `path` to its end into a new private file under $TMPDIR (or /tmp); returns
+// that file's path. Throws std::runtime_error naming `path`.
+std::string copy_pipe_to_temp(const std::string& path) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string name = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
+                     "/tokenbench-dataset-XXXXXX";
+  const int out = ::mkstemp(name.data());
+  if (out < 0) {
+    throw std::runtime_error("--dataset-path " + path + " is a pipe, and no temporary file could "
+                             "hold it: " + std::strerror(errno) + " (set TMPDIR)");
+  }
+  const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const auto fail = [&](const std::string& what) {
+    const int err = errno;
+    if (in >= 0) ::close(in);
+    ::close(out);
+    std::remove(name.c_str());
+    return std::runtime_error("--dataset-path " + path + ": " + what + ": " + std::strerror(err));
+  };
+  if (in < 0) throw fail("cannot open the pipe");
+  std::vector<char> buffer(1 << 16);
+  while (true) {
+    const ssize_t n = ::read(in, buffer.data(), buffer.size());
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw fail("cannot read the pipe");
+    }
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) throw fail("cannot keep its bytes in " + name);
+      done += w;
+    }
+  }
+  ::close(in);
+  if (::close(out) != 0) throw fail("cannot keep its bytes in " + name);
+  return name;
+}
 
 std::string join_ids(const std::vector<std::string>& ids) {
   std::string out;
@@ -277,10 +321,24 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
       throw RunError(e.what(), false);
     }
   }
+  // A dataset from a pipe (a named pipe, <(...)) can be read once: its bytes are kept in a
+  // private file that every measurement (a sweep's levels, a search's probes) reads.
+  const bool from_file = config.dataset != "random" && config.dataset != "fixed" &&
+                         config.dataset != "shared-prefix";
+  if (from_file && !config.dataset_path.empty() &&
+      core::file_kind(config.dataset_path) == core::FileKind::kPipe) {
+    try {
+      dataset_copy_ = copy_pipe_to_temp(config.dataset_path);
+    } catch (const std::exception& e) {
+      throw RunError(e.what(), false);
+    }
+  }
   raise_fd_limit();
 }
 
-Runner::~Runner() = default;
+Runner::~Runner() {
+  if (!dataset_copy_.empty()) std::remove(dataset_copy_.c_str());
+}
 
 void Runner::cancel(int signal_number) {
   if (signal_number != 0) stop_signal_.store(signal_number);
@@ -300,7 +358,11 @@ std::string Runner::interruption() const {
 
 void Runner::flush_records() {
   std::lock_guard<std::mutex> lock(recorders_mutex_);
-  for (report::Recorder* r : live_recorders_) r->flush_now(std::chrono::seconds(1));
+  for (report::Recorder* r : live_recorders_) {
+    r->flush_now(std::chrono::seconds(1));
+    // The process exits next: the room kept for a summary it will not write is given back.
+    report::release_reserve(std::filesystem::path(r->path()).parent_path().string());
+  }
 }
 
 std::string Runner::redact(std::string text) const {
@@ -343,45 +405,38 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   std::map<std::string, std::string> labels;
   std::unique_ptr<core::RunConfig> pending_config;
   bool announced = false;
+  // What this measurement created (directories, files), undone when it cannot start: a usage or
+  // configuration error leaves no directory that would block the corrected rerun.
+  std::vector<std::string> created;
   try {
     labels = telemetry::parse_labels(config.labels);
-    std::filesystem::create_directories(config.output_dir);
-    if (!config.targets.empty() && !follower) {
-      report::write_text_file(config.output_dir + "/" + report::kConfigFile, core::to_yaml(config));
-    }
-    for (const auto& [name, c] : parts) {
-      std::filesystem::create_directories(c.output_dir);
-      if (!follower) {
-        report::write_text_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c));
-      }
-      const auto compression = report::records_compression_from_string(c.records_compress);
+    std::vector<report::RecordsCompression> compressions;
+    for (const auto& part : parts) {
+      const std::string& name = part.second.records_compress;
+      const auto compression = report::records_compression_from_string(name);
       if (!compression) {
-        throw std::runtime_error("--records-compress " + c.records_compress +
-                                 ": unknown; one of none, zstd");
+        throw std::runtime_error("--records-compress " + name + ": unknown; one of none, zstd");
       }
-      // A run over an earlier one (--overwrite) leaves no stale requests file of the other kind
-      // for `report` to find first.
-      for (const auto other :
-           {report::RecordsCompression::kNone, report::RecordsCompression::kZstd}) {
-        if (other != *compression) {
-          std::filesystem::remove(c.output_dir + "/" + report::requests_file_name(other));
+      compressions.push_back(*compression);
+    }
+    // Everything that can refuse the configuration comes before the first file is written.
+    workload::Workload workload;
+    if (dataset_copy_.empty()) {
+      workload = workload::build_workload(config, tokenizer_.get());
+    } else {
+      core::RunConfig from_copy = config;
+      from_copy.dataset_path = dataset_copy_;
+      try {
+        workload = workload::build_workload(from_copy, tokenizer_.get());
+      } catch (const std::exception& e) {  // said with the path the user gave
+        std::string what = e.what();
+        for (auto at = what.find(dataset_copy_); at != std::string::npos;
+             at = what.find(dataset_copy_, at + config.dataset_path.size())) {
+          what.replace(at, dataset_copy_.size(), config.dataset_path);
         }
+        throw std::runtime_error(what);
       }
-      // Each rank of a distributed run writes its own; the leader merges them.
-      const std::string file =
-          session ? distributed::rank_records_file(
-                        session->rank(), *compression == report::RecordsCompression::kZstd)
-                  : report::requests_file_name(*compression);
-      recorders.push_back(std::make_unique<report::Recorder>(
-          c.output_dir + "/" + file, count_tokens, *compression,
-          c.save_detailed ? report::Recorder::kMaxDetailTotalBytes : 0));
     }
-    {
-      std::lock_guard<std::mutex> lock(recorders_mutex_);
-      live_recorders_.clear();
-      for (const auto& r : recorders) live_recorders_.push_back(r.get());
-    }
-    workload::Workload workload = workload::build_workload(config, tokenizer_.get());
     auto bench_config = std::make_unique<core::RunConfig>(config);
     if (session) {
       if (session->leader()) {
@@ -410,8 +465,55 @@ RunOutcome Runner::run(const core::RunConfig& config) {
                                                 tokenizer_ != nullptr);
     // Alive as long as the benchmark that refers to it (last_bench_ below).
     pending_config = std::move(bench_config);
+    report::make_directories(config.output_dir, created);
+    if (!config.targets.empty() && !follower) {
+      report::write_new_file(config.output_dir + "/" + report::kConfigFile, core::to_yaml(config),
+                             created);
+    }
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const core::RunConfig& c = parts[i].second;
+      const report::RecordsCompression compression = compressions[i];
+      report::make_directories(c.output_dir, created);
+      if (!follower) {
+        report::write_new_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c), created);
+      }
+      // A run over an earlier one (--overwrite) leaves no stale requests file of the other kind
+      // for `report` to find first.
+      for (const auto other :
+           {report::RecordsCompression::kNone, report::RecordsCompression::kZstd}) {
+        if (other != compression) {
+          std::filesystem::remove(c.output_dir + "/" + report::requests_file_name(other));
+        }
+      }
+      // Each rank of a distributed run writes its own; the leader merges them.
+      const std::string file =
+          session ? distributed::rank_records_file(
+                        session->rank(), compression == report::RecordsCompression::kZstd)
+                  : report::requests_file_name(compression);
+      const std::string records_path = c.output_dir + "/" + file;
+      const bool fresh = !std::filesystem::exists(records_path);
+      recorders.push_back(std::make_unique<report::Recorder>(
+          records_path, count_tokens, compression,
+          c.save_detailed ? report::Recorder::kMaxDetailTotalBytes : 0));
+      if (fresh) created.push_back(records_path);
+      if (!follower) {
+        report::make_reserve(c.output_dir);
+        created.push_back(c.output_dir + "/" + report::kReserveFile);
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(recorders_mutex_);
+      live_recorders_.clear();
+      for (const auto& r : recorders) live_recorders_.push_back(r.get());
+    }
   } catch (const std::exception& e) {
     if (follower || announced) report_unable(e.what());
+    {
+      std::lock_guard<std::mutex> lock(recorders_mutex_);
+      live_recorders_.clear();
+    }
+    recorders.clear();  // closes their files before they are removed
+    report::remove_created(created);
     throw RunError(e.what(), false);
   }
   core::Nanos common_start = core::kNever;
@@ -672,23 +774,37 @@ LevelResult Runner::write_part(const std::string& name, const core::RunConfig& c
   LevelResult result;
   result.name = name;
   result.dir = config.output_dir;
+  // The summary first (write_run_outputs); every other file after it, each a warning when it
+  // cannot be written (a full disk): what was measured is never lost to a side file.
+  report::RunOutputs out;
   try {
-    if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty()) {
-      report::write_telemetry(config.output_dir, notes);
-    }
-    if (!notes.environment.is_null())
-      report::write_environment(config.output_dir, notes.environment);
-    report::RunOutputs out = report::write_run_outputs(config.output_dir, records, config, notes);
-    if (report::wants_csv_export(config.exports)) {
-      report::write_text_file(config.output_dir + "/" + report::kRequestsCsvFile,
-                              report::requests_to_csv(records));
-    }
-    result.summary = std::move(out.summary);
-    result.summary_json = std::move(out.summary_json);
-    result.console = std::move(out.console);
+    out = report::write_run_outputs(config.output_dir, records, config, notes);
   } catch (const std::exception& e) {
     throw RunError(e.what(), true);
   }
+  const std::string& dir = config.output_dir;
+  if (!notes.environment.is_null()) {
+    report::write_optional_file(dir + "/" + report::kEnvironmentFile, [&] {
+      return notes.environment.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+             "\n";
+    });
+  }
+  if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty()) {
+    try {
+      report::write_telemetry(dir, notes);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tokenbench: warning: %s; the run goes on without it\n",
+                   core::one_line(e.what()).c_str());
+    }
+  }
+  if (report::wants_csv_export(config.exports)) {
+    report::write_optional_file(dir + "/" + report::kRequestsCsvFile,
+                                [&] { return report::requests_to_csv(records); });
+  }
+  result.summary = std::move(out.summary);
+  result.summary_json = std::move(out.summary_json);
+  result.console = std::move(out.console);
+  result.not_saved = std::move(out.not_saved);
   return result;
 }
 

@@ -45,6 +45,9 @@ struct LevelResult {
   metrics::Summary summary;
   nlohmann::json summary_json;  ///< as written to summary.json
   std::string console;          ///< the run's console tables
+  /// Why summary.json could not be written (a full disk), "" when it was: the caller prints
+  /// summary_json instead and exits cli::kExitNotSaved.
+  std::string not_saved;
 };
 
 /// One `tokenbench run` measurement: one part per target compared, else one.
@@ -153,8 +156,9 @@ class Runner {
   /// A distributed run: some measurement so far lacks (part of) a rank's share.
   bool partial() const { return partial_; }
 
-  /// Writes every record measured so far to its requests.jsonl now (waiting at most a second).
-  /// Thread-safe; for a second Ctrl-C, before the process exits at once.
+  /// Writes every record measured so far to its requests.jsonl now (waiting at most a second),
+  /// and removes the summary's reserve (report::make_reserve). Thread-safe; for a second Ctrl-C,
+  /// before the process exits at once.
   void flush_records();
 
   /// Removes every credential this run knows from `text`.
@@ -181,6 +185,7 @@ class Runner {
   std::vector<driver::Target> targets_;  // with credentials; never written
   std::vector<std::string> secrets_;     // longest first
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  std::string dataset_copy_;  // a --dataset-path pipe's bytes, read once (removed with the runner)
   telemetry::HostFacts host_;            // the environment record's client facts
   std::vector<nlohmann::json> servers_;  // what each target said about itself (or null)
   bool gpu_auto_off_ = false;            // --gpu-metrics auto found no sampler (said once)

@@ -303,6 +303,7 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
                              : std::map<std::string, json>{};
   SearchResult partial;  // what search.json shows while the search runs
   std::string no_success;
+  std::string not_saved;  // why a probe's summary or search.json could not be written
   auto probe = [&](double value, int repeat) {
     Probe p;
     p.value = value;
@@ -326,6 +327,9 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
       runner.set_progress_label(fmt::format("probe {} ({} {})", partial.probes.size() + 1,
                                             vary_name(o), value_text(o, value)));
       RunOutcome outcome = runner.run(c);
+      if (!outcome.parts.front().not_saved.empty() && not_saved.empty()) {
+        not_saved = outcome.parts.front().not_saved;
+      }
       p.summary = std::move(outcome.parts.front().summary_json);
       p.complete = !outcome.canceled;  // a --fail-fast stop is complete: it failed
     }
@@ -348,13 +352,19 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
                  value_text(o, value).c_str(), p.met ? "meets the SLOs" : "breaks an SLO",
                  throughput_of(p.figures), p.met ? "" : (" (" + breach + ")").c_str());
     partial.probes.push_back(p);
-    write_journal(base.output_dir, kSearchJson, search_to_json(partial, o));
+    const std::string why =
+        try_write_journal(base.output_dir, kSearchJson, search_to_json(partial, o));
+    if (!why.empty() && not_saved.empty()) not_saved = why;
     return p;
   };
   SearchResult result = search(o, probe, [&runner] { return runner.canceled(); });
   result.no_success = no_success;
   result.interrupted = runner.interruption();
-  write_journal(base.output_dir, kSearchJson, search_to_json(result, o));
+  if (const auto why = try_write_journal(base.output_dir, kSearchJson, search_to_json(result, o));
+      !why.empty() && not_saved.empty()) {
+    not_saved = why;
+  }
+  result.not_saved = not_saved;
   write_experiment_report_or_warn(base.output_dir);
   return result;
 }

@@ -83,6 +83,9 @@ struct SearchResult {
   /// "DIR: class: message" of the first probe where no request succeeded ("" when none): such a
   /// probe fails for its errors, not its latency.
   std::string no_success;
+  /// Why a probe's summary.json or search.json could not be written (a full disk), the first;
+  /// "" when all were. The CLI then prints search.json's document and exits 6.
+  std::string not_saved;
 };
 
 /// The most levels probed around a throughput peak after the bisection.

@@ -249,11 +249,16 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     if (!options.slos.empty() || options.by_goodput) {
       result.best = find_best(result.points, options.by_goodput);
     }
-    write_journal(base.output_dir, kSweepJson, sweep_to_json(result, options));
-    report::write_text_file(base.output_dir + "/" + kSweepCsv, sweep_to_csv(result));
+    // sweep.json is the sweep's summary; the CSVs are optional (a warning when not written).
+    const std::string why =
+        try_write_journal(base.output_dir, kSweepJson, sweep_to_json(result, options));
+    if (!why.empty() && result.not_saved.empty()) result.not_saved = why;
+    report::write_optional_file(base.output_dir + "/" + kSweepCsv,
+                                [&] { return sweep_to_csv(result); });
     if (report::wants_csv_export(base.exports)) {
-      report::write_text_file(base.output_dir + "/" + report::kLevelsCsvFile,
-                              report::levels_to_csv(sweep_to_json(result, options)));
+      report::write_optional_file(base.output_dir + "/" + report::kLevelsCsvFile, [&] {
+        return report::levels_to_csv(sweep_to_json(result, options));
+      });
     }
   };
   for (const SweepLevel& level : levels) {
@@ -279,6 +284,9 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
         break;
       }
       RunOutcome outcome = runner.run(c);
+      if (!outcome.parts.front().not_saved.empty() && result.not_saved.empty()) {
+        result.not_saved = outcome.parts.front().not_saved;
+      }
       point.summary = std::move(outcome.parts.front().summary_json);
       point.complete = !outcome.canceled;
       result.canceled = outcome.canceled;

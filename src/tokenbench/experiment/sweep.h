@@ -57,6 +57,9 @@ struct SweepResult {
   std::string stopped;  ///< why the sweep ended before its last level ("" when it did not)
   bool canceled = false;
   std::string interrupted;  ///< what stopped the sweep midway (Runner::interruption()), or ""
+  /// Why a level's summary.json or sweep.json could not be written (a full disk), the first;
+  /// "" when all were. The CLI then prints sweep.json's document and exits 6.
+  std::string not_saved;
 };
 
 /// The knee of a curve of levels ascending in load. The step from level i-1 to i is worth its

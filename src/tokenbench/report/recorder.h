@@ -64,6 +64,8 @@ class Recorder {
   /// TTFT p50 and p95 (ms) of the last kRecentTtfts successful streamed requests; NaN when none.
   /// Any thread (the live view).
   std::pair<double, double> recent_ttft() const;
+  /// The requests file it writes.
+  const std::string& path() const { return path_; }
 
   static constexpr std::size_t kRecentTtfts = 256;
   /// --save-detailed: the most bytes of prompt and generated text one requests.jsonl keeps.

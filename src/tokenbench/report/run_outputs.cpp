@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -81,6 +82,41 @@ void write_text_file(const std::string& path, const std::string& text) {
   const int write_err = errno;
   if (std::fclose(out) != 0 || !written) throw fail(written ? errno : write_err);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw fail(errno);
+}
+
+void make_directories(const std::string& dir, std::vector<std::string>& created) {
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (std::filesystem::path p(dir); !p.empty() && !std::filesystem::exists(p, ec);
+       p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (!std::filesystem::create_directory(*it, ec) && ec) {
+      throw std::runtime_error("cannot create directory " + it->string() + ": " + ec.message());
+    }
+    created.push_back(it->string());
+  }
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw std::runtime_error("cannot write in " + dir + ": it is not a directory");
+  }
+}
+
+void write_new_file(const std::string& path, const std::string& text,
+                    std::vector<std::string>& created) {
+  std::error_code ec;
+  const bool fresh = !std::filesystem::exists(std::filesystem::symlink_status(path, ec));
+  write_text_file(path, text);
+  if (fresh) created.push_back(path);
+}
+
+void remove_created(const std::vector<std::string>& created) {
+  for (auto it = created.rbegin(); it != created.rend(); ++it) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(*it, ec) && !std::filesystem::is_empty(*it, ec)) continue;
+    std::filesystem::remove(*it, ec);
+  }
 }
 
 namespace {
@@ -315,23 +351,56 @@ RunOutputs write_run_outputs(const std::string& dir,
   }
   // Last line of defence: whatever part quoted a server, no escape sequence reaches a terminal.
   out.console = core::terminal_safe(out.console);
-  write_text_file(dir + "/" + kReportFile, out.console);
+  // The summary is the result: written first, while there is room (a reserve made at the run's
+  // start is given back for it), and the rest only after it. Any other file that cannot be
+  // written is a warning.
   const std::string summary_text =
       out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  write_text_file(dir + "/" + kSummaryFile, summary_text);
+  release_reserve(dir);
+  try {
+    write_text_file(dir + "/" + kSummaryFile, summary_text);
+  } catch (const std::exception& e) {
+    out.not_saved = e.what();
+  }
+  write_optional_file(dir + "/" + kReportFile, [&] { return out.console; });
   // vLLM's --result-filename: the same result under the name a vLLM script looks for.
   if (!config.result_filename.empty()) {
-    write_text_file(dir + "/" + config.result_filename, summary_text);
+    write_optional_file(dir + "/" + config.result_filename, [&] { return summary_text; });
   }
   // The page shows config.yaml as stored (secrets redacted), so that `report` rebuilds the same.
-  const std::string config_path = dir + "/" + kConfigFile;
-  const std::string config_yaml = std::filesystem::is_regular_file(config_path)
-                                      ? read_text_file(config_path)
-                                      : core::to_yaml(config);
-  write_text_file(dir + "/" + kHtmlReportFile,
-                  render_html_report(html_report_data(figures, out.summary_json, out.console,
-                                                      config_yaml, notes)));
+  write_optional_file(dir + "/" + kHtmlReportFile, [&] {
+    const std::string config_path = dir + "/" + kConfigFile;
+    const std::string config_yaml = std::filesystem::is_regular_file(config_path)
+                                        ? read_text_file(config_path)
+                                        : core::to_yaml(config);
+    return render_html_report(
+        html_report_data(figures, out.summary_json, out.console, config_yaml, notes));
+  });
   return out;
+}
+
+bool write_optional_file(const std::string& path, const std::function<std::string()>& text) {
+  try {
+    write_text_file(path, text());
+    return true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokenbench: warning: %s; the run goes on without it\n",
+                 core::one_line(e.what()).c_str());
+    return false;
+  }
+}
+
+void make_reserve(const std::string& dir) {
+  const std::string path = dir + "/" + kReserveFile;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const bool made = ::posix_fallocate(fd, 0, kReserveBytes) == 0;
+  ::close(fd);
+  if (!made) std::remove(path.c_str());
+}
+
+void release_reserve(const std::string& dir) {
+  std::remove((dir + "/" + kReserveFile).c_str());
 }
 
 }  // namespace tokenbench::report

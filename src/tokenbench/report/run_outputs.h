@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -23,6 +24,10 @@ inline constexpr const char* kConfigFile = "config.yaml";
 inline constexpr const char* kReportFile = "report.txt";             ///< the console tables
 inline constexpr const char* kTelemetryFile = "telemetry.jsonl";     ///< /metrics and GPU samples
 inline constexpr const char* kEnvironmentFile = "environment.json";  ///< the environment record
+/// Room kept for the summary while a run measures (make_reserve): a full disk (requests.jsonl
+/// grew into it) still takes summary.json and report.txt. Removed before they are written.
+inline constexpr const char* kReserveFile = ".summary-reserve";
+inline constexpr long kReserveBytes = 256 * 1024;
 /// A distributed run's ranks: their clock offsets, client health and what is missing.
 inline constexpr const char* kDistributedFile = "distributed.json";
 
@@ -75,14 +80,18 @@ struct RunOutputs {
   metrics::Summary summary;
   nlohmann::json summary_json;  ///< as written to summary.json
   std::string console;          ///< the tables printed to the terminal
+  /// Why summary.json could not be written (a full disk: "cannot write DIR/summary.json: No space
+  /// left on device"); "" when it was. The caller then keeps summary_json some other way.
+  std::string not_saved;
 };
 
-/// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json and
+/// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json first, then
 /// DIR/report.txt (the console tables) and DIR/report.html (report/html_report.h), and returns the
 /// summary with its console tables. A run over several replicas (config.replica_urls) adds
 /// per-replica figures (report/replicas.h) to both. The same function serves `run` and `report`, so
-/// a report rebuilt from requests.jsonl is identical to the run's own. Throws std::runtime_error
-/// naming the file when it cannot be written, std::invalid_argument on a bad SLO item.
+/// a report rebuilt from requests.jsonl is identical to the run's own. A summary.json that cannot
+/// be written is said in RunOutputs::not_saved; any other file that cannot be, in a warning on
+/// stderr (write_optional_file). Throws std::invalid_argument on a bad SLO item.
 /// `notes.stopped` becomes a warning and tokenbench.stopped; `notes.scrapes` the server's account
 /// (tokenbench.server, and the console's "Server" table); `notes.gpu_sampler` the GPU account
 /// (tokenbench.gpu, the "GPU" block); `notes.environment` tokenbench.environment and the
@@ -90,6 +99,16 @@ struct RunOutputs {
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config, const RunNotes& notes = {});
+
+/// Writes the file `path` (its text made by `text`, which may throw too), or says on stderr in
+/// one warning why it could not: an optional file never ends a run. True when written.
+bool write_optional_file(const std::string& path, const std::function<std::string()>& text);
+
+/// Keeps kReserveBytes of disk in DIR/kReserveFile (fallocate; nothing when there is no room),
+/// and gives them back (removes the file, if any). The run makes it when it starts measuring;
+/// write_run_outputs gives it back right before it writes the summary.
+void make_reserve(const std::string& dir);
+void release_reserve(const std::string& dir);
 
 /// Opens `path` for writing, truncated, without following a symbolic link at `path` (a link
 /// planted there is refused, never written through). Throws std::runtime_error naming the path.
@@ -105,6 +124,18 @@ std::string find_requests_file(const std::string& dir);
 
 /// Writes `text` to `path` (replacing it). Throws std::runtime_error naming the path on failure.
 void write_text_file(const std::string& path, const std::string& text);
+
+/// Creates directory `dir` and its missing parents; appends each one it created to `created`
+/// (outermost first). Throws std::runtime_error naming the directory when it cannot.
+void make_directories(const std::string& dir, std::vector<std::string>& created);
+
+/// write_text_file, and appends `path` to `created` when no file was there before.
+void write_new_file(const std::string& path, const std::string& text,
+                    std::vector<std::string>& created);
+
+/// Undoes make_directories and write_new_file: removes the paths of `created` in reverse order,
+/// a directory only when it is empty. Never throws.
+void remove_created(const std::vector<std::string>& created);
 
 /// Reads a whole file. Throws std::runtime_error naming the path when it cannot.
 std::string read_text_file(const std::string& path);

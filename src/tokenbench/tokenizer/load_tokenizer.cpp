@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenbench/core/file_kind.h"
 #include "tokenbench/tokenizer/hf_tokenizer_json.h"
 #include "tokenbench/tokenizer/sentencepiece_tokenizer.h"
 #include "tokenbench/tokenizer/tiktoken_tokenizer.h"
@@ -189,7 +190,20 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path, const LoadOpt
     throw std::runtime_error("tokenizer " + path +
                              ": no tokenizer.json, tokenizer.model or *.tiktoken in it");
   }
-  if (fs::is_regular_file(p, ec)) return load_file(p, options);
+  const core::FileKind kind = core::file_kind(path);
+  if (kind == core::FileKind::kRegular) {
+    if (fs::file_size(p, ec) == 0 && !ec) {
+      throw std::runtime_error("tokenizer " + path +
+                               ": the file is empty; give tokenizer.json, tokenizer.model or a "
+                               "*.tiktoken file");
+    }
+    return load_file(p, options);
+  }
+  if (kind != core::FileKind::kMissing) {
+    throw std::runtime_error("tokenizer " + path + " is " + core::to_words(kind) +
+                             ", not a file: give tokenizer.json, tokenizer.model, a *.tiktoken "
+                             "file or a model folder");
+  }
   // A local path always wins; only a name that is none looks in the hub cache.
   if (looks_like_hub_id(path)) return load_from_hub_cache(path, options);
   throw std::runtime_error("tokenizer " + path + ": no such file or directory");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "tokenbench/core/request.h"
@@ -33,6 +34,16 @@ inline constexpr std::size_t kDurationPoolSize = 4096;
 /// The same with --image-count, whose requests carry their images (about 125 KB of base64 each
 /// at 512x512): fewer, so that a run's bodies stay within memory.
 inline constexpr std::size_t kImagePoolSize = 512;
+
+/// What a workload built up front costs in memory, estimated from the configuration alone (before
+/// anything is built): `requests` prompts made for the run (warmup included) and `bytes` for them,
+/// their request bodies and their schedule. A dataset read from a file counts its requests only
+/// (its prompts are bounded by the file). Pure; any thread.
+struct WorkloadEstimate {
+  std::int64_t requests = 0;
+  std::int64_t bytes = 0;
+};
+WorkloadEstimate estimate_workload(const core::RunConfig& config);
 
 /// Builds the workload that `config` describes (any of kDatasetNames); prompts are token-exact
 /// and input counts come from `tokenizer` when one is given. With config.image_count, every
