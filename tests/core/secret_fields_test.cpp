@@ -42,6 +42,10 @@ TEST(SecretFields, BodyFieldsWithStringValuesAreRedactedAtAnyDepth) {
   EXPECT_EQ(values, (std::vector<std::string>{"k1", "k2"}));
   EXPECT_EQ(redact_json_fields(R"({"temperature": 0.5})"), R"({"temperature": 0.5})");
   EXPECT_EQ(redact_json_fields("{not json"), "{not json");
+  // Past the nesting limit it is not parsed (nor walked), and comes back as it was.
+  const std::string deep = R"({"a":)" + std::string(300, '[') + std::string(300, ']') + "}";
+  EXPECT_EQ(redact_json_fields(deep), deep);
+  EXPECT_EQ(redacted_json_field(deep), "");
   EXPECT_EQ(redacted_json_field(out), "api_key");
   EXPECT_EQ(redacted_json_field(R"({"a":{"b_token":"<redacted>"}})"), "a.b_token");
 }

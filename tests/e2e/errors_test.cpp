@@ -7,12 +7,6 @@
 namespace tokenbench::e2e {
 namespace {
 
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
 TEST(EndToEndErrors, UnreachableServerExitsTwoWithOneLine) {
   const std::string dir = make_temp_dir("run");
   // Port 1 on loopback: nothing listens there.

@@ -17,12 +17,6 @@
 namespace tokenbench::e2e {
 namespace {
 
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
 // `tokenbench run` against port 1 (nothing listens: a value that passed the checks would exit 2,
 // "cannot reach") with `extra`; the results directory is left unmade.
 ProcessResult refused(const std::vector<std::string>& extra, const std::string& dir) {

@@ -84,4 +84,7 @@ std::string make_temp_dir(const std::string& name);
 /// Reads a whole file ("" when missing).
 std::string slurp(const std::string& path);
 
+/// How many lines `text` holds (its '\n's): a one-line error is 1.
+int count_lines(const std::string& text);
+
 }  // namespace tokenbench::e2e

@@ -25,16 +25,7 @@ using nlohmann::json;
 using testing::HttpReply;
 using testing::TestClock;
 using testing::TestConnection;
-
-SimConfig fixed_config(double ttft_ms, double itl_ms) {
-  SimConfig c;
-  c.port = 0;
-  c.seed = 5;
-  c.threads = 1;  // one I/O thread: a request that holds it stalls every other connection
-  c.timing.ttft_ms = ttft_ms;
-  c.timing.itl_ms = itl_ms;
-  return c;
-}
+using testing::fixed_config;
 
 std::string chat_body(int max_tokens, bool stream) {
   return R"({"messages":[{"role":"user","content":"one two three four"}],"max_tokens":)" +

@@ -218,4 +218,17 @@ inline std::unique_ptr<SimServer> start_server(const SimConfig& config) {
   return server;
 }
 
+/// A simulator with fixed timing (no jitter drawn from a seed but 5) and one I/O thread, so that
+/// a request that holds the thread stalls every other connection: what the hostile-request
+/// tests look for.
+inline SimConfig fixed_config(double ttft_ms, double itl_ms) {
+  SimConfig c;
+  c.port = 0;
+  c.seed = 5;
+  c.threads = 1;
+  c.timing.ttft_ms = ttft_ms;
+  c.timing.itl_ms = itl_ms;
+  return c;
+}
+
 }  // namespace tokenbench::sim::testing

@@ -32,6 +32,7 @@
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/file_kind.h"
 #include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/mpi_comm.h"
 #include "tokenbench/distributed/session.h"
@@ -611,14 +612,14 @@ void check_result_filename(const std::string& name) {
 void check_extra_body(const std::string& text) {
   if (text.empty()) return;
   try {
-    if (!nlohmann::json::parse(text).is_object()) {
+    if (!core::parse_json(text).is_object()) {
       throw UsageError("--extra-body must be a JSON object, e.g. '{\"temperature\":0}'");
     }
   } catch (const nlohmann::json::parse_error& e) {
+    const std::string deep = core::json_depth_error(text);
     throw UsageError(fmt::format(
-        "--extra-body is not valid JSON (at byte {}): give a JSON object, e.g. "
-        "'{{\"temperature\":0}}'",
-        e.byte));
+        "--extra-body is not valid JSON ({}): give a JSON object, e.g. '{{\"temperature\":0}}'",
+        deep.empty() ? fmt::format("at byte {}", e.byte) : deep));
   }
 }
 

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "tokenbench/core/json_parse.h"
+
 namespace tokenbench::core {
 namespace {
 
@@ -121,7 +123,7 @@ std::string redact_query(const std::string& url, std::vector<std::string>* value
 }
 
 std::string redact_json_fields(const std::string& json_text, std::vector<std::string>* values) {
-  json j = json::parse(json_text, nullptr, false);
+  json j = parse_json_or_discarded(json_text);
   if (j.is_discarded()) return json_text;
   bool cut = false;
   auto visit = [&](const std::string&, const std::string& name, json& value) {
@@ -148,7 +150,7 @@ std::string redacted_query_parameter(const std::string& url) {
 }
 
 std::string redacted_json_field(const std::string& json_text) {
-  json j = json::parse(json_text, nullptr, false);
+  json j = parse_json_or_discarded(json_text);
   if (j.is_discarded()) return "";
   std::string found;
   auto visit = [&](const std::string& path, const std::string&, json& value) {
