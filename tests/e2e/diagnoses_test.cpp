@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <regex>
+#include <thread>
 
 #include "../client/fake_server.h"
 #include "process.h"
@@ -53,6 +57,56 @@ TEST(Diagnoses, RunWithHttp2AgainstAnHttp11ServerSaysToDropTheFlag) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("Empty reply"), std::string::npos) << r.err;
+}
+
+// An HTTP/1.1 server that answers the first bytes it reads at once and closes with the rest of
+// the client's bytes unread (a reset): libcurl and the engine may still be sending, and see a
+// broken pipe; the answer waiting in the socket is what says why.
+class AnswerAtOnceServer {
+ public:
+  AnswerAtOnceServer() {
+    fd_ = testing::listen_on_loopback(port_);
+    thread_ = std::thread([this] {
+      while (true) {
+        const int c = accept(fd_, nullptr, nullptr);
+        if (c < 0) return;
+        char first[16];
+        if (recv(c, first, sizeof first, 0) > 0) {
+          const std::string_view answer =
+              "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+          (void)!send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+        }
+        close(c);
+      }
+    });
+  }
+  ~AnswerAtOnceServer() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(Diagnoses, Http2AgainstAnHttp11ServerThatClosesAtOnceSaysToDropTheFlag) {
+  AnswerAtOnceServer server;
+  for (const bool preflight : {true, false}) {
+    std::vector<std::string> args =
+        run_args(server.url(), make_temp_dir(preflight ? "diag-h2-close" : "diag-h2-close-np"),
+                 {"--http2", "--model", "m", "--num-prompts", "1", "--input-len", "8",
+                  "--output-len", "4", "--fail-fast", "1"});
+    if (!preflight) args.push_back("--no-preflight");
+    const auto r = run_process(args);
+    const std::string all = r.out + r.err;
+    EXPECT_EQ(r.exit_code, 2) << all;
+    EXPECT_NE(all.find("it does not speak h2c; drop --http2"), std::string::npos) << all;
+    EXPECT_EQ(all.find("Send failure"), std::string::npos) << all;
+  }
 }
 
 TEST(Diagnoses, CheckFailsTheStreamStepOfAServerThatDoesNotStream) {

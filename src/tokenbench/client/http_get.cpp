@@ -211,6 +211,7 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
     result.error = error[0] != '\0' ? error : curl_easy_strerror(rc);
     if (http2 && url.rfind("http://", 0) == 0 &&
         (rc == CURLE_GOT_NOTHING || rc == CURLE_HTTP2 || rc == CURLE_RECV_ERROR ||
+         rc == CURLE_SEND_ERROR ||  // it answered and closed while libcurl still sent
          rc == CURLE_HTTP2_STREAM || rc == CURLE_WEIRD_SERVER_REPLY) &&
         answers_preface_in_http1(url, timeout_s)) {
       result.http1_answer = true;

@@ -186,8 +186,17 @@ bool Worker::flush_h2(Connection* c) {
       return true;
     }
     if (n < 0 && errno == EINTR) continue;
+    const int send_error = n < 0 ? errno : EPIPE;
+    // An HTTP/1.1 server answers the preface at once and closes: its answer may wait unread.
+    char head[8];
+    if (recv(c->fd, head, sizeof head, MSG_DONTWAIT | MSG_PEEK) >= 7 &&
+        std::string_view(head, 7) == "HTTP/1.") {
+      fail_h2(c, core::ErrorClass::kProtocol,
+              "the server answered in HTTP/1.1: it does not speak h2c; drop --http2");
+      return false;
+    }
     fail_h2(c, core::ErrorClass::kConnect,
-            std::string("Send failure: ") + std::strerror(n < 0 ? errno : EPIPE));
+            std::string("Send failure: ") + std::strerror(send_error));
     return false;
   }
   if (c->h2->finished() || (c->single_use && c->streams.empty())) {
