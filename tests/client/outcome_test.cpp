@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tokenbench/client/api_adapter.h"
+
 namespace tokenbench::client {
 namespace {
 
@@ -97,6 +99,88 @@ TEST(Outcome, TokenizerInputSourceWinsOverUsage) {
   settle_tokens(u, rec);
   EXPECT_EQ(rec.prompt_tokens, 11);
   EXPECT_EQ(rec.prompt_source, core::TokenSource::kTokenizer);
+}
+
+// classify_reply: the outcome of a finished reply from what the transport saw, no sockets.
+class ClassifyReply : public ::testing::Test {
+ protected:
+  core::RequestRecord classify(const ReplyFacts& reply, ReplyUsage& u,
+                               core::RequestRecord rec = {}) {
+    classify_reply(reply, *adapter_, rec, u);
+    return rec;
+  }
+  std::unique_ptr<ApiAdapter> adapter_ = make_adapter(core::ApiKind::kOpenAIChat);
+};
+
+TEST_F(ClassifyReply, TransportRedirectHttpErrorAndHtmlEachHaveTheirClass) {
+  ReplyUsage u;
+  ReplyFacts reply;
+  reply.transport = CURLE_OPERATION_TIMEDOUT;
+  reply.transport_error = "Operation timed out after 1000 milliseconds";
+  EXPECT_EQ(classify(reply, u).error, core::ErrorClass::kTimeout);
+
+  reply = {};
+  reply.status = 302;
+  reply.location = "https://login.example/sso";
+  auto rec = classify(reply, u);
+  EXPECT_EQ(rec.error, core::ErrorClass::kRedirect);
+  EXPECT_EQ(rec.error_message, "HTTP 302: the URL redirects to https://login.example/sso");
+
+  reply = {};
+  reply.status = 429;
+  reply.body = R"({"error":{"message":"slow down"}})";
+  rec = classify(reply, u);
+  EXPECT_EQ(rec.error, core::ErrorClass::kRateLimited);
+  EXPECT_NE(rec.error_message.find("slow down"), std::string::npos) << rec.error_message;
+
+  reply = {};
+  reply.status = 200;
+  reply.html = true;
+  reply.body = "<html><head><title>Sign in</title></head></html>";
+  rec = classify(reply, u);
+  EXPECT_EQ(rec.error, core::ErrorClass::kMalformed);
+  EXPECT_NE(rec.error_message.find("Sign in"), std::string::npos) << rec.error_message;
+}
+
+TEST_F(ClassifyReply, AStreamEndsWithItsMarkerOrIsCut) {
+  ReplyUsage u;
+  ReplyFacts reply;
+  reply.status = 200;
+  reply.event_stream = true;
+  core::RequestRecord rec = streamed({5, 5});
+  rec.output_chars = 10;
+  EXPECT_EQ(classify(reply, u, rec).error, core::ErrorClass::kStreamCut);
+  reply.done_seen = true;
+  EXPECT_EQ(classify(reply, u, rec).error, core::ErrorClass::kNone);
+  // A stream with its end but nothing in it is no answer.
+  const auto empty = classify(reply, u, core::RequestRecord{});
+  EXPECT_EQ(empty.error, core::ErrorClass::kEmptyReply);
+  EXPECT_EQ(empty.error_message, "the stream carried no content, reasoning or tool call");
+}
+
+TEST_F(ClassifyReply, AWholeReplySetsItsTextAndUsage) {
+  ReplyUsage u;
+  ReplyFacts reply;
+  reply.status = 200;
+  reply.keep_text = true;
+  reply.body =
+      R"({"id":"r1","object":"chat.completion","choices":[{"index":0,"message":{"role":)"
+      R"("assistant","content":"Hello there."},"finish_reason":"stop"}],)"
+      R"("usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}})";
+  const auto rec = classify(reply, u);
+  EXPECT_EQ(rec.error, core::ErrorClass::kNone);
+  EXPECT_FALSE(rec.streamed);
+  EXPECT_EQ(rec.output_text, "Hello there.");
+  EXPECT_EQ(rec.finish_reason, "stop");
+  EXPECT_EQ(rec.response_id, "r1");
+  EXPECT_EQ(u.prompt, 7);
+  EXPECT_EQ(u.completion, 3);
+
+  ReplyUsage none;
+  reply.body = R"({"choices":[{"index":0,"message":{"role":"assistant","content":""}}]})";
+  EXPECT_EQ(classify(reply, none).error, core::ErrorClass::kEmptyReply);
+  reply.body = "{not json";
+  EXPECT_EQ(classify(reply, none).error, core::ErrorClass::kMalformed);
 }
 
 }  // namespace

@@ -15,11 +15,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "tokenbench/client/error_classify.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/client/outcome.h"
 #include "tokenbench/client/tls_stream.h"
-#include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/core/text.h"
 
 namespace tokenbench::client {
@@ -799,101 +797,30 @@ void Worker::finish(Transfer* t, CURLcode result, bool added) {
 }
 
 void Worker::classify(Transfer* t, CURLcode result, long status) {
-  core::RequestRecord& rec = t->rec;
-  if (result != CURLE_OK) {
-    classify_transport_error(result, t->curl_error, !rec.chunks.empty(),
-                             rec.headers != core::kNever, rec);
-    return;
-  }
+  ReplyFacts reply;
+  reply.transport = result;
+  reply.transport_error = t->curl_error;
+  reply.status = status;
   if (status >= 300 && status < 400) {
     char* location = nullptr;
-    if (t->native) {
-      location = t->location.empty() ? nullptr : t->location.data();
-    } else {
-      curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &location);
-    }
-    rec.error = core::ErrorClass::kRedirect;
-    rec.error_message = "HTTP " + std::to_string(status) + ": the URL redirects" +
-                        (location != nullptr ? std::string(" to ") + location : std::string());
-    return;
+    if (!t->native) curl_easy_getinfo(t->easy, CURLINFO_REDIRECT_URL, &location);
+    reply.location = t->native ? std::string_view(t->location)
+                               : std::string_view(location != nullptr ? location : "");
   }
-  if (status < 200 || status >= 300) {
-    classify_http_status(static_cast<int>(status), ApiAdapter::error_message_from_body(t->body),
-                         rec);
-    return;
-  }
-  if (t->html) {
-    rec.error = core::ErrorClass::kMalformed;
-    rec.error_message = "HTTP " + std::to_string(status) + " with " + describe_html(t->body) +
-                        " instead of the API's reply: --base-url or --endpoint points at a web "
-                        "page (a UI, a login page or a proxy)";
-    return;
-  }
-  if (t->event_stream) {
-    if (!t->done_seen && rec.finish_reason.empty()) {
-      rec.error = core::ErrorClass::kStreamCut;
-      rec.error_message =
-          "the stream ended before its end ([DONE], message_stop or "
-          "response.completed)";
-      return;
-    }
-  } else {
-    // A whole JSON reply: asked for with --no-stream, or a server that ignored "stream".
-    rec.streamed = false;
-    const ApiEvent ev = adapter_->parse_response(t->body);
-    if (ev.kind == ApiEvent::Kind::kMalformed) {
-      rec.error = core::ErrorClass::kMalformed;
-      rec.error_message.assign(ev.error_message);
-      return;
-    }
-    if (ev.kind == ApiEvent::Kind::kError) {
-      rec.error = core::ErrorClass::kServerError;
-      rec.error_message.assign(ev.error_message);
-      return;
-    }
-    rec.output_chars = ev.content_bytes;
-    rec.embeddings = ev.embeddings;
-    if (ev.reasoning_tokens >= 0) rec.reasoning_tokens = ev.reasoning_tokens;
-    if (config_.api == core::ApiKind::kEmbeddings) {
-      const auto inputs = static_cast<std::int64_t>(1 + t->spec->more_inputs.size());
-      if (ev.embeddings != inputs) {
-        rec.error = core::ErrorClass::kMalformed;
-        rec.error_message = "the reply carried " + std::to_string(ev.embeddings) +
-                            " embeddings for " + std::to_string(inputs) + " inputs";
-      } else if (ev.prompt_tokens >= 0) {
-        t->usage_prompt = ev.prompt_tokens;
-      }
-      return;
-    }
-    if (ev.completion_tokens < 0) {
-      // No usage and no stream to count chunks in: the documented approximation, until a
-      // tokenizer (if given) recounts the text.
-      rec.output_tokens = core::approx_token_count(ev.reasoning_text) +
-                          core::approx_token_count(ev.content_text) +
-                          core::approx_token_count(ev.tool_text);
-      rec.output_source = core::TokenSource::kApproximate;
-    }
-    if (config_.keep_text) {
-      rec.output_text.assign(ev.reasoning_text);
-      rec.output_text.append(ev.content_text);
-      rec.output_text.append(ev.tool_text);
-    }
-    rec.finish_reason.assign(ev.finish_reason);
-    if (keep_answers_) rec.answer_text.assign(ev.content_text);
-    rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));
-    if (ev.has_timings) rec.server_timings = ev.timings;
-    if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
-    if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
-  }
-  // A 200 that carried no output at all is not a completed request: counting it would inflate
-  // request throughput with answers nobody got.
-  if (rec.output_chars == 0 && t->usage_completion <= 0) {
-    rec.error = core::ErrorClass::kEmptyReply;
-    rec.error_message = t->event_stream ? "the stream carried no content, reasoning or tool call"
-                                        : "the reply carried no content, reasoning or tool call";
-    if (!rec.finish_reason.empty())
-      rec.error_message += " (finish_reason " + rec.finish_reason + ")";
-  }
+  reply.body = t->body;
+  reply.html = t->html;
+  reply.event_stream = t->event_stream;
+  reply.done_seen = t->done_seen;
+  reply.api = config_.api;
+  reply.inputs = t->spec != nullptr ? static_cast<std::int64_t>(1 + t->spec->more_inputs.size()) : 1;
+  reply.keep_text = config_.keep_text;
+  reply.keep_answer = keep_answers_;
+  ReplyUsage usage;
+  usage.prompt = t->usage_prompt;
+  usage.completion = t->usage_completion;
+  classify_reply(reply, *adapter_, t->rec, usage);
+  t->usage_prompt = usage.prompt;
+  t->usage_completion = usage.completion;
 }
 
 core::Nanos Worker::expire_waits(core::Nanos now) {

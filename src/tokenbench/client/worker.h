@@ -254,7 +254,7 @@ class Worker {
   /// Ends the transfers that waited too long for a first token (--ttft-timeout) or for their
   /// next byte (--stall-timeout); returns when the next check is due (kNever: none configured).
   core::Nanos expire_waits(core::Nanos now);
-  /// Classifies a transfer that ended at the transport, the HTTP status or an empty reply.
+  /// Classifies a finished transfer: gathers what it saw (ReplyFacts) for classify_reply.
   void classify(Transfer* t, CURLcode result, long status);
   void drain_completed();
   /// Ends `t` (removing its handle from the multi when `added`), classifies the outcome and hands
