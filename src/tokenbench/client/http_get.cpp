@@ -8,6 +8,7 @@
 #include <chrono>
 #include <string_view>
 
+#include "tokenbench/client/credentials.h"
 #include "tokenbench/client/tls_options.h"
 
 namespace tokenbench::client {
@@ -96,13 +97,6 @@ double info_ms(CURL* easy, CURLINFO info) {
   curl_off_t us = 0;
   if (curl_easy_getinfo(easy, info, &us) != CURLE_OK || us <= 0) return -1;
   return static_cast<double>(us) / 1000.0;
-}
-
-// scheme://authority of `url` (its origin), "" when it has no "://".
-std::string origin_of(const std::string& url) {
-  const std::size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return "";
-  return url.substr(0, url.find('/', scheme + 3));
 }
 
 std::vector<std::string>& http2_origins() {

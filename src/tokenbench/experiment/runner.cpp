@@ -784,18 +784,10 @@ LevelResult Runner::write_part(const std::string& name, const core::RunConfig& c
   }
   const std::string& dir = config.output_dir;
   if (!notes.environment.is_null()) {
-    report::write_optional_file(dir + "/" + report::kEnvironmentFile, [&] {
-      return notes.environment.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-             "\n";
-    });
+    report::write_optional([&] { report::write_environment(dir, notes.environment); });
   }
   if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty()) {
-    try {
-      report::write_telemetry(dir, notes);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "tokenbench: warning: %s; the run goes on without it\n",
-                   core::one_line(e.what()).c_str());
-    }
+    report::write_optional([&] { report::write_telemetry(dir, notes); });
   }
   if (report::wants_csv_export(config.exports)) {
     report::write_optional_file(dir + "/" + report::kRequestsCsvFile,

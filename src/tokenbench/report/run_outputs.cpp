@@ -380,8 +380,12 @@ RunOutputs write_run_outputs(const std::string& dir,
 }
 
 bool write_optional_file(const std::string& path, const std::function<std::string()>& text) {
+  return write_optional([&] { write_text_file(path, text()); });
+}
+
+bool write_optional(const std::function<void()>& write) {
   try {
-    write_text_file(path, text());
+    write();
     return true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenbench: warning: %s; the run goes on without it\n",

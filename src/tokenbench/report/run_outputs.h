@@ -100,8 +100,11 @@ RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config, const RunNotes& notes = {});
 
-/// Writes the file `path` (its text made by `text`, which may throw too), or says on stderr in
-/// one warning why it could not: an optional file never ends a run. True when written.
+/// Runs `write` (which writes an optional file and throws, naming the file, when it cannot), or
+/// says on stderr in one warning why it could not: an optional file never ends a run. True when
+/// written.
+bool write_optional(const std::function<void()>& write);
+/// write_optional of the file `path`, its text made by `text` (which may throw too).
 bool write_optional_file(const std::string& path, const std::function<std::string()>& text);
 
 /// Keeps kReserveBytes of disk in DIR/kReserveFile (fallocate; nothing when there is no room),
