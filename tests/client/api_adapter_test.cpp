@@ -203,10 +203,9 @@ TEST(ApiAdapterDepth, RepliesNestedPastTheLimitAreMalformed) {
     return R"({"choices":[{"delta":{"content":"x"}}],"x":)" + std::string(levels, '[') +
            std::string(levels, ']') + "}";
   };
-  for (const core::ApiKind api :
-       {core::ApiKind::kOpenAIChat, core::ApiKind::kOpenAICompletions,
-        core::ApiKind::kAnthropicMessages, core::ApiKind::kOpenAIResponses,
-        core::ApiKind::kEmbeddings}) {
+  for (const core::ApiKind api : {core::ApiKind::kOpenAIChat, core::ApiKind::kOpenAICompletions,
+                                  core::ApiKind::kAnthropicMessages,
+                                  core::ApiKind::kOpenAIResponses, core::ApiKind::kEmbeddings}) {
     SCOPED_TRACE(static_cast<int>(api));
     const auto adapter = make_adapter(api);
     for (const bool streamed : {true, false}) {
@@ -214,10 +213,10 @@ TEST(ApiAdapterDepth, RepliesNestedPastTheLimitAreMalformed) {
       const std::string deep = nested(300);
       const ApiEvent ev = streamed ? adapter->parse_event(deep) : adapter->parse_response(deep);
       EXPECT_EQ(ev.kind, Kind::kMalformed);
-      EXPECT_EQ(std::string(ev.error_message).rfind(
-                    "the reply's JSON is nested deeper than 256 levels, the limit of JSON "
-                    "documents read: {\"choices\"",
-                    0),
+      EXPECT_EQ(std::string(ev.error_message)
+                    .rfind("the reply's JSON is nested deeper than 256 levels, the limit of JSON "
+                           "documents read: {\"choices\"",
+                           0),
                 0u)
           << ev.error_message;
       // 255 levels under the root object: 256 in all.

@@ -95,15 +95,15 @@ TEST(Credentials, CredentialsGoOnlyToTheTargetsOrigin) {
                                &withheld),
             std::vector<std::string>{"X-Team: a"});
   EXPECT_TRUE(withheld);
-  EXPECT_EQ(headers_for_origin("http://HOST:8000/metrics", "http://host:8000", headers, false,
-                               &withheld),
-            headers);
+  EXPECT_EQ(
+      headers_for_origin("http://HOST:8000/metrics", "http://host:8000", headers, false, &withheld),
+      headers);
   EXPECT_FALSE(withheld);
   EXPECT_EQ(headers_for_origin("http://host:8001/metrics", "http://host:8000", headers, true),
             headers);  // --server-metrics-auth
-  EXPECT_EQ(headers_for_origin("https://host:8000/metrics", "http://host:8000", headers, false)
-                .size(),
-            1u);
+  EXPECT_EQ(
+      headers_for_origin("https://host:8000/metrics", "http://host:8000", headers, false).size(),
+      1u);
 }
 
 }  // namespace

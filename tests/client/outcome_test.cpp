@@ -163,10 +163,9 @@ TEST_F(ClassifyReply, AWholeReplySetsItsTextAndUsage) {
   ReplyFacts reply;
   reply.status = 200;
   reply.keep_text = true;
-  reply.body =
-      R"({"id":"r1","object":"chat.completion","choices":[{"index":0,"message":{"role":)"
-      R"("assistant","content":"Hello there."},"finish_reason":"stop"}],)"
-      R"("usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}})";
+  reply.body = R"({"id":"r1","object":"chat.completion","choices":[{"index":0,"message":{"role":)"
+               R"("assistant","content":"Hello there."},"finish_reason":"stop"}],)"
+               R"("usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}})";
   const auto rec = classify(reply, u);
   EXPECT_EQ(rec.error, core::ErrorClass::kNone);
   EXPECT_FALSE(rec.streamed);

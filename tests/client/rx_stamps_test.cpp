@@ -95,7 +95,7 @@ TEST(RxStamps, KernelStampsArePresentOrderedAndEarlierThanTheReads) {
     const core::Nanos k = convert.to_run(realtime, user);
     EXPECT_LE(k, user);
     EXPECT_GE(k, before_write - 1'000'000);  // not before the write (1 ms: offset's bracket)
-    EXPECT_LT(k, written + 5'000'000);  // and close to it, though read 15 ms later
+    EXPECT_LT(k, written + 5'000'000);       // and close to it, though read 15 ms later
     EXPECT_GT(user - k, 14'000'000);
     kernel.push_back(k);
     std::this_thread::sleep_for(15ms);

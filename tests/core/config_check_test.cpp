@@ -77,7 +77,8 @@ TEST(ConfigCheck, OutOfRangeValuesNameTheFlagAndItsRange) {
       // Below 1 ms a timeout would truncate to 0, which means none: the run would hang.
       {[](RunConfig& c) { c.timeout_s = 1e-10; },
        "--timeout 1e-10 is out of range: give 0.001 to 1000000 seconds"},
-      {[](RunConfig& c) { c.connect_timeout_s = 1e-12; }, "--connect-timeout 1e-12 is out of range"},
+      {[](RunConfig& c) { c.connect_timeout_s = 1e-12; },
+       "--connect-timeout 1e-12 is out of range"},
       {[](RunConfig& c) { c.ttft_timeout_s = 1e-12; },
        "--ttft-timeout 1e-12 is out of range: give 0.001 to 1000000 seconds (0: none)"},
       {[](RunConfig& c) { c.stall_timeout_s = 1e-12; }, "--stall-timeout 1e-12 is out of range"},
@@ -108,14 +109,17 @@ TEST(ConfigCheck, OutOfRangeValuesNameTheFlagAndItsRange) {
 // Issue 25 item 18: a NaN that no range caught (a ramp setting without --ramp-up) was kept in
 // config.yaml as .nan, which did not replay; ramp settings without a ramp name the flag they need.
 TEST(ConfigCheck, NonFiniteNumbersAndRampSettingsWithoutARampAreRefused) {
-  EXPECT_EQ(error_for([](RunConfig& c) { c.ramp_up_duration_s = NAN; }).rfind(
-                "--ramp-up-duration nan: give a finite number", 0),
+  EXPECT_EQ(error_for([](RunConfig& c) {
+              c.ramp_up_duration_s = NAN;
+            }).rfind("--ramp-up-duration nan: give a finite number", 0),
             0u);
-  EXPECT_EQ(error_for([](RunConfig& c) { c.ramp_up_start_rps = INFINITY; }).rfind(
-                "--ramp-up-start-rps inf: give a finite number", 0),
+  EXPECT_EQ(error_for([](RunConfig& c) {
+              c.ramp_up_start_rps = INFINITY;
+            }).rfind("--ramp-up-start-rps inf: give a finite number", 0),
             0u);
-  EXPECT_EQ(error_for([](RunConfig& c) { c.replay_speed = NAN; }).rfind(
-                "--replay-speed nan: give a finite number", 0),
+  EXPECT_EQ(error_for([](RunConfig& c) {
+              c.replay_speed = NAN;
+            }).rfind("--replay-speed nan: give a finite number", 0),
             0u);
   EXPECT_EQ(error_for([](RunConfig& c) { c.request_rate = NAN; }).rfind("--request-rate nan", 0),
             0u);

@@ -1,13 +1,14 @@
 // The bounds on what is read from files and servers: JSON nesting (core/json_parse.h) and the
 // longest line (core/input_limits.h).
 
+#include "tokenbench/core/input_limits.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
-#include "tokenbench/core/input_limits.h"
 #include "tokenbench/core/json_parse.h"
 
 namespace tokenbench::core {

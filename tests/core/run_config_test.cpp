@@ -115,8 +115,7 @@ TEST(RunConfig, UnknownApiInYamlIsAnError) {
     run_config_from_yaml(yaml);
     FAIL() << "an unknown api was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'grpc' is not known"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("'grpc' is not known"), std::string::npos) << e.what();
   }
 }
 

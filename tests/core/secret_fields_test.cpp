@@ -69,8 +69,7 @@ TEST(SecretFields, ReplayingARedactedValueIsAnErrorNamingIt) {
     validate(c);
     FAIL() << "accepted a redacted body field";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("--extra-body has the field 'api_key'"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("--extra-body has the field 'api_key'"), std::string::npos)
         << e.what();
   }
 }

@@ -53,7 +53,9 @@ TEST(FileNamePart, OneSafePathComponent) {
 
 TEST(Text, TerminalSafeKeepsLinesAndNeutralisesEscapes) {
   EXPECT_EQ(terminal_safe("table\n\trow\x1b[31mred\r\n"), "table\n\trow\\x1b[31mred\\x0d\n");
-  EXPECT_EQ(terminal_safe("\xc2\x9b" "2J caf\xc3\xa9"), "\\u009b2J caf\xc3\xa9");
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "2J caf\xc3\xa9"),
+            "\\u009b2J caf\xc3\xa9");
 }
 
 }  // namespace

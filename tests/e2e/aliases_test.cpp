@@ -2,12 +2,12 @@
 // --config FILE (a run's own config.yaml repeats the run exactly).
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "capture_server.h"
 #include "process.h"
@@ -268,12 +268,15 @@ TEST(EndToEndAliases, UnknownFlagsSayWhatTheyAreInOneLine) {
            {{"run", "--max-concurency", "8"},
             "run: unknown flag --max-concurency: did you mean --max-concurrency? (tokenbench run "
             "--help lists its flags)"},
-           {{"search", "--num-promts=8"}, "search: unknown flag --num-promts: did you mean "
-                                          "--num-prompts?"},
-           {{"run", "--zzz-nothing-like-it"}, "run: unknown flag --zzz-nothing-like-it (tokenbench"},
+           {{"search", "--num-promts=8"},
+            "search: unknown flag --num-promts: did you mean "
+            "--num-prompts?"},
+           {{"run", "--zzz-nothing-like-it"},
+            "run: unknown flag --zzz-nothing-like-it (tokenbench"},
            {{"report", "dir", "--format", "csv"}, "report: unknown flag --format"},
-           {{"run", "--profile"}, "--profile (vLLM) is not supported: it starts and stops the "
-                                  "server's torch profiler"},
+           {{"run", "--profile"},
+            "--profile (vLLM) is not supported: it starts and stops the "
+            "server's torch profiler"},
            {{"run", "--num-concurrent-requests", "4"},
             "--num-concurrent-requests (LLMPerf) is --max-concurrency N"},
            {{"run", "--rate-type", "constant", "--rate", "4"},
@@ -300,27 +303,26 @@ TEST(EndToEndAliases, UnknownFlagsSayWhatTheyAreInOneLine) {
 TEST(EndToEndAliases, VllmWarmupsAndSamplingParametersReachTheServer) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5"});
   const std::string dir = make_temp_dir("aliases_vllm_sampling");
-  auto r = run_process(run_args(sim.url(), dir,
-                                {"--num-prompts", "4", "--num-warmups", "2", "--output-len", "3",
-                                 "--temperature", "0.6", "--top-p", "0.9", "--top-k", "20",
-                                 "--server-metrics", "off", "--gpu-metrics", "off"}));
+  auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--num-prompts", "4", "--num-warmups", "2", "--output-len", "3", "--temperature", "0.6",
+       "--top-p", "0.9", "--top-k", "20", "--server-metrics", "off", "--gpu-metrics", "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("note: --num-warmups (vLLM) is --warmup"), std::string::npos) << r.err;
   std::size_t warm = 0;
   for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) warm += rec["phase"] == "warmup";
   EXPECT_EQ(warm, 2u);
   // Recorded in config.yaml, so that --config sends them again.
-  const nlohmann::json extra =
-      nlohmann::json::parse(YAML::Load(slurp(dir + "/config.yaml"))["target"]["extra_body"]
-                                .as<std::string>());
+  const nlohmann::json extra = nlohmann::json::parse(
+      YAML::Load(slurp(dir + "/config.yaml"))["target"]["extra_body"].as<std::string>());
   EXPECT_EQ(extra, (nlohmann::json{{"temperature", 0.6}, {"top_p", 0.9}, {"top_k", 20}}));
 
   // What the server receives: the fields in every request body.
   CaptureServer server;
-  r = run_process(run_args(server.url(), make_temp_dir("aliases_capture"),
-                           {"--num-prompts", "1", "--output-len", "3", "--temperature", "0.6",
-                            "--top-p", "0.9", "--top-k", "20", "--server-metrics", "off",
-                            "--gpu-metrics", "off"}));
+  r = run_process(
+      run_args(server.url(), make_temp_dir("aliases_capture"),
+               {"--num-prompts", "1", "--output-len", "3", "--temperature", "0.6", "--top-p", "0.9",
+                "--top-k", "20", "--server-metrics", "off", "--gpu-metrics", "off"}));
   EXPECT_EQ(r.exit_code, 2) << r.err;  // the capture server answers 400
   const auto posts = server.requests_to("POST /v1/chat/completions ");
   ASSERT_EQ(posts.size(), 1u);
@@ -334,12 +336,33 @@ TEST(EndToEndAliases, EvalScopePasteMeasuresTheUrlsApiAndKeepsTheKeySecret) {
   const std::string key = "sk-evalscope-4242";
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5", "--api-key", key});
   const std::string dir = make_temp_dir("aliases_evalscope_paste");
-  const auto r = run_process({TOKENBENCH_BINARY, "run", "--url",
-                              sim.url() + "/v1/chat/completions", "--api", "openai", "--api-key",
-                              key, "--stream", "--rate", "-1", "--parallel", "2", "--number", "6",
-                              "--max-prompt-length", "30", "--max-tokens", "4", "--outputs-dir",
-                              dir, "--extra-args", R"({"ignore_eos":true})", "--server-metrics",
-                              "off", "--gpu-metrics", "off"},
+  const auto r = run_process({TOKENBENCH_BINARY,
+                              "run",
+                              "--url",
+                              sim.url() + "/v1/chat/completions",
+                              "--api",
+                              "openai",
+                              "--api-key",
+                              key,
+                              "--stream",
+                              "--rate",
+                              "-1",
+                              "--parallel",
+                              "2",
+                              "--number",
+                              "6",
+                              "--max-prompt-length",
+                              "30",
+                              "--max-tokens",
+                              "4",
+                              "--outputs-dir",
+                              dir,
+                              "--extra-args",
+                              R"({"ignore_eos":true})",
+                              "--server-metrics",
+                              "off",
+                              "--gpu-metrics",
+                              "off"},
                              std::chrono::seconds(60), {{"OPENAI_API_KEY", ""}});
   ASSERT_EQ(r.exit_code, 0) << r.err;  // the server took the key
   // The URL's API is measured: chat, not legacy completions.
@@ -375,10 +398,10 @@ TEST(EndToEndAliases, EvalScopePasteMeasuresTheUrlsApiAndKeepsTheKeySecret) {
 TEST(EndToEndAliases, VllmSaveDetailedKeepsEachRequestsTextsAndReportStillReads) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5"});
   const std::string dir = make_temp_dir("aliases_save_detailed");
-  auto r = run_process(run_args(sim.url(), dir,
-                                {"--save-detailed", "--num-prompts", "3", "--warmup", "1",
-                                 "--input-len", "32", "--output-len", "5", "--server-metrics",
-                                 "off", "--gpu-metrics", "off"}));
+  auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--save-detailed", "--num-prompts", "3", "--warmup", "1", "--input-len", "32",
+                "--output-len", "5", "--server-metrics", "off", "--gpu-metrics", "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("note: --save-detailed writes each request's prompt and generated text "
                        "into requests.jsonl (each cut at 64 KiB, none after 256 MiB of text)"),

@@ -99,9 +99,10 @@ class CaptureServer {
     const std::string body =
         models ? R"({"object":"list","data":[{"id":"captured-model","object":"model"}]})"
                : R"({"error":{"message":"captured","type":"invalid_request_error"}})";
-    const std::string reply = std::string(models ? "HTTP/1.1 200 OK" : "HTTP/1.1 400 Bad Request") +
-                              "\r\nContent-Type: application/json\r\nContent-Length: " +
-                              std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    const std::string reply =
+        std::string(models ? "HTTP/1.1 200 OK" : "HTTP/1.1 400 Bad Request") +
+        "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\nConnection: close\r\n\r\n" + body;
     (void)!send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
     close(c);
   }

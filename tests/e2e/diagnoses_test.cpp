@@ -3,7 +3,6 @@
 // page on /v1/models, and a /v1/models that never answers on a connection that was made.
 
 #include <gtest/gtest.h>
-
 #include <sys/socket.h>
 #include <unistd.h>
 

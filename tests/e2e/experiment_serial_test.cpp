@@ -149,7 +149,9 @@ TEST(ExperimentSerial, SearchAnswerIsWhereTheSloFlips) {
   EXPECT_EQ(s["answer"]["failing_value"], 9) << s.dump(1);
   EXPECT_NE(r.out.find("Under p95_ttft_ms<=35 the maximum throughput is "), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("at concurrency 8, the largest load meeting them (9 breaks them)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at concurrency 8, the largest load meeting them (9 breaks them)"),
+            std::string::npos)
+      << r.out;
   // Every probe is a normal results directory.
   for (const auto& p : s["probes"]) {
     EXPECT_EQ(read_json(dir + "/" + p["dir"].get<std::string>() + "/summary.json")["completed"],

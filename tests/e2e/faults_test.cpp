@@ -53,8 +53,7 @@ TEST(EndToEndFaults, AbortOnErrorRateStopsARunThatOnlyMeasuresErrors) {
   EXPECT_NE(r.err.find("most as http_5xx"), std::string::npos) << r.err;
   const auto summary = read_json(dir + "/summary.json")["tokenbench"];
   EXPECT_LT(summary["requests"]["measured"].get<int>(), 200);
-  EXPECT_NE(summary["stopped"].get<std::string>().find("--abort-on-error-rate"),
-            std::string::npos);
+  EXPECT_NE(summary["stopped"].get<std::string>().find("--abort-on-error-rate"), std::string::npos);
   // Requests stopped in flight are recorded as canceled, every one of them kept.
   EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(),
             summary["requests"]["measured"].get<std::size_t>() +
@@ -64,8 +63,8 @@ TEST(EndToEndFaults, AbortOnErrorRateStopsARunThatOnlyMeasuresErrors) {
 TEST(EndToEndFaults, ARunWhereMostRequestsFailedExitsTwoWithTheErrorsFirst) {
   SimProcess sim({"--time-scale", "10", "--fault", "http_500:0.8", "--seed", "3"});
   const std::string dir = make_temp_dir("mostly-errors");
-  const std::vector<std::string> common{"--num-prompts", "60",  "--max-concurrency", "4",
-                                        "--input-len",   "16",  "--output-len",      "4",
+  const std::vector<std::string> common{"--num-prompts", "60", "--max-concurrency", "4",
+                                        "--input-len",   "16", "--output-len",      "4",
                                         "--fail-fast",   "0"};
   const auto r = run_process(run_args(sim.url(), dir, common));
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -231,10 +231,10 @@ TEST(FirstContact, RunsStartedTogetherGetTheirOwnDefaultDirectories) {
   const std::string run = std::string(TOKENBENCH_BINARY) + " run --base-url " + sim.url() +
                           " --num-prompts 4 --input-len 16 --output-len 4 --quiet "
                           "--server-metrics off --gpu-metrics off";
-  const auto r = run_process({"/bin/sh", "-c",
-                              "cd " + cwd + " && (" + run + " >a.out 2>a.err; echo $? >a.rc) & (" +
-                                  "cd " + cwd + " && " + run +
-                                  " >b.out 2>b.err; echo $? >b.rc) & wait"});
+  const auto r =
+      run_process({"/bin/sh", "-c",
+                   "cd " + cwd + " && (" + run + " >a.out 2>a.err; echo $? >a.rc) & (" + "cd " +
+                       cwd + " && " + run + " >b.out 2>b.err; echo $? >b.rc) & wait"});
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(slurp(cwd + "/a.rc"), "0\n") << slurp(cwd + "/a.err");
   EXPECT_EQ(slurp(cwd + "/b.rc"), "0\n") << slurp(cwd + "/b.err");

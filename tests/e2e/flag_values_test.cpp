@@ -20,9 +20,8 @@ namespace {
 // `tokenbench run` against port 1 (nothing listens: a value that passed the checks would exit 2,
 // "cannot reach") with `extra`; the results directory is left unmade.
 ProcessResult refused(const std::vector<std::string>& extra, const std::string& dir) {
-  return run_process(
-      with({TOKENBENCH_BINARY, "run", "--base-url", "http://127.0.0.1:1", "--output-dir", dir},
-           extra));
+  return run_process(with(
+      {TOKENBENCH_BINARY, "run", "--base-url", "http://127.0.0.1:1", "--output-dir", dir}, extra));
 }
 
 void expect_usage_error(const std::vector<std::string>& extra, const std::string& needle) {
@@ -165,10 +164,10 @@ TEST(FlagValues, DatasetFromANamedPipeIsRead) {
     [[maybe_unused]] const auto n = ::write(fd, text.data(), text.size());
     ::close(fd);
   });
-  const auto r = run_process(run_args(sim.url(), dir + "/out",
-                                      {"--dataset", "jsonl", "--dataset-path", fifo,
-                                       "--num-prompts", "4", "--output-len", "2",
-                                       "--max-concurrency", "1,2"}));
+  const auto r =
+      run_process(run_args(sim.url(), dir + "/out",
+                           {"--dataset", "jsonl", "--dataset-path", fifo, "--num-prompts", "4",
+                            "--output-len", "2", "--max-concurrency", "1,2"}));
   finished.store(true);
   writer.join();
   ASSERT_EQ(r.exit_code, 0) << r.err;

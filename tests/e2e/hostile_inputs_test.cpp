@@ -15,8 +15,8 @@ namespace tokenbench::e2e {
 namespace {
 
 std::vector<std::string> offline_run(const std::string& out_dir) {
-  return {TOKENBENCH_BINARY, "run",   "--base-url", "http://127.0.0.1:9", "--no-preflight",
-          "--model",         "m",     "--quiet",    "--output-dir",       out_dir};
+  return {TOKENBENCH_BINARY, "run", "--base-url", "http://127.0.0.1:9", "--no-preflight",
+          "--model",         "m",   "--quiet",    "--output-dir",       out_dir};
 }
 
 void expect_one_line_error(const ProcessResult& r, const std::string& needle) {
@@ -31,8 +31,8 @@ TEST(EndToEndHostileInputs, DeeplyNestedDatasetLineIsAOneLineError) {
   const std::string path = dir + "/deep.jsonl";
   std::ofstream(path) << "{\"prompt\":\"hi\"}\n{\"messages\":[{\"role\":\"user\",\"content\":"
                       << std::string(100'000, '[') << std::string(100'000, ']') << "}]}\n";
-  const auto r = run_process(
-      with(offline_run(dir + "/out"), {"--dataset", "jsonl", "--dataset-path", path}));
+  const auto r =
+      run_process(with(offline_run(dir + "/out"), {"--dataset", "jsonl", "--dataset-path", path}));
   expect_one_line_error(r, "dataset " + path +
                                " line 2: nested deeper than 256 levels, the limit of JSON "
                                "documents read (at byte 291)");
@@ -40,10 +40,12 @@ TEST(EndToEndHostileInputs, DeeplyNestedDatasetLineIsAOneLineError) {
 
 TEST(EndToEndHostileInputs, EmpiricalLengthsFromDevZeroStopAtTheLineLimit) {
   const std::string dir = make_temp_dir("hostile-zero");
-  const auto r = run_process(with(offline_run(dir + "/out"), {"--input-dist", "empirical:/dev/zero"}),
-                             std::chrono::seconds(30));
-  expect_one_line_error(r, "--input-dist 'empirical:/dev/zero': /dev/zero line 1 is longer than "
-                           "16 MiB, the limit of --max-line-bytes");
+  const auto r =
+      run_process(with(offline_run(dir + "/out"), {"--input-dist", "empirical:/dev/zero"}),
+                  std::chrono::seconds(30));
+  expect_one_line_error(r,
+                        "--input-dist 'empirical:/dev/zero': /dev/zero line 1 is longer than "
+                        "16 MiB, the limit of --max-line-bytes");
 }
 
 TEST(EndToEndHostileInputs, MaxLineBytesBoundsDatasetsAndRecordsReadBack) {
@@ -68,9 +70,9 @@ TEST(EndToEndHostileInputs, MaxLineBytesBoundsDatasetsAndRecordsReadBack) {
   expect_one_line_error(
       run_process({TOKENBENCH_BINARY, "report", run_dir, "--max-line-bytes", "64KiB"}),
       run_dir + "/requests.jsonl line 2 is longer than 64 KiB, the limit of --max-line-bytes");
-  expect_one_line_error(run_process({TOKENBENCH_BINARY, "compare", run_dir, run_dir,
-                                     "--max-line-bytes", "64KiB"}),
-                        "line 2 is longer than 64 KiB");
+  expect_one_line_error(
+      run_process({TOKENBENCH_BINARY, "compare", run_dir, run_dir, "--max-line-bytes", "64KiB"}),
+      "line 2 is longer than 64 KiB");
 }
 
 }  // namespace

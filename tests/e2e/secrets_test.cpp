@@ -36,9 +36,9 @@ TEST(EndToEndSecrets, TheKeyGoesOnlyToTheTargetsOriginUnlessAllowed) {
     }
     return n;
   };
-  const std::vector<std::string> flags = {"--num-prompts", "2",  "--output-len",       "3",
-                                          "--gpu-metrics", "off", "--server-metrics",
-                                          metrics.url() + "/metrics"};
+  const std::vector<std::string> flags = {
+      "--num-prompts", "2",   "--output-len",     "3",
+      "--gpu-metrics", "off", "--server-metrics", metrics.url() + "/metrics"};
   auto r = run_process(run_args(sim.url(), make_temp_dir("secrets_origin"), flags),
                        std::chrono::seconds(60), {{"OPENAI_API_KEY", key}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -59,11 +59,11 @@ TEST(EndToEndSecrets, QueryAndBodyCredentialsAreSentButNeverWritten) {
   const std::string in_body = "b-secret-value-4711";
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.5"});
   const std::string dir = make_temp_dir("secrets_query_body");
-  const auto r = run_process(run_args(
-      sim.url(), dir,
-      {"--num-prompts", "3", "--output-len", "3", "--gpu-metrics", "off", "--endpoint",
-       "/v1/chat/completions?api-key=" + in_query, "--extra-body",
-       R"({"api_key":")" + in_body + R"(","top_k":5})", "--export", "csv"}));
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--num-prompts", "3", "--output-len", "3", "--gpu-metrics", "off", "--endpoint",
+                "/v1/chat/completions?api-key=" + in_query, "--extra-body",
+                R"({"api_key":")" + in_body + R"(","top_k":5})", "--export", "csv"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto& [name, text] : everything_written(dir, r)) {
     EXPECT_EQ(text.find(in_query), std::string::npos) << name;

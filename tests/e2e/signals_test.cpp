@@ -108,9 +108,9 @@ TEST(Signals, InterruptWritesAPartialReportWithinTwoSeconds) {
   EXPECT_EQ(s["tokenbench"]["requests"]["canceled"], canceled);
   // `report` rebuilds the summary from the records and keeps why the run stopped.
   ASSERT_EQ(run_process({TOKENBENCH_BINARY, "report", dir}).exit_code, 0);
-  EXPECT_NE(read_json(dir + "/summary.json")["tokenbench"]["stopped"].get<std::string>().find(
-                "SIGINT"),
-            std::string::npos);
+  EXPECT_NE(
+      read_json(dir + "/summary.json")["tokenbench"]["stopped"].get<std::string>().find("SIGINT"),
+      std::string::npos);
 }
 
 TEST(Signals, TerminatedRunAndSweepExitNonZeroAndSaySo) {
@@ -119,9 +119,9 @@ TEST(Signals, TerminatedRunAndSweepExitNonZeroAndSaySo) {
   BackgroundProcess run(long_run(sim.url(), dir));
   ASSERT_TRUE(wait_for_records(dir + "/requests.jsonl", 10));
   EXPECT_EQ(run.stop(SIGTERM), 143);  // 128 + SIGTERM: a Kubernetes job's stop is a failure
-  EXPECT_NE(read_json(dir + "/summary.json")["tokenbench"]["stopped"].get<std::string>().find(
-                "SIGTERM"),
-            std::string::npos);
+  EXPECT_NE(
+      read_json(dir + "/summary.json")["tokenbench"]["stopped"].get<std::string>().find("SIGTERM"),
+      std::string::npos);
   // A sweep stopped midway: the same exit, and sweep.json says it was interrupted.
   const std::string sweep_dir = make_temp_dir("term-sweep");
   std::vector<std::string> args = long_run(sim.url(), sweep_dir);
@@ -136,10 +136,27 @@ TEST(Signals, TerminatedRunAndSweepExitNonZeroAndSaySo) {
   EXPECT_NE(j["interrupted"].get<std::string>().find("SIGTERM"), std::string::npos);
   // A search stopped midway: the same exit, and search.json says so.
   const std::string search_dir = make_temp_dir("term-search");
-  BackgroundProcess search({TOKENBENCH_BINARY, "search", "--base-url", sim.url(), "--output-dir",
-                            search_dir, "--quiet", "--vary", "max-concurrency", "--min", "1",
-                            "--max", "8", "--slo", "p95_ttft_ms<=100000", "--num-prompts", "1000",
-                            "--input-len", "4", "--output-len", "5"});
+  BackgroundProcess search({TOKENBENCH_BINARY,
+                            "search",
+                            "--base-url",
+                            sim.url(),
+                            "--output-dir",
+                            search_dir,
+                            "--quiet",
+                            "--vary",
+                            "max-concurrency",
+                            "--min",
+                            "1",
+                            "--max",
+                            "8",
+                            "--slo",
+                            "p95_ttft_ms<=100000",
+                            "--num-prompts",
+                            "1000",
+                            "--input-len",
+                            "4",
+                            "--output-len",
+                            "5"});
   ASSERT_TRUE(wait_for_records(search_dir + "/conc-1/requests.jsonl", 5));
   EXPECT_EQ(search.stop(SIGTERM), 143);
   const json sj = read_json(search_dir + "/search.json");

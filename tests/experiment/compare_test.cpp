@@ -746,9 +746,7 @@ TEST_F(CompareLoadTest, ReadsConfigAndItsGoodputObjectives) {
 
   // A run reported in the simulator's model time (--sim-time) is compared in model time, as its
   // summary.json and tables show it: the records' server part 10x longer, the objectives as given.
-  const auto e2el_of = [](const RunSample& r) {
-    return *metrics::e2el_ms(r.records.front());
-  };
+  const auto e2el_of = [](const RunSample& r) { return *metrics::e2el_ms(r.records.front()); };
   const double real_e2el = e2el_of(loaded);
   config.sim_time = true;
   config.sim_time_scale = 10;

@@ -140,7 +140,7 @@ TEST_F(HtmlPagesTest, SearchProbesLinkTheirPagesAndARunIsNoExperiment) {
 // Issue 25: a tampered sweep.json put a javascript: link in report.html. A level's link is a
 // relative path to a directory inside the results directory; anything else is text.
 TEST_F(HtmlPagesTest, TamperedLevelDirectoriesGetNoLink) {
-  const std::vector<std::string> dirs = {"javascript:alert(1)", "..", "/etc", "../outside",
+  const std::vector<std::string> dirs = {"javascript:alert(1)",    "..", "/etc", "../outside",
                                          "https://evil.example/x", "c1"};
   json levels = json::array();
   for (const auto& d : dirs) levels.push_back({{"dir", d}, {"max_concurrency", 1}});

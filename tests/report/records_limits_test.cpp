@@ -55,7 +55,9 @@ TEST_F(RecordsLimitsTest, ALineNestedPastTheLimitIsDamagedEvenWhenLast) {
             path_ +
                 " line 3: nested deeper than 256 levels, the limit of JSON documents read (at "
                 "byte 285); the file is damaged or was edited \u2014 rerun, or fix the line");
-  EXPECT_EQ(read_error(first_lines() + R"({"id":9,"x":[[1]]})" "\n"), "");
+  EXPECT_EQ(read_error(first_lines() + R"({"id":9,"x":[[1]]})"
+                                       "\n"),
+            "");
 }
 
 TEST_F(RecordsLimitsTest, ALineOverTheLimitNamesItsLineAndTheFlag) {

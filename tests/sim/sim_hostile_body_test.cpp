@@ -20,11 +20,11 @@ namespace tokenbench::sim {
 namespace {
 
 using nlohmann::json;
+using testing::fixed_config;
 using testing::HttpReply;
 using testing::start_server;
 using testing::TestClock;
 using testing::TestConnection;
-using testing::fixed_config;
 
 std::string error_message(const HttpReply& reply) {
   const json body = json::parse(reply.body, nullptr, /*allow_exceptions=*/false);

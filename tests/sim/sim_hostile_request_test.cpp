@@ -22,10 +22,10 @@ namespace {
 using testing::start_server;
 
 using nlohmann::json;
+using testing::fixed_config;
 using testing::HttpReply;
 using testing::TestClock;
 using testing::TestConnection;
-using testing::fixed_config;
 
 std::string chat_body(int max_tokens, bool stream) {
   return R"({"messages":[{"role":"user","content":"one two three four"}],"max_tokens":)" +

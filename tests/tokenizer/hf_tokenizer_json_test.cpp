@@ -128,11 +128,12 @@ TEST_F(HfTokenizerJson, ErrorsNameTheFileAndTheProblem) {
   EXPECT_TRUE(error_of(broken).starts_with("tokenizer " + broken + ": not readable JSON"))
       << error_of(broken);
   // Issue 25, item 6: one limit on nesting for every JSON document read (simdjson's own was 1024).
-  const std::string deep = write("deep.json", R"({"model": {"type": "BPE", "vocab": {}, "x": )" +
-                                                  std::string(300, '[') + std::string(300, ']') +
-                                                  "}}");
-  EXPECT_EQ(error_of(deep), "tokenizer " + deep +
-                                ": nested deeper than 256 levels, the limit of JSON documents read");
+  const std::string deep =
+      write("deep.json", R"({"model": {"type": "BPE", "vocab": {}, "x": )" + std::string(300, '[') +
+                             std::string(300, ']') + "}}");
+  EXPECT_EQ(
+      error_of(deep),
+      "tokenizer " + deep + ": nested deeper than 256 levels, the limit of JSON documents read");
 }
 
 }  // namespace

@@ -52,28 +52,30 @@ DatasetOptions options(const std::string& path) {
 }
 
 TEST(HostileFiles, DeeplyNestedJsonlLineIsAnErrorNamingTheLine) {
-  const std::string path = write_temp(
-      "deep.jsonl", "{\"prompt\":\"ok\"}\n" + nested_messages(100'000));
+  const std::string path =
+      write_temp("deep.jsonl", "{\"prompt\":\"ok\"}\n" + nested_messages(100'000));
   EXPECT_EQ(error_of([&] { load_jsonl_dataset(path, 0); }),
             "dataset " + path +
                 " line 2: nested deeper than 256 levels, the limit of JSON documents read (at "
                 "byte 291)");
   // 256 levels are read (and then refused for what they hold, not for their depth).
-  const std::string ok = write_temp("deep-ok.jsonl", "{\"prompt\":" + std::string(255, '[') +
-                                                         std::string(255, ']') + "}\n");
+  const std::string ok = write_temp(
+      "deep-ok.jsonl", "{\"prompt\":" + std::string(255, '[') + std::string(255, ']') + "}\n");
   EXPECT_EQ(error_of([&] { load_jsonl_dataset(ok, 0); }),
             "dataset " + ok + " line 1: \"prompt\" must be a string");
 }
 
 TEST(HostileFiles, DeeplyNestedMooncakeAndShareGptAreErrors) {
   const std::string mooncake = write_temp("deep-mooncake.jsonl", nested_messages(300));
-  EXPECT_NE(error_of([&] { load_mooncake_dataset(options(mooncake)); })
-                .find("deep-mooncake.jsonl line 1: nested deeper than 256 levels"),
+  EXPECT_NE(error_of([&] {
+              load_mooncake_dataset(options(mooncake));
+            }).find("deep-mooncake.jsonl line 1: nested deeper than 256 levels"),
             std::string::npos);
   const std::string sharegpt =
       write_temp("deep-sharegpt.json", "[\n{\"conversations\":\n" + nested_messages(300) + "}]");
-  EXPECT_NE(error_of([&] { load_sharegpt_dataset(options(sharegpt)); })
-                .find("deep-sharegpt.json line 3: nested deeper than 256 levels"),
+  EXPECT_NE(error_of([&] {
+              load_sharegpt_dataset(options(sharegpt));
+            }).find("deep-sharegpt.json line 3: nested deeper than 256 levels"),
             std::string::npos)
       << error_of([&] { load_sharegpt_dataset(options(sharegpt)); });
 }
@@ -82,12 +84,12 @@ TEST(HostileFiles, LinesOverTheLimitNameTheirFileAndLine) {
   const LineLimit limit(4096);
   const std::string big(5000, 'w');
   const std::string words = "w w w w\n";
-  const std::string jsonl = write_temp(
-      "long.jsonl", "{\"prompt\":\"ok\"}\n\n{\"prompt\":\"" + big + "\"}\n");
-  const std::string tail = " is longer than 4 KiB, the limit of --max-line-bytes: is it the right "
-                           "file? If so, raise --max-line-bytes";
-  EXPECT_EQ(error_of([&] { load_jsonl_dataset(jsonl, 0); }),
-            "dataset " + jsonl + " line 3" + tail);
+  const std::string jsonl =
+      write_temp("long.jsonl", "{\"prompt\":\"ok\"}\n\n{\"prompt\":\"" + big + "\"}\n");
+  const std::string tail =
+      " is longer than 4 KiB, the limit of --max-line-bytes: is it the right "
+      "file? If so, raise --max-line-bytes";
+  EXPECT_EQ(error_of([&] { load_jsonl_dataset(jsonl, 0); }), "dataset " + jsonl + " line 3" + tail);
   const std::string lines = write_temp("long.txt", words + big + "\n");
   EXPECT_EQ(error_of([&] { load_lines_dataset(options(lines)); }),
             "dataset " + lines + " line 2" + tail);

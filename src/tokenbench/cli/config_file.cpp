@@ -112,8 +112,7 @@ class Expander {
           const std::string k = inner.first.as<std::string>();
           if (replicas && k == "base_url") continue;
           if (lengths_from_dataset && k == "output_len") continue;
-          add(legacy_error_rate && k == "max_error_rate" ? "abort_on_error_rate" : k,
-              inner.second);
+          add(legacy_error_rate && k == "max_error_rate" ? "abort_on_error_rate" : k, inner.second);
         }
       } else {
         add(key, item.second);
@@ -130,8 +129,8 @@ class Expander {
   // YAML's special floats as a flag's text (".nan" is refused by name as the flag's NaN).
   static std::string scalar(const YAML::Node& n) {
     const std::string s = n.Scalar();
-    for (const char* special : {".inf", "-.inf", "+.inf", ".nan", ".Inf", "-.Inf", ".NaN",
-                                ".INF", "-.INF", ".NAN"}) {
+    for (const char* special :
+         {".inf", "-.inf", "+.inf", ".nan", ".Inf", "-.Inf", ".NaN", ".INF", "-.INF", ".NAN"}) {
       if (s == special) {
         std::string flag_text = s;
         flag_text.erase(flag_text.find('.'), 1);

@@ -80,9 +80,19 @@ constexpr Special kSpecial[] = {
 // Flags only EvalScope's command lines carry: beside them, `--api openai` is EvalScope's (an
 // OpenAI-compatible server, the URL's endpoint deciding), not tokenbench's legacy completions.
 constexpr const char* kEvalScopeOnly[] = {
-    "--url",       "--parallel",   "--number",      "--min-prompt-length", "--max-prompt-length",
-    "--max-tokens", "--min-tokens", "--tokenizer-path", "--outputs-dir",     "--extra-args",
-    "--rate",      "--api-key",    "--stream",
+    "--url",
+    "--parallel",
+    "--number",
+    "--min-prompt-length",
+    "--max-prompt-length",
+    "--max-tokens",
+    "--min-tokens",
+    "--tokenizer-path",
+    "--outputs-dir",
+    "--extra-args",
+    "--rate",
+    "--api-key",
+    "--stream",
 };
 
 // EvalScope's default --max-prompt-length: the upper bound of its random prompts' lengths.
@@ -343,8 +353,10 @@ class Rewriter {
       return;
     }
     static const std::map<std::string, std::string> kEvalScopeApis = {
-        {"openai_embedding", "openai-embeddings"}, {"embedding", "openai-embeddings"},
-        {"openai_responses", "openai-responses"}, {"openai_response", "openai-responses"}};
+        {"openai_embedding", "openai-embeddings"},
+        {"embedding", "openai-embeddings"},
+        {"openai_responses", "openai-responses"},
+        {"openai_response", "openai-responses"}};
     if (const auto it = kEvalScopeApis.find(v); it != kEvalScopeApis.end()) {
       emit("--api", it->second);
       note("--api " + v, "EvalScope", "--api " + it->second);

@@ -30,9 +30,9 @@ void check_command(CLI::App& app, const std::string& first) {
     names.push_back(s->get_name());
   }
   const std::string close = tokenbench::cli::closest_flag(first, names);
-  throw tokenbench::cli::UsageError(
-      "unknown command '" + first + "'" + (close.empty() ? "" : ": did you mean " + close + "?") +
-      " (tokenbench --help lists the commands)");
+  throw tokenbench::cli::UsageError("unknown command '" + first + "'" +
+                                    (close.empty() ? "" : ": did you mean " + close + "?") +
+                                    " (tokenbench --help lists the commands)");
 }
 
 // A flag `sub` does not have: one line naming it, what a peer tool's flag is here, or the closest

@@ -57,8 +57,8 @@ std::string error_summary(const metrics::Summary& s) {
   std::vector<std::pair<std::string, std::int64_t>> classes(s.errors.begin(), s.errors.end());
   std::stable_sort(classes.begin(), classes.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out = fmt::format("{} of {} measured requests failed ({:.1f}%)", s.failed,
-                                s.measured, 100 * error_rate(s));
+  std::string out = fmt::format("{} of {} measured requests failed ({:.1f}%)", s.failed, s.measured,
+                                100 * error_rate(s));
   for (std::size_t i = 0; i < classes.size(); ++i) {
     const auto example = s.error_examples.find(classes[i].first);
     out += fmt::format("{} {} {}", i == 0 ? ":" : ",", classes[i].first, classes[i].second);
@@ -76,7 +76,8 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
   const bool too_many_errors =
       part.summary.completed > 0 && error_rate(part.summary) > c.max_error_rate;
   if (too_many_errors) {
-    std::fprintf(stderr, "tokenbench: error: %s, over --max-error-rate %g%%; the figures below "
+    std::fprintf(stderr,
+                 "tokenbench: error: %s, over --max-error-rate %g%%; the figures below "
                  "cover only the successful requests\n",
                  error_summary(part.summary).c_str(), 100 * c.max_error_rate);
     std::fflush(stderr);
@@ -180,10 +181,11 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
   }
   // A sweep looks for where the server breaks: one level over --max-error-rate is a finding,
   // every level over it a broken run.
-  const bool all_over = std::all_of(result.points.begin(), result.points.end(), [&c](const auto& p) {
-    const auto it = p.figures.find("error_rate");
-    return it != p.figures.end() && it->second > c.max_error_rate;
-  });
+  const bool all_over =
+      std::all_of(result.points.begin(), result.points.end(), [&c](const auto& p) {
+        const auto it = p.figures.find("error_rate");
+        return it != p.figures.end() && it->second > c.max_error_rate;
+      });
   if (all_over) {
     std::fprintf(stderr,
                  "tokenbench: error: every level's error rate exceeds --max-error-rate %g%%%s\n",
@@ -224,9 +226,10 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
   const std::string load = slots.empty() ? rate : rate.empty() ? slots : slots + ", " + rate;
   const std::string how =
       c.target_load == "shared"
-          ? fmt::format("sharing one schedule{} (--target-load shared: a slow target holds the "
-                        "slots, so throughputs are not each target's own)",
-                        load.empty() ? "" : " and " + load)
+          ? fmt::format(
+                "sharing one schedule{} (--target-load shared: a slow target holds the "
+                "slots, so throughputs are not each target's own)",
+                load.empty() ? "" : " and " + load)
           : fmt::format("each with its own load{} (--target-load each)",
                         load.empty() ? "" : " (" + load + ")");
   std::fputs(experiment::render_ranking(rows, weights, how).c_str(), stdout);
@@ -288,14 +291,14 @@ int run_command(RunFlags& f, const ExperimentFlags& x) {
     return kExitUsage;
   }
   // A resumed sweep runs its unfinished levels again, in their directories.
-  return with_runner(c, {f.quiet, f.overwrite || !x.resume.empty(), command_line(), nullptr,
-                      f.progress_interval_s}, "",
-                     [&](experiment::Runner& runner) {
-                       if (!c.targets.empty()) return targets_run(runner, c, x);
-                       if (f.concurrencies.size() > 1 || f.rates.size() > 1)
-                         return sweep_run(runner, c, f, x);
-                       return single_run(runner, c, x);
-                     });
+  return with_runner(
+      c,
+      {f.quiet, f.overwrite || !x.resume.empty(), command_line(), nullptr, f.progress_interval_s},
+      "", [&](experiment::Runner& runner) {
+        if (!c.targets.empty()) return targets_run(runner, c, x);
+        if (f.concurrencies.size() > 1 || f.rates.size() > 1) return sweep_run(runner, c, f, x);
+        return single_run(runner, c, x);
+      });
 }
 
 }  // namespace

@@ -5,19 +5,18 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
 #include <thread>
@@ -529,9 +528,10 @@ void add_max_line_bytes_flag(CLI::App* cmd, std::string& value) {
 void apply_max_line_bytes(const std::string& value) {
   const std::int64_t bytes = parse_byte_size(value, "--max-line-bytes");
   if (bytes < core::kMinMaxLineBytes || bytes > core::kMaxMaxLineBytes) {
-    throw UsageError(fmt::format("--max-line-bytes {} is out of range: give {} to {} bytes (e.g. "
-                                 "16MiB, the default)",
-                                 bytes, core::kMinMaxLineBytes, core::kMaxMaxLineBytes));
+    throw UsageError(
+        fmt::format("--max-line-bytes {} is out of range: give {} to {} bytes (e.g. "
+                    "16MiB, the default)",
+                    bytes, core::kMinMaxLineBytes, core::kMaxMaxLineBytes));
   }
   core::set_max_line_bytes(bytes);
 }

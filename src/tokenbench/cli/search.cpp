@@ -81,8 +81,9 @@ int search_command(RunFlags& f, const SearchFlags& s) {
     return kExitUsage;
   }
   return with_runner(
-      c, {f.quiet, f.overwrite || !s.resume.empty(), command_line(), nullptr, f.progress_interval_s}, "-search",
-      [&](experiment::Runner& runner) {
+      c,
+      {f.quiet, f.overwrite || !s.resume.empty(), command_line(), nullptr, f.progress_interval_s},
+      "-search", [&](experiment::Runner& runner) {
         const auto result = experiment::run_search(runner, c, options);
         if (!result.no_success.empty() && !result.lo) {
           // Not an SLO answer: the server failed every request even at the lowest load.

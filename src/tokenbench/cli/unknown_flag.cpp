@@ -32,8 +32,7 @@ constexpr PeerFlag kPeerFlags[] = {
     {"--append-result", "vLLM",
      "is not supported: every run writes its own results directory (tokenbench compare DIR ... "
      "puts runs side by side)"},
-    {"--metadata", "vLLM, LLMPerf",
-     "is --label KEY=VALUE (repeatable; kept in environment.json)"},
+    {"--metadata", "vLLM, LLMPerf", "is --label KEY=VALUE (repeatable; kept in environment.json)"},
     {"--trust-remote-code", "vLLM",
      "is not needed: tokenbench reads tokenizer files itself and runs no model code"},
     {"--tokenizer-mode", "vLLM",
@@ -57,7 +56,8 @@ constexpr PeerFlag kPeerFlags[] = {
      "is not supported: tokenbench downloads no Hugging Face dataset; save it as JSONL and use "
      "--dataset jsonl --dataset-path FILE"},
     {"--hf-split", "vLLM", "is not supported: see --hf-name; --dataset jsonl reads a saved split"},
-    {"--hf-subset", "vLLM", "is not supported: see --hf-name; --dataset jsonl reads a saved subset"},
+    {"--hf-subset", "vLLM",
+     "is not supported: see --hf-name; --dataset jsonl reads a saved subset"},
     {"--hf-output-len", "vLLM", "is --output-len N"},
     {"--sharegpt-output-len", "vLLM", "is --output-len N"},
     {"--custom-output-len", "vLLM", "is --output-len N"},
@@ -106,7 +106,8 @@ constexpr PeerFlag kPeerFlags[] = {
     {"--sla-variable", "EvalScope", "is tokenbench search --vary max-concurrency|request-rate"},
     {"--sla-params", "EvalScope", "is tokenbench search --slo EXPR (repeatable)"},
     {"--no-timestamp", "EvalScope", "is not needed: --output-dir DIR names the directory"},
-    {"--dataset-args", "EvalScope", "is not supported: see docs/WORKLOADS.md for each dataset's flags"},
+    {"--dataset-args", "EvalScope",
+     "is not supported: see docs/WORKLOADS.md for each dataset's flags"},
     {"--apply-chat-template", "EvalScope",
      "is not needed: the chat API sends messages (the server applies its template); --api openai "
      "sends raw prompts"},

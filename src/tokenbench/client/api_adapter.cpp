@@ -1,9 +1,10 @@
 #include "tokenbench/client/api_adapter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -140,9 +141,10 @@ bool ApiAdapter::parse_object(std::string_view json, element& root, ApiEvent& ev
   if (error == simdjson::SUCCESS && root.is_object()) return true;
   ev.kind = ApiEvent::Kind::kMalformed;
   if (error == simdjson::DEPTH_ERROR) {
-    error_ = fmt::format("the reply's JSON is nested deeper than {} levels, the limit of JSON "
-                         "documents read: ",
-                         core::kMaxJsonDepth);
+    error_ = fmt::format(
+        "the reply's JSON is nested deeper than {} levels, the limit of JSON "
+        "documents read: ",
+        core::kMaxJsonDepth);
   } else {
     error_.assign("unparseable event: ");
   }

@@ -109,9 +109,9 @@ void classify_reply(const ReplyFacts& reply, ApiAdapter& adapter, core::RequestR
   const std::string status = "HTTP " + std::to_string(reply.status);
   if (reply.status >= 300 && reply.status < 400) {
     rec.error = core::ErrorClass::kRedirect;
-    rec.error_message = status + ": the URL redirects" +
-                        (reply.location.empty() ? std::string()
-                                                : " to " + std::string(reply.location));
+    rec.error_message =
+        status + ": the URL redirects" +
+        (reply.location.empty() ? std::string() : " to " + std::string(reply.location));
     return;
   }
   if (reply.status < 200 || reply.status >= 300) {
@@ -140,9 +140,8 @@ void classify_reply(const ReplyFacts& reply, ApiAdapter& adapter, core::RequestR
   // request throughput with answers nobody got.
   if (rec.output_chars == 0 && usage.completion <= 0) {
     rec.error = core::ErrorClass::kEmptyReply;
-    rec.error_message = reply.event_stream
-                            ? "the stream carried no content, reasoning or tool call"
-                            : "the reply carried no content, reasoning or tool call";
+    rec.error_message = reply.event_stream ? "the stream carried no content, reasoning or tool call"
+                                           : "the reply carried no content, reasoning or tool call";
     if (!rec.finish_reason.empty()) {
       rec.error_message += " (finish_reason " + rec.finish_reason + ")";
     }

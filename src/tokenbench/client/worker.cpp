@@ -812,7 +812,8 @@ void Worker::classify(Transfer* t, CURLcode result, long status) {
   reply.event_stream = t->event_stream;
   reply.done_seen = t->done_seen;
   reply.api = config_.api;
-  reply.inputs = t->spec != nullptr ? static_cast<std::int64_t>(1 + t->spec->more_inputs.size()) : 1;
+  reply.inputs =
+      t->spec != nullptr ? static_cast<std::int64_t>(1 + t->spec->more_inputs.size()) : 1;
   reply.keep_text = config_.keep_text;
   reply.keep_answer = keep_answers_;
   ReplyUsage usage;

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 #include "tokenbench/core/secret_fields.h"
 
@@ -80,8 +80,8 @@ void finite_numbers(const RunConfig& c) {
   };
   for (const auto& [flag, value] : numbers) {
     if (!std::isfinite(value)) {
-      throw ConfigError(fmt::format("{} {}: give a finite number (not NaN or infinity)", flag,
-                                    value));
+      throw ConfigError(
+          fmt::format("{} {}: give a finite number (not NaN or infinity)", flag, value));
     }
   }
   if (std::isnan(c.request_rate) || c.request_rate < 0) {

@@ -58,7 +58,6 @@ class LineReader {
 
 /// The one-line error of a line over the limit: "LABEL line N is longer than 16 MiB, the limit
 /// of --max-line-bytes: ...".
-std::string line_too_long_message(std::string_view label, std::size_t line,
-                                  std::int64_t max_bytes);
+std::string line_too_long_message(std::string_view label, std::size_t line, std::int64_t max_bytes);
 
 }  // namespace tokenbench::core

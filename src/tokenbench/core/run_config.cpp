@@ -150,9 +150,9 @@ std::string to_yaml(const RunConfig& c) {
     out << YAML::Key << "targets" << YAML::Value << YAML::BeginSeq;
     for (const auto& t : c.targets) {
       out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << t.name
-          << YAML::Key << "base_url" << YAML::Value << redact_query(t.base_url) << YAML::Key << "model"
-          << YAML::Value << t.model << YAML::Key << "api_key_env" << YAML::Value << t.api_key_env
-          << YAML::EndMap;
+          << YAML::Key << "base_url" << YAML::Value << redact_query(t.base_url) << YAML::Key
+          << "model" << YAML::Value << t.model << YAML::Key << "api_key_env" << YAML::Value
+          << t.api_key_env << YAML::EndMap;
     }
     out << YAML::EndSeq;
     out << YAML::Key << "target_load" << YAML::Value << c.target_load;

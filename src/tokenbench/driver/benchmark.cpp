@@ -313,10 +313,9 @@ void Benchmark::run_each_target(std::size_t count, const client::RecordSink& sin
                 ? ArrivalSchedule::kUnbounded
                 : total + n;
   }
-  PerTargetSource source(std::move(lanes),
-                         config_.max_concurrency > 0
-                             ? static_cast<std::size_t>(config_.max_concurrency)
-                             : 0);
+  PerTargetSource source(std::move(lanes), config_.max_concurrency > 0
+                                               ? static_cast<std::size_t>(config_.max_concurrency)
+                                               : 0);
   engine_->run_phase(source, total, sink);
 }
 

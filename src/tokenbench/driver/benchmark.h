@@ -92,7 +92,8 @@ class Benchmark {
   /// (per target) for each target, under PerTargetSource.
   void run_each_target(std::size_t count, const client::RecordSink& sink, core::Nanos start);
   /// The WorkQueue's schedule of a single-turn phase of `count` requests over `specs`.
-  load::ArrivalSchedule phase_schedule(core::Phase phase, const std::vector<core::RequestSpec>& specs,
+  load::ArrivalSchedule phase_schedule(core::Phase phase,
+                                       const std::vector<core::RequestSpec>& specs,
                                        std::size_t count) const;
   /// The PhaseWork of a single-turn phase: `per_prompt` requests per prompt in the schedule.
   PhaseWork phase_work(core::Phase phase, const std::vector<core::RequestSpec>& specs,
@@ -113,7 +114,7 @@ class Benchmark {
     std::vector<std::string> whole_bodies;
   };
   std::vector<Lane> lanes_;
-  std::string model_;           // the model a multi-turn run's turns name
+  std::string model_;  // the model a multi-turn run's turns name
   std::vector<std::string> warmup_bodies_;
   std::vector<std::string> measure_bodies_;
   std::vector<std::string> measure_whole_bodies_;  // stream false: for --nonstream-sample

@@ -25,12 +25,24 @@ using metrics::kUndefined;
 
 // config.yaml keys that do not change what is measured (compare.h, config_differences).
 constexpr std::array<std::string_view, 19> kNotCompared{
-    "output_dir",          "result_filename",          "exports",
-    "records_compress",    "started_at",               "labels",
-    "metrics.percentiles", "metrics.slo",              "metrics.console_style",
-    "metrics.buckets",     "load.server_metrics",      "load.server_metrics_auth",
-    "load.metrics_interval_s", "load.gpu_metrics",     "load.fail_fast",
-    "load.max_error_rate", "target.api_key_env",       "target.preflight",
+    "output_dir",
+    "result_filename",
+    "exports",
+    "records_compress",
+    "started_at",
+    "labels",
+    "metrics.percentiles",
+    "metrics.slo",
+    "metrics.console_style",
+    "metrics.buckets",
+    "load.server_metrics",
+    "load.server_metrics_auth",
+    "load.metrics_interval_s",
+    "load.gpu_metrics",
+    "load.fail_fast",
+    "load.max_error_rate",
+    "target.api_key_env",
+    "target.preflight",
     "workload.max_line_bytes",
 };
 
@@ -134,9 +146,9 @@ RunSample load_run_sample(const std::string& dir) {
   read_config(dir, sample);
   report::RecordsReadReport read;
   // A --sim-time run is compared in the model's time, as its summary.json and tables show it.
-  const std::vector<core::RequestRecord> all = metrics::in_model_time(
-      report::read_records_jsonl(requests, &read),
-      sample.config ? metrics::model_time_factor(*sample.config) : 1.0);
+  const std::vector<core::RequestRecord> all =
+      metrics::in_model_time(report::read_records_jsonl(requests, &read),
+                             sample.config ? metrics::model_time_factor(*sample.config) : 1.0);
   sample.warning = read.warning;
   for (const core::RequestRecord& r : all) {
     if (r.phase == core::Phase::kMeasure) sample.records.push_back(r);

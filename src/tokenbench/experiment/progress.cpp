@@ -37,9 +37,9 @@ report::LiveFrame ProgressSampler::sample() {
   const double span = f.elapsed_s - tokens_.front().first;
   f.output_tps = span > 0 ? static_cast<double>(output - tokens_.front().second) / span : 0;
   if (total_ > 0) {
-    f.eta_s = f.done > 0 ? f.elapsed_s * static_cast<double>(total_ - f.done) /
-                               static_cast<double>(f.done)
-                         : std::nan("");
+    f.eta_s = f.done > 0
+                  ? f.elapsed_s * static_cast<double>(total_ - f.done) / static_cast<double>(f.done)
+                  : std::nan("");
   } else {
     f.eta_s = std::max(0.0, duration_s_ - f.elapsed_s);
   }

@@ -1,15 +1,15 @@
 #include "tokenbench/experiment/runner.h"
 
-#include <fmt/core.h>
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <csignal>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,12 +60,14 @@ struct Wanted {
 // that file's path. Throws std::runtime_error naming `path`.
 std::string copy_pipe_to_temp(const std::string& path) {
   const char* dir = std::getenv("TMPDIR");
-  std::string name = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
-                     "/tokenbench-dataset-XXXXXX";
+  std::string name =
+      std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/tokenbench-dataset-XXXXXX";
   const int out = ::mkstemp(name.data());
   if (out < 0) {
-    throw std::runtime_error("--dataset-path " + path + " is a pipe, and no temporary file could "
-                             "hold it: " + std::strerror(errno) + " (set TMPDIR)");
+    throw std::runtime_error("--dataset-path " + path +
+                             " is a pipe, and no temporary file could "
+                             "hold it: " +
+                             std::strerror(errno) + " (set TMPDIR)");
   }
   const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   const auto fail = [&](const std::string& what) {
@@ -323,8 +325,8 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
   }
   // A dataset from a pipe (a named pipe, <(...)) can be read once: its bytes are kept in a
   // private file that every measurement (a sweep's levels, a search's probes) reads.
-  const bool from_file = config.dataset != "random" && config.dataset != "fixed" &&
-                         config.dataset != "shared-prefix";
+  const bool from_file =
+      config.dataset != "random" && config.dataset != "fixed" && config.dataset != "shared-prefix";
   if (from_file && !config.dataset_path.empty() &&
       core::file_kind(config.dataset_path) == core::FileKind::kPipe) {
     try {
@@ -487,8 +489,8 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       }
       // Each rank of a distributed run writes its own; the leader merges them.
       const std::string file =
-          session ? distributed::rank_records_file(
-                        session->rank(), compression == report::RecordsCompression::kZstd)
+          session ? distributed::rank_records_file(session->rank(),
+                                                   compression == report::RecordsCompression::kZstd)
                   : report::requests_file_name(compression);
       const std::string records_path = c.output_dir + "/" + file;
       const bool fresh = !std::filesystem::exists(records_path);
@@ -657,10 +659,10 @@ RunOutcome Runner::run(const core::RunConfig& config) {
                                 : std::string();
   outcome.canceled = canceled_.load() || (last_bench_->canceled() && guard.empty());
   // An interruption is said as such, so that a partial result never passes for a whole one.
-  const std::string stopped = !guard.empty()       ? guard
-                              : canceled_.load()   ? interruption()
-                              : outcome.canceled   ? std::string("the run was stopped before its end")
-                                                   : std::string();
+  const std::string stopped = !guard.empty()     ? guard
+                              : canceled_.load() ? interruption()
+                              : outcome.canceled ? std::string("the run was stopped before its end")
+                                                 : std::string();
   {
     std::lock_guard<std::mutex> lock(recorders_mutex_);
     live_recorders_.clear();

@@ -185,8 +185,8 @@ class Runner {
   std::vector<driver::Target> targets_;  // with credentials; never written
   std::vector<std::string> secrets_;     // longest first
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
-  std::string dataset_copy_;  // a --dataset-path pipe's bytes, read once (removed with the runner)
-  telemetry::HostFacts host_;            // the environment record's client facts
+  std::string dataset_copy_;   // a --dataset-path pipe's bytes, read once (removed with the runner)
+  telemetry::HostFacts host_;  // the environment record's client facts
   std::vector<nlohmann::json> servers_;  // what each target said about itself (or null)
   bool gpu_auto_off_ = false;            // --gpu-metrics auto found no sampler (said once)
   std::unique_ptr<driver::Benchmark> last_bench_;  // see run()

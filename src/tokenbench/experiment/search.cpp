@@ -49,10 +49,11 @@ const Decision* decision_at(const SearchResult& r, std::optional<double> v) {
   return nullptr;
 }
 
-
 nlohmann::json interval_json(const std::optional<metrics::Interval>& i) {
   if (!i) return nullptr;
-  const auto side = [](double v) { return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  const auto side = [](double v) {
+    return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v);
+  };
   return {{"estimate", i->estimate}, {"lo", side(i->lo)}, {"hi", side(i->hi)}};
 }
 
@@ -124,10 +125,10 @@ void decide_level(Decision& d, const std::vector<Probe>& runs, std::size_t slos)
     }
   }
   d.pass = 2 * d.passes > d.runs;
-  d.request_throughput =
-      throughputs.empty() ? 0
-                          : std::accumulate(throughputs.begin(), throughputs.end(), 0.0) /
-                                static_cast<double>(throughputs.size());
+  d.request_throughput = throughputs.empty()
+                             ? 0
+                             : std::accumulate(throughputs.begin(), throughputs.end(), 0.0) /
+                                   static_cast<double>(throughputs.size());
   d.slo_ci.assign(slos, std::nullopt);
   if (runs.size() > 1) {
     d.throughput_ci = metrics::mean_interval(throughputs);
@@ -141,18 +142,21 @@ void decide_level(Decision& d, const std::vector<Probe>& runs, std::size_t slos)
 }
 
 std::string interval_text(const metrics::Interval& i) {
-  const auto side = [](double v) { return std::isinf(v) ? std::string("?") : fmt::format("{:.4g}", v); };
+  const auto side = [](double v) {
+    return std::isinf(v) ? std::string("?") : fmt::format("{:.4g}", v);
+  };
   return fmt::format("{:.4g} [{}, {}]", i.estimate, side(i.lo), side(i.hi));
 }
 
 // Where the probes cannot tell the answer from its neighbours, or a verdict from noise.
 std::vector<std::string> noise_warnings(const SearchResult& r, const SearchOptions& o) {
   std::vector<std::string> out;
-  const std::string more =
-      o.repeats > 1 ? fmt::format("more --repeats (now {}) or longer probes (--num-prompts, "
-                                  "--duration) would",
-                                  o.repeats)
-                    : "--repeats 3 (or longer probes: --num-prompts, --duration) would";
+  const std::string more = o.repeats > 1
+                               ? fmt::format(
+                                     "more --repeats (now {}) or longer probes (--num-prompts, "
+                                     "--duration) would",
+                                     o.repeats)
+                               : "--repeats 3 (or longer probes: --num-prompts, --duration) would";
   const auto passing = passing_levels(r);
   const Decision* best = r.best ? decision_at(r, r.best) : nullptr;
   if (best && best->throughput_ci) {
@@ -162,8 +166,8 @@ std::vector<std::string> noise_warnings(const SearchResult& r, const SearchOptio
       if (k < 0 || k >= static_cast<std::ptrdiff_t>(passing.size())) continue;
       const Decision* d = passing[static_cast<std::size_t>(k)];
       if (!d->throughput_ci || !d->throughput_ci->overlaps(*best->throughput_ci)) continue;
-      close += fmt::format("{}{} ({} req/s)", close.empty() ? "" : " or ",
-                           value_text(o, d->value), interval_text(*d->throughput_ci));
+      close += fmt::format("{}{} ({} req/s)", close.empty() ? "" : " or ", value_text(o, d->value),
+                           interval_text(*d->throughput_ci));
     }
     if (!close.empty()) {
       out.push_back(fmt::format(
@@ -344,10 +348,10 @@ SearchResult run_search(Runner& runner, const core::RunConfig& base, const Searc
     const bool too_many_errors = errors != p.figures.end() && errors->second > base.max_error_rate;
     p.met = all_met(p.slo) && !too_many_errors;
     add_intervals(p, o, c.output_dir, metrics::model_time_factor(base));
-    const std::string breach =
-        too_many_errors ? fmt::format("error rate {:.1f}% > --max-error-rate {:g}%",
-                                      100 * errors->second, 100 * base.max_error_rate)
-                        : first_breach(p.slo);
+    const std::string breach = too_many_errors
+                                   ? fmt::format("error rate {:.1f}% > --max-error-rate {:g}%",
+                                                 100 * errors->second, 100 * base.max_error_rate)
+                                   : first_breach(p.slo);
     std::fprintf(stderr, "tokenbench: probe %s %s: %s, %.2f req/s%s\n", vary_name(o).c_str(),
                  value_text(o, value).c_str(), p.met ? "meets the SLOs" : "breaks an SLO",
                  throughput_of(p.figures), p.met ? "" : (" (" + breach + ")").c_str());
@@ -442,9 +446,9 @@ std::string search_sentence(const SearchResult& r, const SearchOptions& o) {
   if (r.status == "canceled" || !best || !largest) {
     return "the search was interrupted before an answer";
   }
-  std::string s = fmt::format("under {} the maximum throughput is {:.2f} req/s at {} {}{}",
-                              slo_list(o), best->request_throughput, what,
-                              value_text(o, best->value), unit);
+  std::string s =
+      fmt::format("under {} the maximum throughput is {:.2f} req/s at {} {}{}", slo_list(o),
+                  best->request_throughput, what, value_text(o, best->value), unit);
   if (best != largest) {
     s += fmt::format("; the largest load meeting them is {} {}{}, at {:.2f} req/s", what,
                      value_text(o, largest->value), unit, largest->request_throughput);
@@ -473,15 +477,15 @@ std::string render_search(const SearchResult& r, const SearchOptions& o) {
   std::string out = fmt::format("{:>16} {:>8} {:>17} {:>10}  {}\n", vary_name(o), "req/s",
                                 "95% interval", "verdict", "runs meeting the SLOs");
   for (const auto& d : r.trajectory) {
-    const std::string ci = d.throughput_ci ? fmt::format("[{:.2f}, {:.2f}]", d.throughput_ci->lo,
-                                                         d.throughput_ci->hi)
-                                           : "-";
+    const std::string ci =
+        d.throughput_ci ? fmt::format("[{:.2f}, {:.2f}]", d.throughput_ci->lo, d.throughput_ci->hi)
+                        : "-";
     const std::string mark = r.best && d.value == *r.best ? "  <- best"
                              : r.lo && d.value == *r.lo   ? "  <- largest passing"
                                                           : "";
-    out += fmt::format("{:>16} {:>8.2f} {:>17} {:>10}  {}/{}{}\n", value_text(o, d.value),
-                       d.request_throughput, ci, d.pass ? "meets" : "breaks", d.passes, d.runs,
-                       mark);
+    out +=
+        fmt::format("{:>16} {:>8.2f} {:>17} {:>10}  {}/{}{}\n", value_text(o, d.value),
+                    d.request_throughput, ci, d.pass ? "meets" : "breaks", d.passes, d.runs, mark);
   }
   std::string sentence = search_sentence(r, o);
   sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));

@@ -131,16 +131,17 @@ json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
   auto pick = [&](const std::optional<std::size_t>& i) {
     return i ? json{{"index", *i}, {"dir", result.points[*i].level.dir}} : json(nullptr);
   };
-  return json{{"levels", std::move(levels)},
-              {"knee", pick(result.knee)},
-              {"knee_rule", "request_throughput gain >= knee_threshold x p95_e2el_ms rise"},
-              {"knee_threshold", options.knee_threshold},
-              {"best", pick(result.best)},
-              {"best_by", options.by_goodput ? "request_goodput" : "request_throughput"},
-              {"slo", std::move(slos)},
-              {"stopped", result.stopped.empty() ? json(nullptr) : json(result.stopped)},
-              {"canceled", result.canceled},
-              {"interrupted", result.interrupted.empty() ? json(nullptr) : json(result.interrupted)}};
+  return json{
+      {"levels", std::move(levels)},
+      {"knee", pick(result.knee)},
+      {"knee_rule", "request_throughput gain >= knee_threshold x p95_e2el_ms rise"},
+      {"knee_threshold", options.knee_threshold},
+      {"best", pick(result.best)},
+      {"best_by", options.by_goodput ? "request_goodput" : "request_throughput"},
+      {"slo", std::move(slos)},
+      {"stopped", result.stopped.empty() ? json(nullptr) : json(result.stopped)},
+      {"canceled", result.canceled},
+      {"interrupted", result.interrupted.empty() ? json(nullptr) : json(result.interrupted)}};
 }
 
 std::string sweep_to_csv(const SweepResult& result) {

@@ -148,10 +148,9 @@ std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector
   std::size_t width = 6;
   for (const auto& r : rows) width = std::max(width, r.name.size());
   std::string out = load.empty() ? std::string() : "Targets compared: " + load + "\n";
-  out +=
-      fmt::format("{:<{}} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>7} {:>10} {:>6} {:>5}\n", "target",
-                  width, "TTFT p50", "TTFT p95", "TPOT p50", "TPS p50", "TPS p95", "E2EL p95",
-                  "errors", "out tok/s", "score", "rank");
+  out += fmt::format("{:<{}} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9} {:>7} {:>10} {:>6} {:>5}\n",
+                     "target", width, "TTFT p50", "TTFT p95", "TPOT p50", "TPS p50", "TPS p95",
+                     "E2EL p95", "errors", "out tok/s", "score", "rank");
   out += fmt::format("{:<{}} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}\n", "", width, "(ms)", "(ms)",
                      "(ms)", "(tok/s)", "(tok/s)", "(ms)");
   for (const auto& r : rows) {

@@ -60,7 +60,8 @@ std::optional<Interval> throughput_interval(const std::vector<core::RequestRecor
   std::vector<double> counts(static_cast<std::size_t>(k), 0.0);
   double completed = 0;
   for (const auto& r : records) {
-    if (r.phase != core::Phase::kMeasure || r.retried || !r.ok() || r.done == core::kNever) continue;
+    if (r.phase != core::Phase::kMeasure || r.retried || !r.ok() || r.done == core::kNever)
+      continue;
     const double at = core::to_seconds(r.done - start) / duration;
     const auto i = std::min<std::size_t>(static_cast<std::size_t>(at * k), counts.size() - 1);
     counts[i] += 1;

@@ -46,9 +46,10 @@ std::string render_progress_line(const LiveFrame& f) {
       f.total > 0 ? fmt::format("{}/{} done", f.done, f.total) : fmt::format("{} done", f.done);
   const std::string level = f.level.empty() ? "" : f.level + ": ";
   const std::string eta = std::isfinite(f.eta_s) ? ", ETA " + duration(f.eta_s) : "";
-  return fmt::format("tokenbench: progress {}: {}{}, {} failed, {:.0f} output tok/s, TTFT p50 {} "
-                     "ms (recent){}",
-                     elapsed, level, count, f.failed, f.output_tps, ms(f.ttft_p50_ms), eta);
+  return fmt::format(
+      "tokenbench: progress {}: {}{}, {} failed, {:.0f} output tok/s, TTFT p50 {} "
+      "ms (recent){}",
+      elapsed, level, count, f.failed, f.output_tps, ms(f.ttft_p50_ms), eta);
 }
 
 std::string redraw(const std::vector<std::string>& lines, std::size_t previous) {

@@ -509,7 +509,7 @@ class RecordsCollector {
   }
 
   std::string name_;
-  std::string pending_;             // the last non-blank line, not yet taken
+  std::string pending_;              // the last non-blank line, not yet taken
   std::int64_t pending_number_ = 0;  // its number; 0: none
   std::vector<core::RequestRecord> records_;
   RecordsReadReport read_;
@@ -526,8 +526,9 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
   std::array<char, 4> magic{};
   in.read(magic.data(), magic.size());
-  const bool compressed = path.ends_with(".zst") ||
-                          is_zstd(std::string_view(magic.data(), static_cast<std::size_t>(in.gcount())));
+  const bool compressed =
+      path.ends_with(".zst") ||
+      is_zstd(std::string_view(magic.data(), static_cast<std::size_t>(in.gcount())));
   in.clear();
   in.seekg(0);
   if (!compressed) {

@@ -37,9 +37,9 @@ std::string record_to_jsonl_line(const core::RequestRecord& record);
 
 /// Rebuilds a record from its JSON object; the exact inverse of record_to_json but for the texts
 /// of --save-detailed, which it skips (so that reading a file costs no memory for them). Fields
-/// that are absent keep their defaults. Throws std::runtime_error with a one-line message naming the field
-/// on a value of the wrong type, an unknown enum name, chunk arrays of different lengths, a count
-/// that is not an integer from 0 to 10^12 (prompt_tokens, output_tokens, output_chars), an
+/// that are absent keep their defaults. Throws std::runtime_error with a one-line message naming
+/// the field on a value of the wrong type, an unknown enum name, chunk arrays of different lengths,
+/// a count that is not an integer from 0 to 10^12 (prompt_tokens, output_tokens, output_chars), an
 /// http_status outside 0..999, a stamp that is not null or an integer from -1 to 2^62, or stamps
 /// out of order: first_token >= sent, last_token >= first_token, done >= sent and last_token,
 /// chunk stamps non-decreasing (sent before scheduled is allowed: a client may send late); and

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -403,8 +403,6 @@ void make_reserve(const std::string& dir) {
   if (!made) std::remove(path.c_str());
 }
 
-void release_reserve(const std::string& dir) {
-  std::remove((dir + "/" + kReserveFile).c_str());
-}
+void release_reserve(const std::string& dir) { std::remove((dir + "/" + kReserveFile).c_str()); }
 
 }  // namespace tokenbench::report

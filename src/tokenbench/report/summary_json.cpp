@@ -136,8 +136,8 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   json tb = json::object();
   tb["started_at"] = config.started_at;
   tb["requests"] =
-      json{{"measured", s.measured}, {"completed", s.completed},      {"failed", s.failed},
-           {"warmup", s.warmup},     {"cooldown", s.cooldown},        {"dropped", s.dropped},
+      json{{"measured", s.measured}, {"completed", s.completed},       {"failed", s.failed},
+           {"warmup", s.warmup},     {"cooldown", s.cooldown},         {"dropped", s.dropped},
            {"streamed", s.streamed}, {"non_streamed", s.non_streamed}, {"canceled", s.canceled}};
   if (s.nonstream_sample > 0) tb["requests"]["nonstream_sample"] = s.nonstream_sample;
   tb["errors"] = json{{"by_class", std::move(errors)},

@@ -92,8 +92,8 @@ RoutedRequest route_request(const HttpRequestView& r, const RouterConfig& c) {
   }
   if (r.method != "POST") return method_not_allowed(shape);
   // What parsing the body may build is bounded before it is parsed.
-  if (auto err = fields::check_body_shape(
-          r.body, c.max_body_values > 0 ? c.max_body_values : UINT64_MAX)) {
+  if (auto err = fields::check_body_shape(r.body,
+                                          c.max_body_values > 0 ? c.max_body_values : UINT64_MAX)) {
     return error(shape, err->status, err->type, err->message);
   }
   auto parsed = parse(*api, r, c);

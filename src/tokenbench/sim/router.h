@@ -27,7 +27,7 @@ struct RouterConfig {
   /// The most JSON values a body may hold (request_value_limit); 0: no bound. Its nesting is
   /// bounded by core::kMaxJsonDepth either way.
   std::uint64_t max_body_values = 0;
-  std::string_view api_key;               ///< when not empty, /v1/* requires it
+  std::string_view api_key;  ///< when not empty, /v1/* requires it
 };
 
 /// The endpoints answered without generation.
@@ -46,8 +46,9 @@ using RoutedRequest = std::variant<InfoEndpoint, CompletionRequest, ErrorReply>;
 /// Routes and validates one request: path and method (404, 405), the API key (401; accepted as
 /// `Authorization: Bearer KEY` or `x-api-key: KEY`), the body's shape before it is parsed
 /// (fields::check_body_shape: nesting and the number of values, 400), the body (each API's
-/// parser) and the context length (400). /health, /version and /metrics need no key. Errors on /v1/messages are
-/// in Anthropic's shape, every other in OpenAI's. Pure and socket-free; any thread.
+/// parser) and the context length (400). /health, /version and /metrics need no key. Errors on
+/// /v1/messages are in Anthropic's shape, every other in OpenAI's. Pure and socket-free; any
+/// thread.
 RoutedRequest route_request(const HttpRequestView& request, const RouterConfig& config);
 
 /// The API whose error shape applies to a request for `target` (kMessages for /v1/messages,

@@ -19,7 +19,6 @@ namespace {
 // keeps a hostile file from asking for gigabytes.
 constexpr std::int64_t kMaxTokenId = (1 << 24) - 1;
 
-
 using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;

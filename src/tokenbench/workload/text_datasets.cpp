@@ -113,7 +113,8 @@ std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
     const std::size_t at = std::min(e.byte > 0 ? e.byte - 1 : 0, s.size());
     const auto line = static_cast<std::size_t>(std::count(s.begin(), s.begin() + at, '\n')) + 1;
     const std::string deep = core::json_depth_error(s);
-    fail_at(o.path, line, deep.empty() ? "not valid JSON (a ShareGPT file is one JSON list)" : deep);
+    fail_at(o.path, line,
+            deep.empty() ? "not valid JSON (a ShareGPT file is one JSON list)" : deep);
   }
   if (!doc.is_array()) {
     throw std::runtime_error("dataset " + o.path +

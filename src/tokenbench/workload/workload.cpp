@@ -205,8 +205,8 @@ WorkloadEstimate estimate_workload(const core::RunConfig& config) {
   // Each prompt is kept twice: as text in its RequestSpec and inside its request body (a third
   // time in a whole body with --nonstream-sample).
   const std::int64_t copies = config.nonstream_sample > 0 ? 3 : 2;
-  e.bytes = e.requests * (kRequestOverheadBytes + body + copies * images) +
-            prompts * copies * prompt;
+  e.bytes =
+      e.requests * (kRequestOverheadBytes + body + copies * images) + prompts * copies * prompt;
   return e;
 }
 
