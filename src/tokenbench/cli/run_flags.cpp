@@ -34,9 +34,9 @@
 #include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/mpi_comm.h"
-#include "tokenbench/distributed/session.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/load/think_time.h"
+#include "tokenbench/measure/cohort.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/console.h"
@@ -280,122 +280,141 @@ std::string forgiving_url(const std::string& given, std::string& endpoint, bool 
   return base;
 }
 
+namespace {
+
+// Stops the runner on Ctrl-C and SIGTERM while it lives: the first signal cancels the run, which
+// then reports what it measured; a second one flushes what was measured and exits at once,
+// whatever the run is doing (a signal handler itself may not write files), from a watcher thread.
+class StopOnSignals {
+ public:
+  explicit StopOnSignals(experiment::Runner& runner)
+      : watcher_([this, &runner] { watch(runner); }) {
+    g_running.store(&runner);
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+  }
+  ~StopOnSignals() {
+    done_.store(true);
+    watcher_.join();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    g_running.store(nullptr);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+ private:
+  void watch(experiment::Runner& runner) {
+    while (!done_.load()) {
+      if (g_exit_now.load()) {
+        runner.flush_records();
+        std::fputs(
+            "tokenbench: stopped at once; requests.jsonl holds every request measured "
+            "so far (tokenbench report DIR rebuilds the summary)\n",
+            stderr);
+        std::_Exit(exit_stopped(g_signal.load()));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  std::atomic<bool> done_{false};
+  std::thread watcher_;
+};
+
+// A command that wrote nothing leaves no empty directory it claimed behind.
+struct Unclaim {
+  const std::string& dir;
+  bool claimed;
+  ~Unclaim() {
+    std::error_code ec;
+    if (claimed && std::filesystem::is_empty(dir, ec)) std::filesystem::remove(dir, ec);
+  }
+};
+
+// The Runner, or null on a follower that could not make one: it stood by until the leader's
+// finish (the leader goes on without it). A leader's RunError propagates.
+std::unique_ptr<experiment::Runner> make_runner(core::RunConfig& config,
+                                                const experiment::Runner::Options& options,
+                                                measure::Cohort& cohort) {
+  try {
+    return std::make_unique<experiment::Runner>(config, options);
+  } catch (const experiment::RunError& e) {
+    if (cohort.leads()) throw;
+    cohort.stand_by(e.what());
+    return nullptr;
+  }
+}
+
+// The exit code after `code` from the command's body: a signal's, or kExitPartial when a rank's
+// share is missing.
+int settled_exit_code(int code, const experiment::Runner& runner, bool leads) {
+  if (const int sig = g_signal.load(); sig != 0 && code != kExitUsage) {
+    // A stopped run never passes for a finished one: a SIGTERM'd CI or Kubernetes job fails.
+    std::fprintf(stderr,
+                 "tokenbench: %s: the results are partial (summary.json's "
+                 "tokenbench.stopped); exit %d\n",
+                 runner.interruption().c_str(), exit_stopped(sig));
+    return exit_stopped(sig);
+  }
+  if (leads && code == kExitOk && runner.partial()) {
+    std::fprintf(stderr,
+                 "tokenbench: error: the results are partial: a rank's share is missing (see "
+                 "MISSING above, and summary.json's tokenbench.distributed)\n");
+    return kExitPartial;
+  }
+  return code;
+}
+
+// The command with its Runner: the results directory, signals, then `body` (the leader, or
+// alone) or the follower's loop.
+int run_with(experiment::Runner& runner, core::RunConfig& config, measure::Cohort& cohort,
+             const std::string& dir_suffix, const std::function<int(experiment::Runner&)>& body) {
+  cohort.greet();
+  // The default directory is claimed (created) by the leader alone: followers take the
+  // directory the leader announces with each measurement.
+  bool claimed = false;
+  if (config.output_dir.empty()) {
+    config.output_dir = default_output_dir(config) + dir_suffix;
+    if (cohort.leads()) {
+      config.output_dir = claim_output_dir(config.output_dir);
+      claimed = true;
+    }
+  }
+  const Unclaim unclaim{config.output_dir, claimed};
+  const StopOnSignals signals(runner);
+  // A follower runs whatever measurements the leader announces; the leader runs the command.
+  const int code = cohort.leads() ? body(runner) : cohort.follow(runner, config);
+  return settled_exit_code(code, runner, cohort.leads());
+}
+
+}  // namespace
+
 int with_runner(core::RunConfig& config, experiment::Runner::Options options,
                 const std::string& dir_suffix,
                 const std::function<int(experiment::Runner&)>& body) {
   config.started_at = core::wall_clock_iso8601();
   // Started by mpirun (or the MPI Operator): one rank of a distributed run (docs/DISTRIBUTED.md).
-  std::unique_ptr<distributed::Comm> comm;
-  std::unique_ptr<distributed::Session> session;
-  if (distributed::launched_ranks() > 1) {
-    try {
-      comm = distributed::join_mpi_world();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "tokenbench: error: started by mpirun, but %s\n", e.what());
-      return kExitUsage;
-    }
-    session = std::make_unique<distributed::Session>(*comm);
-    options.session = session.get();
+  std::unique_ptr<measure::Cohort> cohort;
+  try {
+    cohort = measure::join_cohort();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tokenbench: error: started by mpirun, but %s\n", e.what());
+    return kExitUsage;
   }
-  const bool leader = session == nullptr || session->leader();
+  options.cohort = cohort.get();
   int code = kExitOk;
   try {
-    std::unique_ptr<experiment::Runner> made;
-    try {
-      made = std::make_unique<experiment::Runner>(config, options);
-    } catch (const experiment::RunError& e) {
-      if (leader) throw;
-      // The leader goes on without this rank; it stays until the leader's finish, so that the
-      // MPI job ends as one.
-      std::fprintf(stderr, "tokenbench: error: rank %d takes no part: %s\n", session->rank(),
-                   e.what());
-      session->say_hello(e.what());
-      while (session->await_level({})) {
-      }
-      return kExitOk;
-    }
-    experiment::Runner& runner = *made;
-    if (session && leader) {
-      for (const auto& a : session->hear_hellos()) {
-        std::fprintf(stderr, "tokenbench: warning: rank %d (%s) takes no part: %s\n", a.rank,
-                     a.host.c_str(), core::one_line(a.why).c_str());
-      }
-    } else if (session) {
-      session->say_hello("");
-    }
-    // The default directory is claimed (created) by the leader alone: followers take the
-    // directory the leader announces with each measurement.
-    bool claimed = false;
-    if (config.output_dir.empty()) {
-      config.output_dir = default_output_dir(config) + dir_suffix;
-      if (leader) {
-        config.output_dir = claim_output_dir(config.output_dir);
-        claimed = true;
-      }
-    }
-    // A command that wrote nothing leaves no empty directory it claimed behind.
-    struct Unclaim {
-      const std::string& dir;
-      bool claimed;
-      ~Unclaim() {
-        std::error_code ec;
-        if (claimed && std::filesystem::is_empty(dir, ec)) std::filesystem::remove(dir, ec);
-      }
-    } unclaim{config.output_dir, claimed};
-    g_running.store(&runner);
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-    // Watches for a second signal: flushes what was measured and exits at once, whatever the
-    // run is doing (a signal handler itself may not write files).
-    std::atomic<bool> done{false};
-    std::thread watcher([&runner, &done] {
-      while (!done.load()) {
-        if (g_exit_now.load()) {
-          runner.flush_records();
-          std::fputs(
-              "tokenbench: stopped at once; requests.jsonl holds every request measured "
-              "so far (tokenbench report DIR rebuilds the summary)\n",
-              stderr);
-          std::_Exit(exit_stopped(g_signal.load()));
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-    });
-    struct Restore {
-      std::atomic<bool>& done;
-      std::thread& watcher;
-      ~Restore() {
-        done.store(true);
-        watcher.join();
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-        g_running.store(nullptr);
-      }
-    } restore{done, watcher};
-    // A follower runs whatever measurements the leader announces; the leader runs the command.
-    code = leader ? body(runner) : experiment::follow(runner, *session, config);
-    if (const int sig = g_signal.load(); sig != 0 && code != kExitUsage) {
-      // A stopped run never passes for a finished one: a SIGTERM'd CI or Kubernetes job fails.
-      std::fprintf(stderr,
-                   "tokenbench: %s: the results are partial (summary.json's "
-                   "tokenbench.stopped); exit %d\n",
-                   runner.interruption().c_str(), exit_stopped(sig));
-      code = exit_stopped(sig);
-    }
-    if (leader && code == kExitOk && runner.partial()) {
-      std::fprintf(stderr,
-                   "tokenbench: error: the results are partial: a rank's share is missing (see "
-                   "MISSING above, and summary.json's tokenbench.distributed)\n");
-      code = kExitPartial;
+    if (const auto runner = make_runner(config, options, *cohort)) {
+      code = run_with(*runner, config, *cohort, dir_suffix, body);
     }
   } catch (const experiment::RunError& e) {
-    std::fprintf(stderr, "tokenbench: error: %s%s\n",
-                 leader ? "" : fmt::format("rank {}: ", session->rank()).c_str(), e.what());
+    std::fprintf(stderr, "tokenbench: error: %s%s\n", cohort->who().c_str(), e.what());
     code = e.unreachable() ? kExitNoMeasure : kExitUsage;
-    if (!leader) code = kExitOk;  // the leader says what the run lacks; its exit code is the run's
+    // The leader says what the run lacks; its exit code is the run's.
+    if (!cohort->leads()) code = kExitOk;
   }
-  if (session && leader) session->finish(code);
-  if (comm) comm->close(code);
+  cohort->finish(code);
   return code;
 }
 

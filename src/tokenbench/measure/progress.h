@@ -15,7 +15,7 @@
 #include "tokenbench/report/live_view.h"
 #include "tokenbench/report/recorder.h"
 
-namespace tokenbench::experiment {
+namespace tokenbench::measure {
 
 /// The counters of a measurement in flight, as the live view and the progress lines show them:
 /// the recorders' tallies and the engine's started count, never the engine's threads' state.
@@ -65,4 +65,4 @@ class Progress {
   std::thread thread_;
 };
 
-}  // namespace tokenbench::experiment
+}  // namespace tokenbench::measure

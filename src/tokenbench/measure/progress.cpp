@@ -1,11 +1,11 @@
-#include "tokenbench/experiment/progress.h"
+#include "tokenbench/measure/progress.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
 
-namespace tokenbench::experiment {
+namespace tokenbench::measure {
 
 ProgressSampler::ProgressSampler(const std::vector<std::unique_ptr<report::Recorder>>& recorders,
                                  const core::RunConfig& config, const driver::Benchmark& watched,
@@ -85,4 +85,4 @@ void Progress::loop(bool terminal, double interval_s) {
   }
 }
 
-}  // namespace tokenbench::experiment
+}  // namespace tokenbench::measure

@@ -1,0 +1,41 @@
+// The results of one measurement, written into each part's directory.
+
+#include "tokenbench/measure/results.h"
+
+#include "tokenbench/report/csv_export.h"
+
+namespace tokenbench::measure {
+
+LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>& records,
+                       const report::RunNotes& notes) {
+  const core::RunConfig& config = part.config;
+  LevelResult result;
+  result.name = part.name;
+  result.dir = config.output_dir;
+  // The summary first (write_run_outputs); every other file after it, each a warning when it
+  // cannot be written (a full disk): what was measured is never lost to a side file.
+  report::RunOutputs out;
+  try {
+    out = report::write_run_outputs(config.output_dir, records, config, notes);
+  } catch (const std::exception& e) {
+    throw RunError(e.what(), true);
+  }
+  const std::string& dir = config.output_dir;
+  if (!notes.environment.is_null()) {
+    report::write_optional([&] { report::write_environment(dir, notes.environment); });
+  }
+  if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty()) {
+    report::write_optional([&] { report::write_telemetry(dir, notes); });
+  }
+  if (report::wants_csv_export(config.exports)) {
+    report::write_optional_file(dir + "/" + report::kRequestsCsvFile,
+                                [&] { return report::requests_to_csv(records); });
+  }
+  result.summary = std::move(out.summary);
+  result.summary_json = std::move(out.summary_json);
+  result.console = std::move(out.console);
+  result.not_saved = std::move(out.not_saved);
+  return result;
+}
+
+}  // namespace tokenbench::measure

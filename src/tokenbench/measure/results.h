@@ -1,0 +1,20 @@
+#pragma once
+
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/measure/outcome.h"
+#include "tokenbench/measure/records.h"
+#include "tokenbench/report/run_outputs.h"
+
+namespace tokenbench::measure {
+
+/// Writes the results of one part into its directory: summary.json and the console tables first
+/// (report::write_run_outputs), then environment.json, telemetry.jsonl and requests.csv, each a
+/// warning when it cannot be written (a full disk): what was measured is never lost to a side
+/// file. `notes`: why a guard stopped the run early, the server's /metrics scrapes. Throws
+/// RunError when the summary cannot be written.
+LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>& records,
+                       const report::RunNotes& notes);
+
+}  // namespace tokenbench::measure

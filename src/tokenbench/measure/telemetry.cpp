@@ -1,0 +1,136 @@
+// A measurement's GPU sampler and /metrics scrapers, from start to notes.
+
+#include "tokenbench/measure/telemetry.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "tokenbench/client/credentials.h"
+#include "tokenbench/core/text.h"
+#include "tokenbench/telemetry/child_process.h"
+#include "tokenbench/telemetry/environment.h"
+
+namespace tokenbench::measure {
+
+void Telemetry::start(const core::RunConfig& config, const std::vector<Part>& parts,
+                      const core::RunClock& clock, const std::atomic<bool>& canceled) {
+  if (!canceled.load()) gpu_ = start_gpu_sampler(config, clock);
+  scrapers_.resize(parts.size());
+  metrics_urls_.resize(parts.size());
+  if (config.server_metrics == "off" || canceled.load()) return;
+  for (std::size_t i = 0; i < parts.size(); ++i) start_scraper(config, parts, i, clock);
+}
+
+void Telemetry::start_scraper(const core::RunConfig& config, const std::vector<Part>& parts,
+                              std::size_t i, const core::RunClock& clock) {
+  const driver::Target& t = plan_.targets[std::min(i, plan_.targets.size() - 1)];
+  const bool automatic = config.server_metrics == "auto";
+  const std::string url = automatic ? t.base_url + "/metrics" : config.server_metrics;
+  metrics_urls_[i] = automatic ? parts[i].config.base_url + "/metrics" : plan_.redact(url);
+  // Credentials go only to the target's own origin, unless --server-metrics-auth.
+  bool withheld = false;
+  auto scraper = std::make_unique<telemetry::MetricsScraper>(
+      url,
+      client::headers_for_origin(url, t.base_url, t.headers, config.server_metrics_auth, &withheld),
+      config.metrics_interval_s, clock);
+  const telemetry::Scrape first = scraper->scrape_now("before");
+  // Auto: only a server whose names tokenbench knows (docs/TELEMETRY.md) has something to say.
+  if (automatic && (!first.ok || first.snapshot.kind == telemetry::ServerKind::kUnknown)) {
+    return;
+  }
+  if (!first.ok) {
+    std::fprintf(stderr, "tokenbench: warning: --server-metrics %s: %s; scraping goes on%s\n",
+                 metrics_urls_[i].c_str(), core::one_line(plan_.redact(first.error)).c_str(),
+                 withheld ? " (the API key was not sent to this origin, which is not "
+                            "--base-url's: --server-metrics-auth sends it)"
+                          : "");
+  }
+  scraper->start();
+  scrapers_[i] = std::move(scraper);
+}
+
+void Telemetry::scrape_edge(bool starts) {
+  for (auto& s : scrapers_) {
+    if (s) s->scrape_now(starts ? "measure_start" : "measure_end");
+  }
+}
+
+void Telemetry::stop_gpus(const core::RunConfig& config, core::Nanos measure_end, bool canceled) {
+  if (!gpu_) return;
+  // One sample after the measure phase's end, so that the energy spans the whole phase.
+  if (measure_end != core::kNever && !canceled) {
+    gpu_->wait_for_sample_after(measure_end,
+                                std::chrono::milliseconds(std::min<long>(
+                                    5000, std::lround(config.metrics_interval_s * 2000) + 500)));
+  }
+  gpu_->stop();
+  gpu_samples_ = gpu_->samples();
+  gpu_info_ = gpu_->info();
+  gpu_info_->first_error = plan_.redact(std::move(gpu_info_->first_error));
+}
+
+void Telemetry::add_notes(std::size_t i, bool shared, report::RunNotes& notes) {
+  if (i < scrapers_.size() && scrapers_[i]) {
+    scrapers_[i]->stop();
+    notes.scrapes = scrapers_[i]->scrapes();
+    for (auto& s : notes.scrapes) s.error = plan_.redact(std::move(s.error));
+    notes.metrics_url = metrics_urls_[i];
+  }
+  notes.gpu_samples = gpu_samples_;
+  notes.gpu_sampler = gpu_info_;
+  notes.gpu_shared = shared;
+}
+
+nlohmann::json Telemetry::gpus() const {
+  return gpu_info_ ? telemetry::gpus_summary(gpu_samples_, *gpu_info_) : nlohmann::json();
+}
+
+std::unique_ptr<telemetry::GpuSampler> Telemetry::start_gpu_sampler(const core::RunConfig& config,
+                                                                    const core::RunClock& clock) {
+  const std::string& mode = config.gpu_metrics;
+  if (mode == "off" || (mode == "auto" && gpu_auto_off_)) return nullptr;
+  const bool automatic = mode == "auto";
+  const auto say_no_sampler = [this](const std::string& why) {
+    gpu_auto_off_ = true;
+    std::fprintf(stderr,
+                 "tokenbench: no GPU sampler: %s (use --gpu-metrics dcgm=URL for a remote "
+                 "server's GPUs)\n",
+                 core::one_line(why).c_str());
+  };
+  if (automatic && !telemetry::find_on_path("nvidia-smi")) {
+    say_no_sampler("nvidia-smi is not on PATH");
+    return nullptr;
+  }
+  const bool dcgm = mode.rfind("dcgm=", 0) == 0;
+  std::unique_ptr<telemetry::GpuSampler> sampler;
+  try {
+    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock)
+                   : telemetry::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
+  } catch (const std::exception& e) {
+    if (automatic) {
+      say_no_sampler(e.what());
+    } else {
+      std::fprintf(stderr, "tokenbench: warning: --gpu-metrics %s: %s; no GPU figures\n",
+                   mode.c_str(), core::one_line(plan_.redact(e.what())).c_str());
+    }
+    return nullptr;
+  }
+  // nvidia-smi answers at once; a first sample slower than this will not make a time series.
+  const auto first_wait = std::chrono::milliseconds(
+      std::max<long>(5000, std::lround(config.metrics_interval_s * 2000)));
+  if (sampler->wait_for_sample_after(core::kNever, first_wait)) return sampler;
+  const telemetry::GpuSamplerInfo info = sampler->info();
+  const std::string why = info.first_error.empty() ? "no sample arrived" : info.first_error;
+  if (automatic) {
+    sampler->stop();
+    say_no_sampler("nvidia-smi gave no sample: " + why);
+    return nullptr;
+  }
+  std::fprintf(stderr, "tokenbench: warning: --gpu-metrics %s: %s; sampling goes on\n",
+               mode.c_str(), core::one_line(plan_.redact(why)).c_str());
+  return sampler;
+}
+
+}  // namespace tokenbench::measure

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tokenbench/core/clock.h"
+#include "tokenbench/core/run_config.h"
+#include "tokenbench/measure/plan.h"
+#include "tokenbench/measure/records.h"
+#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/telemetry/gpu_sampler.h"
+#include "tokenbench/telemetry/scraper.h"
+
+namespace tokenbench::measure {
+
+/// What one measurement watches besides its requests: the GPUs, sampled on their own thread over
+/// the whole run (one sampler for every part), and the server's /metrics, one scraper per part
+/// (its own thread and connections). Each start says on stderr what it cannot watch; errors kept
+/// are redacted with the plan's secrets. Use from the Runner's thread.
+class Telemetry {
+ public:
+  /// `gpu_auto_off`: --gpu-metrics auto found no sampler before (said once per command).
+  Telemetry(const Plan& plan, bool& gpu_auto_off) : plan_(plan), gpu_auto_off_(gpu_auto_off) {}
+
+  /// Starts the GPU sampler and the scrapers `config` asks for, on `clock`; neither once
+  /// `canceled` (the GPU sampler's start may wait seconds for its first sample).
+  void start(const core::RunConfig& config, const std::vector<Part>& parts,
+             const core::RunClock& clock, const std::atomic<bool>& canceled);
+  /// A scrape at the measure phase's start or end, labelled so.
+  void scrape_edge(bool starts);
+  /// Stops the GPU sampler, after one sample past `measure_end` (kNever: none awaited), so that
+  /// the energy spans the whole phase.
+  void stop_gpus(const core::RunConfig& config, core::Nanos measure_end, bool canceled);
+  /// Stops part `i`'s scraper and puts what was watched into its notes.
+  void add_notes(std::size_t i, bool shared, report::RunNotes& notes);
+  /// The GPUs' facts for the environment record (null when no sampler ran).
+  nlohmann::json gpus() const;
+
+ private:
+  /// The GPU sampler --gpu-metrics asks for, started on `clock`, once its first sample came (or
+  /// kept without one when asked for by name); null when off or (auto) not available, said once
+  /// on stderr.
+  std::unique_ptr<telemetry::GpuSampler> start_gpu_sampler(const core::RunConfig& config,
+                                                           const core::RunClock& clock);
+  /// The server's /metrics for part `i`, when asked or, by default, when <base-url>/metrics
+  /// answers.
+  void start_scraper(const core::RunConfig& config, const std::vector<Part>& parts, std::size_t i,
+                     const core::RunClock& clock);
+
+  const Plan& plan_;
+  bool& gpu_auto_off_;
+  std::unique_ptr<telemetry::GpuSampler> gpu_;
+  std::vector<telemetry::GpuSample> gpu_samples_;
+  std::optional<telemetry::GpuSamplerInfo> gpu_info_;
+  std::vector<std::unique_ptr<telemetry::MetricsScraper>> scrapers_;
+  std::vector<std::string> metrics_urls_;
+};
+
+}  // namespace tokenbench::measure
