@@ -202,42 +202,17 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
 int targets_run(experiment::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
   const auto required = experiment::parse_slo_exprs(x.require);
   const auto weights = experiment::parse_weights(x.weights);
-  const experiment::RunOutcome outcome = runner.run(c);
-  std::vector<experiment::TargetRow> rows;
-  for (const auto& part : outcome.parts) {
-    experiment::TargetRow row;
-    row.name = part.name;
-    row.dir = part.dir;
-    row.figures = experiment::figures_from_summary(part.summary_json);
-    rows.push_back(std::move(row));
-  }
-  rows = experiment::rank_targets(std::move(rows), required, weights);
-  const nlohmann::json ranking = experiment::ranking_to_json(rows, required, weights);
-  std::string not_saved =
-      experiment::try_write_journal(c.output_dir, experiment::kCompareJson, ranking);
-  for (const auto& part : outcome.parts) {
-    if (not_saved.empty()) not_saved = part.not_saved;
-  }
-  experiment::write_experiment_report_or_warn(c.output_dir);
-  const std::string slots =
-      c.max_concurrency > 0 ? fmt::format("max-concurrency {}", c.max_concurrency) : "";
-  const std::string rate =
-      std::isinf(c.request_rate) ? "" : fmt::format("request rate {:g}/s", c.request_rate);
-  const std::string load = slots.empty() ? rate : rate.empty() ? slots : slots + ", " + rate;
-  const std::string how =
-      c.target_load == "shared"
-          ? fmt::format(
-                "sharing one schedule{} (--target-load shared: a slow target holds the "
-                "slots, so throughputs are not each target's own)",
-                load.empty() ? "" : " and " + load)
-          : fmt::format("each with its own load{} (--target-load each)",
-                        load.empty() ? "" : " (" + load + ")");
-  std::fputs(experiment::render_ranking(rows, weights, how).c_str(), stdout);
+  const experiment::TargetsResult result = experiment::run_targets(runner, c, required, weights);
+  const experiment::RunOutcome& outcome = result.outcome;
+  const std::string& not_saved = result.not_saved;
+  std::fputs(
+      experiment::render_ranking(result.rows, weights, experiment::target_load_line(c)).c_str(),
+      stdout);
   std::printf("Results: %s (%s, a subdirectory per target)\n", c.output_dir.c_str(),
               experiment::kCompareJson);
   if (outcome.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
   if (!not_saved.empty()) {
-    nlohmann::json document = ranking;
+    nlohmann::json document = result.ranking;
     for (const auto& part : outcome.parts) document["summaries"][part.name] = part.summary_json;
     return print_unsaved(not_saved, document);
   }

@@ -8,6 +8,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tokenbench/experiment/html_pages.h"
+#include "tokenbench/experiment/journal.h"
+
 namespace tokenbench::experiment {
 namespace {
 
@@ -183,6 +186,44 @@ std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector
     if (r.eliminated) out += fmt::format("  eliminated: {} ({})\n", r.name, r.reason);
   }
   return out;
+}
+
+TargetsResult run_targets(Runner& runner, const core::RunConfig& config,
+                          const std::vector<SloExpr>& required,
+                          const std::vector<Weight>& weights) {
+  TargetsResult result;
+  result.outcome = runner.run(config);
+  std::vector<TargetRow> rows;
+  for (const auto& part : result.outcome.parts) {
+    TargetRow row;
+    row.name = part.name;
+    row.dir = part.dir;
+    row.figures = figures_from_summary(part.summary_json);
+    rows.push_back(std::move(row));
+  }
+  result.rows = rank_targets(std::move(rows), required, weights);
+  result.ranking = ranking_to_json(result.rows, required, weights);
+  result.not_saved = try_write_journal(config.output_dir, kCompareJson, result.ranking);
+  for (const auto& part : result.outcome.parts) {
+    if (result.not_saved.empty()) result.not_saved = part.not_saved;
+  }
+  write_experiment_report_or_warn(config.output_dir);
+  return result;
+}
+
+std::string target_load_line(const core::RunConfig& c) {
+  const std::string slots =
+      c.max_concurrency > 0 ? fmt::format("max-concurrency {}", c.max_concurrency) : "";
+  const std::string rate =
+      std::isinf(c.request_rate) ? "" : fmt::format("request rate {:g}/s", c.request_rate);
+  const std::string load = slots.empty() ? rate : rate.empty() ? slots : slots + ", " + rate;
+  return c.target_load == "shared"
+             ? fmt::format(
+                   "sharing one schedule{} (--target-load shared: a slow target holds the "
+                   "slots, so throughputs are not each target's own)",
+                   load.empty() ? "" : " and " + load)
+             : fmt::format("each with its own load{} (--target-load each)",
+                           load.empty() ? "" : " (" + load + ")");
 }
 
 }  // namespace tokenbench::experiment

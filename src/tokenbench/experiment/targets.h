@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/core/run_config.h"
 #include "tokenbench/experiment/figures.h"
+#include "tokenbench/experiment/runner.h"
 #include "tokenbench/experiment/slo_expr.h"
 
 namespace tokenbench::experiment {
@@ -57,5 +59,24 @@ nlohmann::json ranking_to_json(const std::vector<TargetRow>& rows,
 /// ranking in words.
 std::string render_ranking(const std::vector<TargetRow>& rows, const std::vector<Weight>& weights,
                            const std::string& load = "");
+
+/// How the targets of `config` shared the load, for render_ranking: "each with its own load
+/// (max-concurrency 16) (--target-load each)", or a shared schedule and what that means.
+std::string target_load_line(const core::RunConfig& config);
+
+/// A multi-target run, ranked.
+struct TargetsResult {
+  RunOutcome outcome;
+  std::vector<TargetRow> rows;  ///< ranked (rank_targets)
+  nlohmann::json ranking;       ///< compare.json's document (ranking_to_json)
+  /// Why compare.json or a target's summary.json could not be written (a full disk), or "".
+  std::string not_saved;
+};
+
+/// Measures the targets of `config` with `runner` (one interleaved measurement, a results
+/// directory per target), ranks them by `required` and `weights`, and writes compare.json and
+/// the root's report.html. Throws RunError as Runner::run does.
+TargetsResult run_targets(Runner& runner, const core::RunConfig& config,
+                          const std::vector<SloExpr>& required, const std::vector<Weight>& weights);
 
 }  // namespace tokenbench::experiment
