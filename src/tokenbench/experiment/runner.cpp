@@ -268,7 +268,7 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
       continue;
     }
     const auto models = client::http_get(targets_[i].base_url + "/v1/models", targets_[i].headers,
-                                         kPreflightTimeoutS);
+                                         kPreflightTimeoutS, client::get_options(config));
     if (!models.transport_ok) {
       throw RunError(unanswered_preflight(shown, models, redact(models.error)), true);
     }
@@ -307,7 +307,7 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
     // The environment record: what the server says about itself (short GETs, never fatal).
     servers_.resize(wanted.size());
     servers_[i] = telemetry::probe_server(targets_[i].base_url, targets_[i].headers, models.body,
-                                          models.server_header);
+                                          models.server_header, 2.0, client::get_options(config));
     servers_[i]["url"] = shown;
   }
   host_ = telemetry::collect_host();
@@ -582,7 +582,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
           url,
           client::headers_for_origin(url, t.base_url, t.headers, config.server_metrics_auth,
                                      &withheld),
-          config.metrics_interval_s, bench->clock());
+          config.metrics_interval_s, bench->clock(), client::get_options(config));
       const telemetry::Scrape first = scraper->scrape_now("before");
       // Auto: only a server whose names tokenbench knows (docs/TELEMETRY.md) has something to say.
       if (automatic && (!first.ok || first.snapshot.kind == telemetry::ServerKind::kUnknown)) {
@@ -743,7 +743,8 @@ std::unique_ptr<telemetry::GpuSampler> Runner::start_gpu_sampler(const core::Run
   const bool dcgm = mode.rfind("dcgm=", 0) == 0;
   std::unique_ptr<telemetry::GpuSampler> sampler;
   try {
-    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock)
+    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock,
+                                                 client::get_options(config))
                    : telemetry::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
   } catch (const std::exception& e) {
     if (automatic) {
