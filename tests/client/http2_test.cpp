@@ -32,8 +32,9 @@ H2Script paced(int tokens, std::chrono::milliseconds gap = 5ms) {
   return script;
 }
 
-EngineConfig h2_config(const std::string& url) {
+EngineConfig h2_config(const std::string& url, const TlsOptions& tls = {}) {
   EngineConfig config;
+  config.tls = tls;
   config.endpoints = {{url + "/v1/chat/completions", {}}};
   config.http2 = true;
   config.timeout_s = 10;
@@ -50,11 +51,6 @@ void expect_stream(const core::RequestRecord& r, std::size_t tokens) {
   for (std::size_t i = 1; i < r.chunks.size(); ++i) EXPECT_LE(r.chunks[i - 1].t, r.chunks[i].t);
   EXPECT_LE(r.last_token, r.done);
 }
-
-struct TlsScope {
-  explicit TlsScope(TlsOptions o) { set_tls_options(std::move(o)); }
-  ~TlsScope() { set_tls_options({}); }
-};
 
 TEST(Http2, StreamsCarryKernelStampsOnOneConnection) {
   H2Server server(paced(4));
@@ -150,8 +146,8 @@ TEST(Http2, TlsWithAlpn) {
   H2Script script = paced(3);
   script.tls = true;
   H2Server server(script);
-  TlsScope scope({server.cert_file(), false});
-  const auto records = tokenbench::testing::run_engine(h2_config(server.url()), 2);
+  const auto records =
+      tokenbench::testing::run_engine(h2_config(server.url(), {server.cert_file(), false}), 2);
   ASSERT_EQ(records.size(), 2u);
   for (const auto& r : records) {
     expect_stream(r, 3);
@@ -165,8 +161,8 @@ TEST(Http2, ATlsServerWithoutH2IsRefusedWithTheRemedy) {
   tokenbench::testing::TlsServer server(
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
       "data: [DONE]\n\n");
-  TlsScope scope({server.cert_file(), false});
-  const auto records = tokenbench::testing::run_engine(h2_config(server.url()), 1);
+  const auto records =
+      tokenbench::testing::run_engine(h2_config(server.url(), {server.cert_file(), false}), 1);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].error, core::ErrorClass::kTls) << records[0].error_message;
   EXPECT_NE(records[0].error_message.find("did not agree to HTTP/2"), std::string::npos)
@@ -178,8 +174,7 @@ TEST(Http2, ThroughLibcurlOverTls) {
   H2Script script = paced(3);
   script.tls = true;
   H2Server server(script);
-  TlsScope scope({server.cert_file(), false});
-  EngineConfig config = h2_config(server.url());
+  EngineConfig config = h2_config(server.url(), {server.cert_file(), false});
   config.native_transport = false;
   config.max_concurrency = 2;
   const auto records = tokenbench::testing::run_engine(config, 4);

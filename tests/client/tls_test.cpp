@@ -16,8 +16,9 @@ const std::string kReply =
     "data: [DONE]\n\n";
 
 // One request over the native transport (OpenSSL, kernel stamps) or libcurl.
-core::RequestRecord run_once(const std::string& url, bool native) {
+core::RequestRecord run_once(const std::string& url, bool native, const TlsOptions& tls) {
   EngineConfig config;
+  config.tls = tls;
   config.endpoints = {{url + "/v1/chat/completions", {}}};
   config.native_transport = native;
   config.timeout_s = 10;
@@ -26,18 +27,11 @@ core::RequestRecord run_once(const std::string& url, bool native) {
   return records.empty() ? core::RequestRecord{} : records[0];
 }
 
-// Restores the process's TLS options however a test ends.
-struct TlsScope {
-  explicit TlsScope(TlsOptions o) { set_tls_options(std::move(o)); }
-  ~TlsScope() { set_tls_options({}); }
-};
-
 class Tls : public ::testing::TestWithParam<bool> {};  // native transport, or libcurl
 
 TEST_P(Tls, SelfSignedServerIsRefusedByDefault) {
   tokenbench::testing::TlsServer server(kReply);
-  TlsScope scope({});
-  const auto r = run_once(server.url(), GetParam());
+  const auto r = run_once(server.url(), GetParam(), TlsOptions{});
   EXPECT_EQ(r.error, core::ErrorClass::kTls) << r.error_message;
   EXPECT_NE(r.error_message.find("certificate"), std::string::npos) << r.error_message;
   EXPECT_TRUE(r.chunks.empty());
@@ -45,8 +39,7 @@ TEST_P(Tls, SelfSignedServerIsRefusedByDefault) {
 
 TEST_P(Tls, ItsCertificateAsCacertIsTrusted) {
   tokenbench::testing::TlsServer server(kReply);
-  TlsScope scope({server.cert_file(), false});
-  const auto r = run_once(server.url(), GetParam());
+  const auto r = run_once(server.url(), GetParam(), {server.cert_file(), false});
   ASSERT_TRUE(r.ok()) << r.error_message;
   EXPECT_EQ(r.chunks.size(), 1u);
   EXPECT_EQ(r.output_chars, 6);
@@ -57,8 +50,7 @@ TEST_P(Tls, ItsCertificateAsCacertIsTrusted) {
 
 TEST_P(Tls, InsecureSkipsTheCheck) {
   tokenbench::testing::TlsServer server(kReply);
-  TlsScope scope({"", true});
-  const auto r = run_once(server.url(), GetParam());
+  const auto r = run_once(server.url(), GetParam(), {"", true});
   ASSERT_TRUE(r.ok()) << r.error_message;
   EXPECT_EQ(r.chunks.size(), 1u);
 }
@@ -66,8 +58,7 @@ TEST_P(Tls, InsecureSkipsTheCheck) {
 TEST_P(Tls, AnotherCertificateIsStillRefused) {
   tokenbench::testing::TlsServer server(kReply);
   tokenbench::testing::TlsServer other(kReply);
-  TlsScope scope({other.cert_file(), false});
-  const auto r = run_once(server.url(), GetParam());
+  const auto r = run_once(server.url(), GetParam(), {other.cert_file(), false});
   EXPECT_EQ(r.error, core::ErrorClass::kTls) << r.error_message;
 }
 

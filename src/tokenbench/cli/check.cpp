@@ -10,7 +10,6 @@
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/client/probe.h"
-#include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 
@@ -88,9 +87,7 @@ int check(CheckFlags& f) {
   target.stream_request = !f.no_request;
   target.http2 = f.http2;
   // As `run` does: TLS trust and HTTP/2 for every step, the GETs included.
-  client::set_tls_options({f.ca_file, f.insecure});
-  client::set_http2_servers(f.http2 ? std::vector<std::string>{target.base_url}
-                                    : std::vector<std::string>{});
+  target.tls = {f.ca_file, f.insecure};
 
   // A credential in the query string is sent, never shown (nor one the server echoes).
   std::vector<std::string> hidden;

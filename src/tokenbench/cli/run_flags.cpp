@@ -26,7 +26,6 @@
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/client/http_target.h"
-#include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/file_kind.h"
@@ -851,8 +850,6 @@ void finalize_run_flags(RunFlags& f) {
                      "' is not known: use round-robin or least-inflight");
   }
 
-  // TLS trust is process-wide: the preflight, the load and the /metrics scraper all follow it.
-  client::set_tls_options({c.ca_file, c.insecure});
   if (c.stamps == "kernel") {
     // Kernel stamps need the native transport: refuse rather than silently fall back.
     for (const auto& url : target_urls(f)) {
@@ -890,17 +887,6 @@ void finalize_run_flags(RunFlags& f) {
     c.targets.push_back(parse_target(item));
     auto& url = c.targets.back().base_url;
     if (!url.empty()) url = forgiving_url(url, c.endpoint, f.endpoint_given, &endpoint_from_url);
-  }
-  if (c.http2) {
-    // The preflight and other GETs to these servers speak HTTP/2 too.
-    std::vector<std::string> servers{c.base_url};
-    servers.insert(servers.end(), c.replica_urls.begin(), c.replica_urls.end());
-    for (const auto& t : c.targets) {
-      if (!t.base_url.empty()) servers.push_back(t.base_url);
-    }
-    client::set_http2_servers(std::move(servers));
-  } else {
-    client::set_http2_servers({});
   }
   const auto models = split_commas(f.models);
   if (models.size() > 1) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tokenbench/client/request_source.h"
+#include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
@@ -69,6 +70,8 @@ struct EngineConfig {
   /// SETTINGS_MAX_CONCURRENT_STREAMS says so), and more connections open as needed.
   bool http2 = false;
   std::uint32_t http2_streams = 100;
+  /// Whom https connections trust (--cacert, --insecure), libcurl's and the native transport's.
+  TlsOptions tls;
 };
 
 /// True for failures worth another attempt: no connection, 429, 5xx, or a reply cut before any

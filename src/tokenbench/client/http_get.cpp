@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "tokenbench/client/credentials.h"
-#include "tokenbench/client/tls_options.h"
 
 namespace tokenbench::client {
 namespace {
@@ -99,17 +98,26 @@ double info_ms(CURL* easy, CURLINFO info) {
   return static_cast<double>(us) / 1000.0;
 }
 
-std::vector<std::string>& http2_origins() {
-  static std::vector<std::string> origins;
-  return origins;
+bool speaks_http2(const HttpGetOptions& options, const std::string& url) {
+  const std::string origin = origin_of(url);
+  return std::any_of(options.http2_servers.begin(), options.http2_servers.end(),
+                     [&origin](const std::string& base) { return origin_of(base) == origin; });
 }
 
 }  // namespace
 
-void set_http2_servers(std::vector<std::string> base_urls) {
-  std::vector<std::string>& origins = http2_origins();
-  origins.clear();
-  for (const auto& url : base_urls) origins.push_back(origin_of(url));
+HttpGetOptions get_options(const core::RunConfig& config) {
+  HttpGetOptions options;
+  options.tls = {config.ca_file, config.insecure};
+  if (config.http2) {
+    options.http2_servers.push_back(config.base_url);
+    options.http2_servers.insert(options.http2_servers.end(), config.replica_urls.begin(),
+                                 config.replica_urls.end());
+    for (const auto& t : config.targets) {
+      if (!t.base_url.empty()) options.http2_servers.push_back(t.base_url);
+    }
+  }
+  return options;
 }
 
 void ensure_curl_initialized() {
@@ -117,8 +125,7 @@ void ensure_curl_initialized() {
   (void)done;
 }
 
-void apply_tls_options(CURL* easy) {
-  const TlsOptions& tls = tls_options();
+void apply_tls_options(CURL* easy, const TlsOptions& tls) {
   if (!tls.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, tls.ca_file.c_str());
   if (tls.insecure) {
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -160,7 +167,7 @@ std::string non_api_reply(const HttpGetResult& reply) {
 }
 
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,
-                       double timeout_s) {
+                       double timeout_s, const HttpGetOptions& options) {
   ensure_curl_initialized();
   HttpGetResult result;
   CURL* easy = curl_easy_init();
@@ -172,8 +179,7 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
   char error[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-  const auto& h2 = http2_origins();
-  const bool http2 = std::find(h2.begin(), h2.end(), origin_of(url)) != h2.end();
+  const bool http2 = speaks_http2(options, url);
   if (http2) {
     // A fresh handle, so a fresh connection: libcurl 7.88's h2c reuse bug does not apply.
     curl_easy_setopt(easy, CURLOPT_HTTP_VERSION,
@@ -188,7 +194,7 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_s * 1000));
-  apply_tls_options(easy);
+  apply_tls_options(easy, options.tls);
   const CURLcode rc = curl_easy_perform(easy);
   result.code = rc;
   result.resolve_ms = info_ms(easy, CURLINFO_NAMELOOKUP_TIME_T);

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/client/tls_options.h"
+#include "tokenbench/core/run_config.h"
+
 namespace tokenbench::client {
 
 /// The outcome of a blocking GET.
@@ -36,18 +39,28 @@ inline constexpr std::size_t kMaxGetBody = std::size_t{4} << 20;
 /// Initialises libcurl once per process (thread-safe; idempotent). Every entry point calls it.
 void ensure_curl_initialized();
 
-/// Applies the process's TLS options (client/tls_options.h) to a libcurl handle.
-void apply_tls_options(CURL* easy);
+/// Applies `tls` (client/tls_options.h) to a libcurl handle.
+void apply_tls_options(CURL* easy, const TlsOptions& tls);
 
 /// Why libcurl cannot carry `url` over HTTP/2 here, or "" when it can: libcurl before 8.0 (Debian
 /// 12 has 7.88) breaks a reused h2c prior-knowledge connection ("Error in the HTTP2 framing
 /// layer", curl issue 10634), so http:// with --http2 needs the native transport.
 std::string curl_http2_problem(const std::string& url);
 
-/// The servers that speak HTTP/2 (--http2): http_get asks URLs under these base URLs with h2c
-/// prior knowledge (an h2c-only server answers no HTTP/1.1) and ALPN h2 over TLS. Process-wide;
-/// set before any request.
-void set_http2_servers(std::vector<std::string> base_urls);
+/// How http_get reaches servers: the run's TLS trust and the servers that speak HTTP/2. Plain
+/// data; the default trusts the system's store and speaks HTTP/1.1 everywhere.
+struct HttpGetOptions {
+  TlsOptions tls;
+  /// The servers that speak HTTP/2 (--http2): http_get asks URLs under these base URLs (the same
+  /// origin) with h2c prior knowledge (an h2c-only server answers no HTTP/1.1) and ALPN h2 over
+  /// TLS.
+  std::vector<std::string> http2_servers;
+};
+
+/// A run's HttpGetOptions: its --cacert and --insecure, and with --http2 its servers (the base
+/// URL, the replicas and the targets'), so that the preflight, the /metrics scraper and other
+/// GETs to them speak HTTP/2 too.
+HttpGetOptions get_options(const core::RunConfig& config);
 
 /// What a reply (of GET /v1/models) is when it cannot be an API's JSON: "answered HTTP 302, a
 /// redirect to URL (tokenbench follows no redirect)", or "answered HTTP 200 with text/html, not
@@ -58,6 +71,6 @@ std::string non_api_reply(const HttpGetResult& reply);
 /// A blocking GET for start-up work (preflight, /v1/models), never for the measured load.
 /// `headers` are full header lines. Thread-safe (one easy handle per call).
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,
-                       double timeout_s);
+                       double timeout_s, const HttpGetOptions& options = {});
 
 }  // namespace tokenbench::client

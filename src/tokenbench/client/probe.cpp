@@ -73,6 +73,7 @@ void stream_step(const ProbeTarget& target, const std::string& model, ProbeResul
   config.connect_timeout_s = target.timeout_s;
   config.max_concurrency = 1;
   config.http2 = target.http2;
+  config.tls = target.tls;
   HttpEngine engine(config, clock);
   std::vector<core::RequestSpec> specs(1);
   specs[0].prompt = "Say hello in one short sentence.";
@@ -216,7 +217,9 @@ ProbeResult probe(const ProbeTarget& target) {
   }
 
   const HttpGetResult models =
-      http_get(target.base_url + "/v1/models", target.headers, target.timeout_s);
+      http_get(target.base_url + "/v1/models", target.headers, target.timeout_s,
+               {target.tls, target.http2 ? std::vector<std::string>{target.base_url}
+                                         : std::vector<std::string>{}});
   const bool https = target.base_url.rfind("https://", 0) == 0;
   const double resolved = std::max(0.0, models.resolve_ms);
   if (!models.transport_ok) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/run_config.h"
 
 namespace tokenbench::client {
@@ -18,7 +19,8 @@ struct ProbeTarget {
   std::string key_origin;            ///< where the key came from, in words (client::key_origin)
   double timeout_s = 10;             ///< per step
   bool stream_request = true;        ///< end with one tiny streamed request
-  bool http2 = false;                ///< the streamed request over HTTP/2 (run --http2)
+  bool http2 = false;                ///< every step over HTTP/2 (run --http2), the GETs included
+  TlsOptions tls;                    ///< whom https trusts (--cacert, --insecure), every step
 };
 
 /// One step of a check: what was tried, how it went, how long it took, and what to do about it.

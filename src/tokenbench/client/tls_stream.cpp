@@ -76,7 +76,7 @@ std::string openssl_errors() {
 
 }  // namespace
 
-TlsContext::TlsContext(bool http2) {
+TlsContext::TlsContext(const TlsOptions& options, bool http2) {
   ctx_ = SSL_CTX_new(TLS_client_method());
   if (ctx_ == nullptr) throw std::runtime_error("cannot create a TLS context: " + openssl_errors());
   SSL_CTX_set_min_proto_version(ctx_, TLS1_2_VERSION);
@@ -87,7 +87,6 @@ TlsContext::TlsContext(bool http2) {
   } else {
     SSL_CTX_set_alpn_protos(ctx_, kHttp1, sizeof kHttp1);
   }
-  const TlsOptions& options = tls_options();
   if (options.insecure) {
     SSL_CTX_set_verify(ctx_, SSL_VERIFY_NONE, nullptr);
     return;

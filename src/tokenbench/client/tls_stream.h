@@ -4,18 +4,20 @@
 #include <cstdint>
 #include <string>
 
+#include "tokenbench/client/tls_options.h"
+
 typedef struct ssl_ctx_st SSL_CTX;
 typedef struct ssl_st SSL;
 
 namespace tokenbench::client {
 
-/// The native transport's TLS client context, made from the process's TlsOptions
+/// The native transport's TLS client context, made from the engine's TlsOptions
 /// (client/tls_options.h): servers verified against the system's store or --cacert, or not at
 /// all with --insecure; TLS 1.2 at least; ALPN offers http/1.1, or h2 alone for --http2.
 class TlsContext {
  public:
   /// Throws std::runtime_error with a one-line reason (an unreadable --cacert, say).
-  explicit TlsContext(bool http2 = false);
+  explicit TlsContext(const TlsOptions& options, bool http2 = false);
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;

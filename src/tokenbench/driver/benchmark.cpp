@@ -127,6 +127,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.kernel_stamps = config.stamps != "user";
   engine.per_request_connections = config.connection_mode == "per-request";
   engine.http2 = config.http2;
+  engine.tls = {config.ca_file, config.insecure};
   engine.http2_streams = static_cast<std::uint32_t>(config.http2_streams);
   engine.ttft_timeout_s = config.ttft_timeout_s;
   engine.stall_timeout_s = config.stall_timeout_s;

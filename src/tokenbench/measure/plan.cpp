@@ -221,8 +221,8 @@ void preflight(core::RunConfig& config, const Wanted& w, std::size_t i, std::siz
     target.model = *w.model;
     return;
   }
-  const auto models =
-      client::http_get(target.base_url + "/v1/models", target.headers, kPreflightTimeoutS);
+  const auto models = client::http_get(target.base_url + "/v1/models", target.headers,
+                                       kPreflightTimeoutS, client::get_options(config));
   if (!models.transport_ok) {
     throw RunError(unanswered_preflight(shown, models, plan.redact(models.error)), true);
   }
@@ -238,8 +238,8 @@ void preflight(core::RunConfig& config, const Wanted& w, std::size_t i, std::siz
   target.model = *w.model;
   // The environment record: what the server says about itself (short GETs, never fatal).
   plan.servers.resize(count);
-  plan.servers[i] =
-      telemetry::probe_server(target.base_url, target.headers, models.body, models.server_header);
+  plan.servers[i] = telemetry::probe_server(target.base_url, target.headers, models.body,
+                                            models.server_header, 2.0, client::get_options(config));
   plan.servers[i]["url"] = shown;
 }
 

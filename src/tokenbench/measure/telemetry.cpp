@@ -34,7 +34,7 @@ void Telemetry::start_scraper(const core::RunConfig& config, const std::vector<P
   auto scraper = std::make_unique<telemetry::MetricsScraper>(
       url,
       client::headers_for_origin(url, t.base_url, t.headers, config.server_metrics_auth, &withheld),
-      config.metrics_interval_s, clock);
+      config.metrics_interval_s, clock, client::get_options(config));
   const telemetry::Scrape first = scraper->scrape_now("before");
   // Auto: only a server whose names tokenbench knows (docs/TELEMETRY.md) has something to say.
   if (automatic && (!first.ok || first.snapshot.kind == telemetry::ServerKind::kUnknown)) {
@@ -106,7 +106,8 @@ std::unique_ptr<telemetry::GpuSampler> Telemetry::start_gpu_sampler(const core::
   const bool dcgm = mode.rfind("dcgm=", 0) == 0;
   std::unique_ptr<telemetry::GpuSampler> sampler;
   try {
-    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock)
+    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock,
+                                                 client::get_options(config))
                    : telemetry::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
   } catch (const std::exception& e) {
     if (automatic) {

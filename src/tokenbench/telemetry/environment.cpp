@@ -206,11 +206,12 @@ json describe_server(const std::string& url, const std::string& server_header,
 
 json probe_server(const std::string& base_url, const std::vector<std::string>& headers,
                   const std::string& models_body, const std::string& server_header,
-                  double timeout_s) {
+                  double timeout_s, const client::HttpGetOptions& get) {
   std::vector<std::pair<std::string, std::future<client::HttpGetResult>>> asked;
   for (const char* path : kServerInfoPaths) {
-    asked.emplace_back(path, std::async(std::launch::async, [&base_url, &headers, path, timeout_s] {
-                         return client::http_get(base_url + path, headers, timeout_s);
+    asked.emplace_back(path,
+                       std::async(std::launch::async, [&base_url, &headers, &get, path, timeout_s] {
+                         return client::http_get(base_url + path, headers, timeout_s, get);
                        }));
   }
   std::map<std::string, std::string> answers;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenbench/client/http_get.h"
 #include "tokenbench/telemetry/gpu_sample.h"
 #include "tokenbench/telemetry/gpu_sampler.h"
 
@@ -66,7 +67,7 @@ nlohmann::json describe_server(const std::string& url, const std::string& server
 /// with the /v1/models reply already in hand. Blocks at most about `timeout_s`.
 nlohmann::json probe_server(const std::string& base_url, const std::vector<std::string>& headers,
                             const std::string& models_body, const std::string& server_header,
-                            double timeout_s = 2.0);
+                            double timeout_s = 2.0, const client::HttpGetOptions& get = {});
 
 /// The GPUs that `samples` name: {"source", "count", "driver", "devices": [{index, name,
 /// uuid}]}; null when there is no sample.

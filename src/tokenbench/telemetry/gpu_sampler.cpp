@@ -46,12 +46,14 @@ std::unique_ptr<GpuSampler> GpuSampler::nvidia_smi(double interval_s, const core
 }
 
 std::unique_ptr<GpuSampler> GpuSampler::dcgm(const std::string& url, double interval_s,
-                                             const core::RunClock& clock) {
+                                             const core::RunClock& clock,
+                                             client::HttpGetOptions get) {
   GpuSamplerInfo info;
   info.source = "dcgm";
   info.url = url;
   info.interval_s = interval_s;
   std::unique_ptr<GpuSampler> s(new GpuSampler(std::move(info), clock));
+  s->get_ = std::move(get);
   s->thread_ = std::thread([p = s.get()] { p->scrape_loop(); });
   return s;
 }
@@ -164,7 +166,7 @@ void GpuSampler::scrape_loop() {
       if (changed_.wait_until(lock, next, [this] { return stopping_; })) return;
     }
     // A scrape slower than the interval is a failed sample, never a late one piling up.
-    const auto got = client::http_get(info_.url, {}, std::clamp(info_.interval_s, 1.0, 10.0));
+    const auto got = client::http_get(info_.url, {}, std::clamp(info_.interval_s, 1.0, 10.0), get_);
     const core::Nanos t = clock_.now();
     if (!got.transport_ok) {
       fail("dcgm: " + got.error);

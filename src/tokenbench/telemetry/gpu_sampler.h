@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/telemetry/gpu_sample.h"
 
@@ -36,8 +37,10 @@ class GpuSampler {
   static std::unique_ptr<GpuSampler> nvidia_smi(double interval_s, const core::RunClock& clock,
                                                 const std::string& program = "nvidia-smi");
   /// A DCGM exporter's /metrics at `url` (no credentials of the run are sent to it).
+  /// `get`: how its GETs reach the exporter (the run's TLS trust).
   static std::unique_ptr<GpuSampler> dcgm(const std::string& url, double interval_s,
-                                          const core::RunClock& clock);
+                                          const core::RunClock& clock,
+                                          client::HttpGetOptions get = {});
   ~GpuSampler();
   GpuSampler(const GpuSampler&) = delete;
   GpuSampler& operator=(const GpuSampler&) = delete;
@@ -68,6 +71,7 @@ class GpuSampler {
   bool stopping_ = false;
   bool ended_ = false;  // nvidia-smi closed its output: no sample will come
   GpuSamplerInfo info_;
+  client::HttpGetOptions get_;  // dcgm: how its GETs reach the exporter
   std::vector<GpuSample> samples_;
   std::thread thread_;
 };

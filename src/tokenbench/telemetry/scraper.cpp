@@ -8,8 +8,12 @@
 namespace tokenbench::telemetry {
 
 MetricsScraper::MetricsScraper(std::string url, std::vector<std::string> headers, double interval_s,
-                               const core::RunClock& clock)
-    : url_(std::move(url)), headers_(std::move(headers)), interval_s_(interval_s), clock_(clock) {}
+                               const core::RunClock& clock, client::HttpGetOptions get)
+    : url_(std::move(url)),
+      headers_(std::move(headers)),
+      get_(std::move(get)),
+      interval_s_(interval_s),
+      clock_(clock) {}
 
 MetricsScraper::~MetricsScraper() { stop(); }
 
@@ -17,7 +21,7 @@ Scrape MetricsScraper::fetch(const std::string& label) const {
   Scrape s;
   s.label = label;
   // A scrape slower than the interval is a failed scrape, never a late one piling up.
-  const auto got = client::http_get(url_, headers_, std::clamp(interval_s_, 1.0, 10.0));
+  const auto got = client::http_get(url_, headers_, std::clamp(interval_s_, 1.0, 10.0), get_);
   s.t = clock_.now();
   if (!got.transport_ok) {
     s.error = got.error;

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/telemetry/server_series.h"
 
@@ -28,8 +29,9 @@ struct Scrape {
 /// engine. A failed scrape is recorded, not fatal. Thread-safe.
 class MetricsScraper {
  public:
+  /// `get`: how its GETs reach the server (the run's TLS trust and HTTP/2 servers).
   MetricsScraper(std::string url, std::vector<std::string> headers, double interval_s,
-                 const core::RunClock& clock);
+                 const core::RunClock& clock, client::HttpGetOptions get = {});
   ~MetricsScraper();
   MetricsScraper(const MetricsScraper&) = delete;
   MetricsScraper& operator=(const MetricsScraper&) = delete;
@@ -49,6 +51,7 @@ class MetricsScraper {
 
   const std::string url_;
   const std::vector<std::string> headers_;
+  const client::HttpGetOptions get_;
   const double interval_s_;
   const core::RunClock& clock_;
   mutable std::mutex mutex_;
