@@ -225,7 +225,7 @@ int targets_run(experiment::Runner& runner, const core::RunConfig& c, const Expe
       std::isinf(c.request_rate) ? "" : fmt::format("request rate {:g}/s", c.request_rate);
   const std::string load = slots.empty() ? rate : rate.empty() ? slots : slots + ", " + rate;
   const std::string how =
-      c.target_load == "shared"
+      c.target_load == core::TargetLoad::kShared
           ? fmt::format(
                 "sharing one schedule{} (--target-load shared: a slow target holds the "
                 "slots, so throughputs are not each target's own)",
