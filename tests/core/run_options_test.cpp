@@ -234,7 +234,7 @@ TEST(RunOptions, TheRangesOfTheTableAreCheckedWithTheirMessages) {
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(),
-                 "--stall-timeout 0.0001 is out of range: give 0.001 to 1e+06 seconds (0: none)");
+                 "--stall-timeout 0.0001 is out of range: give 0.001 to 1000000 seconds (0: none)");
   }
   c = RunConfig{};
   c.num_prompts = 10;
