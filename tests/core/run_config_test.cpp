@@ -23,7 +23,7 @@ TEST(RunConfig, YamlRoundTripKeepsEveryField) {
   c.multi_turn = true;
   c.turns = 3;
   c.think_time = "uniform:1,2";
-  c.concurrency_unit = "request";
+  c.concurrency_unit = ConcurrencyUnit::kRequest;
   c.session_field = "conv";
   c.max_concurrency = 16;
   c.request_rate = 4.5;
@@ -53,7 +53,7 @@ TEST(RunConfig, YamlRoundTripKeepsEveryField) {
   EXPECT_TRUE(r.multi_turn);
   EXPECT_EQ(r.turns, 3);
   EXPECT_EQ(r.think_time, "uniform:1,2");
-  EXPECT_EQ(r.concurrency_unit, "request");
+  EXPECT_EQ(r.concurrency_unit, ConcurrencyUnit::kRequest);
   EXPECT_EQ(r.session_field, "conv");
   EXPECT_EQ(r.max_concurrency, 16);
   EXPECT_DOUBLE_EQ(r.request_rate, 4.5);
@@ -82,12 +82,12 @@ TEST(RunConfig, ErrorRatesRoundTripAndAnOlderConfigKeepsItsMeaning) {
   RunConfig c;
   c.max_error_rate = 0.1;
   c.abort_on_error_rate = 0.6;
-  c.target_load = "shared";
+  c.target_load = TargetLoad::kShared;
   c.targets = {TargetSpec{"a", "", "m", ""}, TargetSpec{"b", "", "m", ""}};
   const RunConfig r = run_config_from_yaml(to_yaml(c));
   EXPECT_DOUBLE_EQ(r.max_error_rate, 0.1);
   EXPECT_DOUBLE_EQ(r.abort_on_error_rate, 0.6);
-  EXPECT_EQ(r.target_load, "shared");
+  EXPECT_EQ(r.target_load, TargetLoad::kShared);
   // Before --abort-on-error-rate, config.yaml's max_error_rate was the in-run stop (0: never):
   // replayed, it still is, and the run's verdict keeps its default.
   std::string old = to_yaml(RunConfig{});

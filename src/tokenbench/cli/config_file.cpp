@@ -4,72 +4,44 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/core/run_options.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::cli {
 namespace {
 
-enum class Kind {
-  kValue,    // --flag VALUE (an empty value is left out)
-  kRepeat,   // a list: --flag A --flag B
-  kJoin,     // a list: --flag A,B (a scalar as it is)
-  kMulti,    // a list: --flag A B
-  kIfTrue,   // a switch given when the value is true
-  kIfFalse,  // a switch given when the value is false (stream: false is --no-stream)
-  kNonZero,  // --flag VALUE unless VALUE is 0 (0 is the flag's "not given")
-  kTargets,  // config.yaml's targets: --target model=...,url=...
-  kSkip,     // recorded facts, not settings
-};
+using Kind = core::ConfigRule;
 
 struct Rule {
-  const char* key;
-  const char* flag;
+  std::string_view key;
+  std::string_view flag;
   Kind kind;
 };
 
-// config.yaml's keys (core::to_yaml) and the flag names they differ from.
-constexpr Rule kRules[] = {
-    {"base_url", "--base-url", Kind::kRepeat},
-    {"replicas", "--base-url", Kind::kRepeat},
-    {"headers", "--header", Kind::kRepeat},
+// Keys a hand-written file may use that config.yaml does not (its own are the option table's,
+// core/run_options.h).
+constexpr Rule kExtraRules[] = {
     {"header", "--header", Kind::kRepeat},
-    {"timeout_s", "--timeout", Kind::kValue},
-    {"connect_timeout_s", "--connect-timeout", Kind::kValue},
-    {"ttft_timeout_s", "--ttft-timeout", Kind::kValue},
-    {"stall_timeout_s", "--stall-timeout", Kind::kValue},
-    {"preflight", "--no-preflight", Kind::kIfFalse},
-    {"stream", "--no-stream", Kind::kIfFalse},
-    {"request_id", "--no-request-id", Kind::kIfFalse},
-    {"ignore_eos", "--no-ignore-eos", Kind::kIfFalse},
-    {"targets", "--target", Kind::kTargets},
     {"target", "--target", Kind::kRepeat},
-    {"max_concurrency", "--max-concurrency", Kind::kJoin},
-    {"request_rate", "--request-rate", Kind::kJoin},
-    {"percentiles", "--percentiles", Kind::kJoin},
-    {"goodput", "--goodput", Kind::kMulti},
-    {"slo", "--slo", Kind::kRepeat},
-    {"labels", "--label", Kind::kRepeat},
     {"label", "--label", Kind::kRepeat},
-    {"exports", "--export", Kind::kRepeat},
-    {"duration_s", "--duration", Kind::kNonZero},
     {"duration", "--duration", Kind::kNonZero},
-    {"ramp_up_duration_s", "--ramp-up-duration", Kind::kNonZero},
     {"ramp_up_duration", "--ramp-up-duration", Kind::kNonZero},
-    {"drop_first_pct", "--drop-first", Kind::kValue},
-    {"metrics_interval_s", "--metrics-interval", Kind::kValue},
-    {"sim_time", "--sim-time", Kind::kIfTrue},
-    {"server_metrics_auth", "--server-metrics-auth", Kind::kIfTrue},
-    {"multi_turn", "--multi-turn", Kind::kIfTrue},
-    {"ca_file", "--cacert", Kind::kValue},
-    {"insecure", "--insecure", Kind::kIfTrue},
-    {"http2", "--http2", Kind::kIfTrue},
-    {"sim_time_scale", "", Kind::kSkip},
-    {"output_len_from_dataset", "", Kind::kSkip},
-    {"started_at", "", Kind::kSkip},
 };
+
+// The rule of config.yaml key `key`: the option table's row (its flag, its rule), or a hand-written
+// file's spelling; nullopt: the generic rule (--KEY, by the value's shape).
+std::optional<Rule> rule_of(const std::string& key) {
+  for (const auto& r : kExtraRules) {
+    if (key == r.key) return r;
+  }
+  const core::RunOption* row = core::find_option_by_key(key);
+  if (row == nullptr || row->rule == Kind::kGeneric) return std::nullopt;
+  return Rule{row->key, row->flag, row->rule};
+}
 
 // config.yaml's sections, read as if their keys were at the top.
 constexpr const char* kSections[] = {"target", "load", "workload", "metrics"};
@@ -166,14 +138,10 @@ class Expander {
   void add(const std::string& raw_key, const YAML::Node& value) {
     std::string key = raw_key;
     std::replace(key.begin(), key.end(), '-', '_');
-    const Rule* rule = nullptr;
-    for (const auto& r : kRules) {
-      if (key == r.key) rule = &r;
-    }
-    Rule generic{"", "", Kind::kValue};
+    std::optional<Rule> rule = rule_of(key);
     std::string flag;
     if (rule) {
-      flag = rule->flag;
+      flag = std::string(rule->flag);
     } else {
       flag = "--" + key;
       std::replace(flag.begin(), flag.end(), '_', '-');
@@ -181,13 +149,13 @@ class Expander {
         fail("unknown setting '" + raw_key +
              "'; settings are flag names without their dashes (see tokenbench run --help)");
       }
-      generic.kind = value.IsSequence() ? Kind::kRepeat : Kind::kValue;
+      rule = Rule{"", "", value.IsSequence() ? Kind::kRepeat : Kind::kValue};
       if (value.IsScalar() && (value.Scalar() == "true" || value.Scalar() == "false")) {
-        generic.kind = Kind::kIfTrue;
+        rule->kind = Kind::kIfTrue;
       }
-      rule = &generic;
     }
     switch (rule->kind) {
+      case Kind::kGeneric:
       case Kind::kSkip:
         return;
       case Kind::kValue:

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -35,11 +36,8 @@ struct RunFlags {
   std::string balance = "round-robin";
   bool endpoint_given = false;     // --endpoint was on the command line
   bool num_prompts_given = false;  // --num-prompts was on the command line
-  bool no_stream = false;
-  bool no_ignore_eos = false;
   bool quiet = false;
   bool overwrite = false;
-  bool no_preflight = false;
   std::string config_file;  // --config: expanded into flags before parsing (config_file.h)
   std::string max_event_bytes = "4MiB";
   std::string max_line_bytes = "16MiB";
@@ -47,6 +45,9 @@ struct RunFlags {
   /// The most memory the workload built up front may take: auto, 0 (no check) or a byte size.
   std::string max_workload_memory = "auto";
   SamplingFlags sampling;  // merged into config.extra_body
+  /// The text of each enum option of the table (core/run_options.h), by flag; parsed into
+  /// `config` by finalize_run_flags.
+  std::map<std::string, std::string, std::less<>> enum_text;
   /// Seconds between plain progress lines when stderr is not a terminal; 0: none.
   double progress_interval_s = 10;
 
@@ -55,7 +56,8 @@ struct RunFlags {
   std::vector<double> rates;
 };
 
-/// Registers every flag of one measurement on `cmd`.
+/// Registers every flag of one measurement on `cmd`: the option table's (core/run_options.h),
+/// then the few that are not one RunConfig member each (lists, URLs, byte sizes, sampling).
 void add_run_flags(CLI::App* cmd, RunFlags& flags);
 
 /// Validates the flags and fills flags.config, flags.concurrencies and flags.rates. Throws
@@ -87,8 +89,7 @@ core::ApiKind resolve_api(const std::string& api, const std::string& endpoint);
 core::ApiKind settle_api(const std::string& api, std::string& endpoint, bool endpoint_given,
                          bool endpoint_from_url);
 
-/// Each --header must look like "Name: value" on one line, its name an RFC 9110 token (no
-/// spaces, not empty). Throws UsageError naming it.
+/// core::check_headers, its ConfigError as a UsageError.
 void check_headers(const std::vector<std::string>& headers);
 
 /// Parses a byte size: "4194304", "4MiB", "512KiB", "1GiB", "1TiB" (K, M, G, T and KB, MB, GB,

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "tokenbench/core/run_options.h"
 #include "tokenbench/core/secret_fields.h"
 
 namespace tokenbench::core {
@@ -24,15 +25,6 @@ void positive(std::string_view flag, double value, double hi, std::string_view u
   if (value > 0 && value <= hi) return;
   throw ConfigError(
       fmt::format("{} {} is out of range: give more than 0, at most {} {}", flag, value, hi, unit));
-}
-
-// A timeout: at least 1 ms (a smaller one would round to no timeout at all), at most `hi`; 0 means
-// none when `zero_is_none`.
-void timeout(std::string_view flag, double value, double hi, bool zero_is_none) {
-  if (zero_is_none && value == 0) return;
-  if (value >= kMinTimeoutSeconds && value <= hi) return;
-  throw ConfigError(fmt::format("{} {} is out of range: give {} to {} seconds{}", flag, value,
-                                kMinTimeoutSeconds, hi, zero_is_none ? " (0: none)" : ""));
 }
 
 // A value config.yaml kept as <redacted> (a credential in a query string or the body) cannot be
@@ -125,10 +117,8 @@ void validate(const RunConfig& c) {
         fmt::format("--num-prompts 0 is out of range: give 1 to {}, or a --duration to run for",
                     kMaxNumPrompts));
   }
-  in_range<std::int64_t>("--warmup", c.warmup, 0, kMaxNumPrompts);
-  in_range<double>("--duration", c.duration_s, 0, kMaxSeconds,
-                   "seconds (0: bounded by --num-prompts)");
-  in_range<int>("--max-concurrency", c.max_concurrency, 0, kMaxConcurrency, "(0: unlimited)");
+  // The ranges of the option table (run_options.h), in its order.
+  for (const auto& row : run_options()) check_option_range(row, c);
   if (!std::isinf(c.request_rate) || c.request_rate < 0) {
     if (!(c.request_rate >= kMinRequestRate && c.request_rate <= kMaxRequestRate)) {
       throw ConfigError(
@@ -155,26 +145,12 @@ void validate(const RunConfig& c) {
         fmt::format("--drop-first {} is out of range: give a percentage from 0 to less than 100",
                     c.drop_first_pct));
   }
-  in_range<int>("--workers", c.workers, 0, kMaxWorkers, "(0: one per core)");
-  in_range<std::int64_t>("--input-len", c.input_len, 1, kMaxTokens, "tokens");
   in_range<std::int64_t>("--output-len", c.output_len, c.dataset == "random" ? 1 : 0, kMaxTokens,
                          c.dataset == "random" ? "tokens" : "tokens (0 leaves max_tokens unset)");
-  in_range<std::int64_t>("--random-prefix-len", c.random_prefix_len, 0, kMaxTokens, "tokens");
   if (!(c.range_ratio >= 0 && c.range_ratio < 1)) {
     throw ConfigError(
         fmt::format("--range-ratio {} is out of range: give 0 to less than 1", c.range_ratio));
   }
-  timeout("--timeout", c.timeout_s, kMaxSeconds, false);
-  timeout("--connect-timeout", c.connect_timeout_s, kMaxSeconds, false);
-  timeout("--ttft-timeout", c.ttft_timeout_s, kMaxSeconds, true);
-  timeout("--stall-timeout", c.stall_timeout_s, kMaxSeconds, true);
-  in_range<std::int64_t>("--max-event-bytes", c.max_event_bytes, 1024, std::int64_t{1} << 30,
-                         "bytes (e.g. 4MiB, the default)");
-  in_range<std::int64_t>("--max-reply-bytes", c.max_reply_bytes, 0, std::int64_t{1} << 40,
-                         "bytes (0: derived from max_tokens)");
-  in_range<std::int64_t>("--max-line-bytes", c.max_line_bytes, kMinMaxLineBytes, kMaxMaxLineBytes,
-                         "bytes (e.g. 16MiB, the default)");
-  in_range<int>("--retries", c.retries, 0, 100, "(0: none)");
   if (c.nonstream_sample != 0) {
     const std::int64_t most = c.num_prompts > 0 ? c.num_prompts : 4096;  // a --duration pool
     in_range<std::int64_t>("--nonstream-sample", c.nonstream_sample, 0, most,
@@ -185,7 +161,6 @@ void validate(const RunConfig& c) {
           "--nonstream-sample compares non-streamed requests with streamed ones: drop --no-stream");
     }
   }
-  in_range<double>("--metrics-interval", c.metrics_interval_s, 0.1, 3600, "seconds");
   if (c.server_metrics != "auto" && c.server_metrics != "off" &&
       c.server_metrics.rfind("http://", 0) != 0 && c.server_metrics.rfind("https://", 0) != 0) {
     throw ConfigError("--server-metrics '" + c.server_metrics +
@@ -196,11 +171,6 @@ void validate(const RunConfig& c) {
     throw ConfigError("--gpu-metrics '" + c.gpu_metrics +
                       "' is not auto, nvidia-smi, off or dcgm=URL (an http(s):// URL of a DCGM "
                       "exporter's /metrics)");
-  }
-  if (c.target_load != "each" && c.target_load != "shared") {
-    throw ConfigError("--target-load '" + c.target_load +
-                      "' is not each (every target its own slots and rate) or shared (one "
-                      "schedule and one set of slots for all)");
   }
   if (!(c.max_error_rate >= 0 && c.max_error_rate <= 1)) {
     throw ConfigError(fmt::format(
@@ -214,7 +184,6 @@ void validate(const RunConfig& c) {
         "(0: never)",
         c.abort_on_error_rate));
   }
-  in_range<int>("--fail-fast", c.fail_fast, 0, 1'000'000, "(0: never)");
   for (const double p : c.percentiles) {
     if (!(p > 0 && p < 100)) {
       throw ConfigError(fmt::format(

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "tokenbench/core/run_config.h"
 
@@ -36,5 +38,17 @@ class ConfigError : public std::invalid_argument {
 /// thread. The CLI calls it once the flags (and defaults) are merged into the config, and again
 /// for each level of a sweep.
 void validate(const RunConfig& config);
+
+/// validate, then every check across the options of one run that needs no network and no file:
+/// the options only some APIs take, replicas and targets, --ramp-up's rate, --header's syntax,
+/// --extra-body's JSON, the dataset's flags, --replay, --multi-turn's, --lora-modules. Throws
+/// ConfigError naming the flags (the CLI prints it as it is). The CLI calls it once, after the
+/// flags are merged into the config; what needs the environment, a file or another module's
+/// parser (URLs and proxies, --dataset-path, --input-dist's syntax, --slo) stays in cli/.
+void validate_run(const RunConfig& config);
+
+/// Each --header must look like "Name: value" on one line, its name an RFC 9110 token (no
+/// spaces, not empty). Throws ConfigError naming it.
+void check_headers(const std::vector<std::string>& headers);
 
 }  // namespace tokenbench::core

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/names.h"
 
 namespace tokenbench::core {
 
@@ -27,6 +28,58 @@ enum class RampKind { kNone, kLinear, kExponential };
 
 /// How requests are spread over several replicas of one deployment (a repeated --base-url).
 enum class BalanceKind { kRoundRobin, kLeastInflight };
+
+/// --transport: auto (the native HTTP/1.1 and HTTP/2 transport where it carries the endpoint,
+/// libcurl otherwise) or curl (libcurl for every endpoint).
+enum class TransportMode { kAuto, kCurl };
+/// --stamps: auto or kernel (the kernel's receive time where the native transport carries the
+/// endpoint), user (the client's clock when the read returned).
+enum class StampsMode { kAuto, kKernel, kUser };
+/// --connection-mode: keep-alive (connections opened before the run and reused) or per-request.
+enum class ConnectionMode { kKeepAlive, kPerRequest };
+/// --target-load: how the targets compared share the load (RunConfig::target_load).
+enum class TargetLoad { kEach, kShared };
+/// --concurrency-unit: what --max-concurrency counts in a --multi-turn run.
+enum class ConcurrencyUnit { kSession, kRequest };
+/// --group-order: how shared-prefix prompts are ordered.
+enum class GroupOrder { kInterleaved, kGrouped };
+/// --lora-assignment: how each request's adapter of --lora-modules is chosen.
+enum class LoraAssignment { kRoundRobin, kRandom };
+
+inline constexpr auto kApiNames = make_names<ApiKind>({
+    {ApiKind::kOpenAIChat, "openai-chat"},
+    {ApiKind::kOpenAICompletions, "openai"},
+    {ApiKind::kEmbeddings, "openai-embeddings"},
+    {ApiKind::kAnthropicMessages, "anthropic-messages"},
+    {ApiKind::kOpenAIResponses, "openai-responses"},
+    {ApiKind::kOpenAIChat, "chat"},
+    {ApiKind::kOpenAICompletions, "completions"},
+    {ApiKind::kEmbeddings, "embeddings"},
+    {ApiKind::kAnthropicMessages, "anthropic"},
+    {ApiKind::kAnthropicMessages, "messages"},
+    {ApiKind::kOpenAIResponses, "responses"},
+});
+inline constexpr auto kArrivalNames =
+    make_names<ArrivalKind>({{ArrivalKind::kGamma, "gamma"}, {ArrivalKind::kConstant, "constant"}});
+inline constexpr auto kRampNames = make_names<RampKind>({{RampKind::kNone, "none"},
+                                                         {RampKind::kLinear, "linear"},
+                                                         {RampKind::kExponential, "exponential"}});
+inline constexpr auto kBalanceNames = make_names<BalanceKind>(
+    {{BalanceKind::kRoundRobin, "round-robin"}, {BalanceKind::kLeastInflight, "least-inflight"}});
+inline constexpr auto kTransportNames =
+    make_names<TransportMode>({{TransportMode::kAuto, "auto"}, {TransportMode::kCurl, "curl"}});
+inline constexpr auto kStampsNames = make_names<StampsMode>(
+    {{StampsMode::kAuto, "auto"}, {StampsMode::kKernel, "kernel"}, {StampsMode::kUser, "user"}});
+inline constexpr auto kConnectionModeNames = make_names<ConnectionMode>(
+    {{ConnectionMode::kKeepAlive, "keep-alive"}, {ConnectionMode::kPerRequest, "per-request"}});
+inline constexpr auto kTargetLoadNames =
+    make_names<TargetLoad>({{TargetLoad::kEach, "each"}, {TargetLoad::kShared, "shared"}});
+inline constexpr auto kConcurrencyUnitNames = make_names<ConcurrencyUnit>(
+    {{ConcurrencyUnit::kSession, "session"}, {ConcurrencyUnit::kRequest, "request"}});
+inline constexpr auto kGroupOrderNames = make_names<GroupOrder>(
+    {{GroupOrder::kInterleaved, "interleaved"}, {GroupOrder::kGrouped, "grouped"}});
+inline constexpr auto kLoraAssignmentNames = make_names<LoraAssignment>(
+    {{LoraAssignment::kRoundRobin, "round-robin"}, {LoraAssignment::kRandom, "random"}});
 
 /// One of several targets compared in one run (--target / --model a,b,c). Plain data.
 struct TargetSpec {
@@ -57,13 +110,13 @@ struct RunConfig {
   double connect_timeout_s = 30.0;  ///< to establish a connection
   /// keep-alive (connections opened before the run and reused) or per-request (each request
   /// opens its own, its set-up stamped as RequestRecord::connected).
-  std::string connection_mode = "keep-alive";
+  ConnectionMode connection_mode = ConnectionMode::kKeepAlive;
   /// auto or kernel: the kernel's receive time of each read where the native transport carries
   /// the endpoint; user: the client's clock when the read returned.
-  std::string stamps = "auto";
+  StampsMode stamps = StampsMode::kAuto;
   /// auto: the native HTTP/1.1 transport for http:// without a proxy, libcurl otherwise; curl:
   /// libcurl for every endpoint.
-  std::string transport = "auto";
+  TransportMode transport = TransportMode::kAuto;
   /// HTTP/2 (--http2): h2c with prior knowledge, or ALPN h2 over TLS; up to http2_streams
   /// requests share a connection (--http2-streams).
   bool http2 = false;
@@ -82,6 +135,11 @@ struct RunConfig {
   bool stream = true;
   /// Send X-Request-Id and traceparent with every request (--no-request-id turns them off).
   bool request_id = true;
+  /// --lora-modules: LoRA adapters served beside the base model; each request's `model` is one of
+  /// them, chosen by lora_assignment (round-robin by request index, or at random from the seed).
+  /// Empty: every request names `model`.
+  std::vector<std::string> lora_modules;
+  LoraAssignment lora_assignment = LoraAssignment::kRoundRobin;
 
   // Load
   int max_concurrency = 0;  ///< 0: unlimited
@@ -115,7 +173,7 @@ struct RunConfig {
   /// --max-concurrency slots and its own --request-rate schedule, so that a target's throughput
   /// is its own; "shared" sends them one schedule under one set of slots, which the slowest
   /// target then holds.
-  std::string target_load = "each";
+  TargetLoad target_load = TargetLoad::kEach;
 
   // Workload
   std::string dataset = "random";  ///< workload::kDatasetNames
@@ -131,13 +189,13 @@ struct RunConfig {
   /// Pause between a reply and the session's next turn: seconds ("2"), "uniform:LO,HI" or
   /// "exponential:MEAN".
   std::string think_time = "0";
-  std::string concurrency_unit = "session";  ///< what --max-concurrency counts: session | request
+  ConcurrencyUnit concurrency_unit = ConcurrencyUnit::kSession;  ///< what --max-concurrency counts
   // shared-prefix: groups of prompts, each group sharing a prefix.
-  std::int64_t prefix_groups = 8;           ///< G
-  std::int64_t prompts_per_group = 16;      ///< P
-  std::int64_t prefix_len = 512;            ///< L, the shared prefix's tokens
-  std::string group_order = "interleaved";  ///< interleaved | grouped
-  std::int64_t sonnet_prefix_len = 200;     ///< sonnet: tokens of the head every prompt shares
+  std::int64_t prefix_groups = 8;       ///< G
+  std::int64_t prompts_per_group = 16;  ///< P
+  std::int64_t prefix_len = 512;        ///< L, the shared prefix's tokens
+  GroupOrder group_order = GroupOrder::kInterleaved;
+  std::int64_t sonnet_prefix_len = 200;  ///< sonnet: tokens of the head every prompt shares
   std::int64_t input_len = 1024;
   std::int64_t output_len = 128;
   /// True unless --output-len was given: a dataset that carries output lengths (ShareGPT's

@@ -41,6 +41,10 @@ std::vector<std::string> build_bodies(const std::vector<core::RequestSpec>& spec
   for (const auto& spec : specs) {
     const std::string& model = targets.at(spec.target).model;
     options.model = model.empty() ? config.model : model;
+    if (!config.lora_modules.empty()) {
+      options.model = config.lora_modules[lora_choice(
+          config.lora_modules.size(), config.lora_assignment, config.seed, spec.id)];
+    }
     bodies.push_back(adapter->build_body(spec, options));
   }
   return bodies;
@@ -70,6 +74,17 @@ int choose_workers(int requested, int max_concurrency) {
   return std::max(1, n);
 }
 
+std::size_t lora_choice(std::size_t count, core::LoraAssignment assignment, std::uint64_t seed,
+                        std::uint64_t index) {
+  if (count == 0) return 0;
+  if (assignment == core::LoraAssignment::kRoundRobin) return index % count;
+  // splitmix64 of (seed, index): independent draws, one per request index.
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return static_cast<std::size_t>((z ^ (z >> 31)) % count);
+}
+
 Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
                      workload::Workload workload, bool keep_text)
     : config_(config), workload_(std::move(workload)) {
@@ -97,7 +112,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   }
   model_ = targets.front().model.empty() ? config.model : targets.front().model;
   int max_concurrency = config.max_concurrency;
-  if (compare_targets && config.target_load == "each") {
+  if (compare_targets && config.target_load == core::TargetLoad::kEach) {
     // Each target its own schedule and slots: the interleaved specs dealt back out by target.
     lanes_.resize(per_prompt_);
     for (std::size_t i = 0; i < workload_.measure.size(); ++i) {
@@ -123,9 +138,9 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.stream = config.stream;
   engine.timeout_s = config.timeout_s;
   engine.connect_timeout_s = config.connect_timeout_s;
-  engine.native_transport = config.transport != "curl";
-  engine.kernel_stamps = config.stamps != "user";
-  engine.per_request_connections = config.connection_mode == "per-request";
+  engine.native_transport = config.transport != core::TransportMode::kCurl;
+  engine.kernel_stamps = config.stamps != core::StampsMode::kUser;
+  engine.per_request_connections = config.connection_mode == core::ConnectionMode::kPerRequest;
   engine.http2 = config.http2;
   engine.tls = {config.ca_file, config.insecure};
   engine.http2_streams = static_cast<std::uint32_t>(config.http2_streams);
@@ -206,7 +221,7 @@ void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Sess
   options.body.model = model_;
   options.think = load::parse_think_time(config_.think_time);
   options.seed = config_.seed;
-  if (config_.concurrency_unit == "session" && config_.max_concurrency > 0) {
+  if (config_.concurrency_unit == core::ConcurrencyUnit::kSession && config_.max_concurrency > 0) {
     options.max_sessions = static_cast<std::size_t>(config_.max_concurrency);
   }
   SessionDriver driver(sessions, schedule, start, deadline, std::move(options));

@@ -129,4 +129,10 @@ class Benchmark {
 /// concurrency limit.
 int choose_workers(int requested, int max_concurrency);
 
+/// --lora-modules: which of `count` adapters the request with index `index` names as its model:
+/// index % count (round-robin), or a draw from (seed, index) (random: the same run repeats it,
+/// whatever the order the requests are built in).
+std::size_t lora_choice(std::size_t count, core::LoraAssignment assignment, std::uint64_t seed,
+                        std::uint64_t index);
+
 }  // namespace tokenbench::driver

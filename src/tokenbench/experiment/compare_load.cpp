@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "tokenbench/core/json_parse.h"
+#include "tokenbench/core/run_options.h"
 #include "tokenbench/experiment/compare.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/metrics/model_time.h"
@@ -23,28 +24,12 @@ namespace {
 
 using metrics::kUndefined;
 
-// config.yaml keys that do not change what is measured (compare.h, config_differences).
-constexpr std::array<std::string_view, 19> kNotCompared{
-    "output_dir",
-    "result_filename",
-    "exports",
-    "records_compress",
-    "started_at",
-    "labels",
-    "metrics.percentiles",
-    "metrics.slo",
-    "metrics.console_style",
-    "metrics.buckets",
-    "load.server_metrics",
-    "load.server_metrics_auth",
-    "load.metrics_interval_s",
-    "load.gpu_metrics",
-    "load.fail_fast",
-    "load.max_error_rate",
-    "target.api_key_env",
-    "target.preflight",
-    "workload.max_line_bytes",
-};
+// config.yaml keys that do not change what is measured (compare.h, config_differences): the
+// option table's rows that are not part of the workload identity (core/run_options.h).
+const std::vector<std::string>& not_compared() {
+  static const std::vector<std::string> paths = core::not_compared_paths();
+  return paths;
+}
 
 // A different seed draws other prompts and arrivals from the same workload: a fair repeat.
 constexpr std::string_view kTolerated = "load.seed";
@@ -73,7 +58,8 @@ std::vector<std::pair<std::string, std::string>> flat_config(const core::RunConf
   std::vector<std::pair<std::string, std::string>> out;
   flatten(YAML::Load(core::to_yaml(config)), "", out);
   std::erase_if(out, [](const auto& kv) {
-    return std::find(kNotCompared.begin(), kNotCompared.end(), kv.first) != kNotCompared.end();
+    return std::find(not_compared().begin(), not_compared().end(), kv.first) !=
+           not_compared().end();
   });
   return out;
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "tokenbench/core/json_parse.h"
+#include "tokenbench/core/run_options.h"
 #include "tokenbench/experiment/runner.h"
 #include "tokenbench/experiment/search.h"
 #include "tokenbench/experiment/sweep.h"
@@ -39,17 +40,10 @@ void check_same_configuration(const core::RunConfig& expected) {
   } catch (const std::exception& e) {
     throw RunError(std::string("--resume: ") + e.what(), false);
   }
-  core::RunConfig now = expected;
-  kept.started_at = now.started_at = "";
-  kept.output_dir = now.output_dir;
-  // How figures are judged and shown is not part of the measurement.
-  kept.percentiles = now.percentiles;
-  kept.goodput = now.goodput;
-  kept.slo = now.slo;
-  kept.console_style = now.console_style;
-  kept.sim_time = now.sim_time;
-  kept.fail_fast = now.fail_fast;
-  kept.exports = now.exports;
+  const core::RunConfig& now = expected;
+  // When it ran, where its results go, and how figures are judged and shown are not part of the
+  // measurement: the option table's rows that --resume does not require unchanged.
+  core::carry_unresumed(kept, now);
   const std::string a = core::to_yaml(kept);
   const std::string b = core::to_yaml(now);
   if (a == b) return;

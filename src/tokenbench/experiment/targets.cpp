@@ -217,7 +217,7 @@ std::string target_load_line(const core::RunConfig& c) {
   const std::string rate =
       std::isinf(c.request_rate) ? "" : fmt::format("request rate {:g}/s", c.request_rate);
   const std::string load = slots.empty() ? rate : rate.empty() ? slots : slots + ", " + rate;
-  return c.target_load == "shared"
+  return c.target_load == core::TargetLoad::kShared
              ? fmt::format(
                    "sharing one schedule{} (--target-load shared: a slow target holds the "
                    "slots, so throughputs are not each target's own)",

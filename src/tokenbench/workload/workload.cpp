@@ -240,7 +240,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     o.prefix_len = config.prefix_len;
     o.question_len = config.input_len;
     o.output_len = config.output_len;
-    o.grouped = config.group_order == "grouped";
+    o.grouped = config.group_order == core::GroupOrder::kGrouped;
     o.seed = config.seed;
     o.question_dist = length_dist(config.input_dist, "--input-dist");
     o.output_dist = length_dist(config.output_dist, "--output-dist");
