@@ -4,8 +4,10 @@
 #
 #   install-deps.sh         what `make test` needs (and `make bench`: /usr/bin/time from `time`,
 #                           h2load from nghttp2-client; distributed runs: Open MPI, with ssh for
-#                           mpirun to reach other hosts)
+#                           mpirun to reach other hosts;
+#                           clang-format for `make format-check`, which CI runs)
 #   install-deps.sh fuzz    that, plus clang and its runtimes (libFuzzer, sanitizers) for `make fuzz`
+#   install-deps.sh tidy    that, plus clang-tidy for `make tidy`
 #
 # Then the chart library that report.html embeds (uPlot, docs/REPORTS.md) from the npm registry,
 # into third_party/npm/node_modules: `npm ci` installs the version pinned in
@@ -32,14 +34,16 @@ PACKAGES=(
   nghttp2-client
   libopenmpi-dev openmpi-bin openssh-client
   time
+  clang-format
 )
 
 # Optional groups, named on the command line.
 for group in "$@"; do
   case "$group" in
     fuzz) PACKAGES+=(clang libclang-rt-dev) ;;
+    tidy) PACKAGES+=(clang-tidy) ;;
     *)
-      echo "install-deps: unknown group '$group' (known: fuzz)" >&2
+      echo "install-deps: unknown group '$group' (known: fuzz, tidy)" >&2
       exit 2
       ;;
   esac

@@ -7,8 +7,10 @@ namespace {
 
 enum class Colour { kRed, kGreen, kBlue };
 
-constexpr auto kColours = make_names<Colour>(
-    {{Colour::kRed, "red"}, {Colour::kGreen, "green"}, {Colour::kBlue, "blue"}, {Colour::kRed, "r"}});
+constexpr auto kColours = make_names<Colour>({{Colour::kRed, "red"},
+                                              {Colour::kGreen, "green"},
+                                              {Colour::kBlue, "blue"},
+                                              {Colour::kRed, "r"}});
 
 TEST(NameTable, NamesEachValueByItsFirstRow) {
   EXPECT_EQ(kColours.name(Colour::kRed), "red");

@@ -64,10 +64,8 @@ int report_command(const ReportFlags& f) {
     if (!f.as.empty()) {
       peer = metrics::peer_from_string(f.as);
       if (!peer) {
-        std::fprintf(stderr,
-                     "tokenbench: error: --as %s: unknown peer; one of vllm, sglang, guidellm, "
-                     "evalscope, aiperf, llmperf\n",
-                     f.as.c_str());
+        std::fprintf(stderr, "tokenbench: error: --as %s: unknown peer; one of %s\n", f.as.c_str(),
+                     metrics::kPeerNames.names().c_str());
         return kExitUsage;
       }
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 
 #include "tokenbench/metrics/percentile.h"
 #include "tokenbench/metrics/summary.h"
@@ -15,26 +16,6 @@ namespace {
 using core::kNever;
 using core::Nanos;
 using core::RequestRecord;
-
-// Where each peer's definitions were read (docs/METRICS.md, "How peers differ").
-constexpr const char* kVllmSource =
-    "vllm-project/vllm vllm/benchmarks/lib/endpoint_request_func.py @ 02cfb534 "
-    "(async_request_openai_chat_completions); vllm/benchmarks/serve.py (calculate_metrics)";
-constexpr const char* kSglangSource =
-    "sgl-project/sglang python/sglang/bench_serving.py @ 0033168f "
-    "(async_request_openai_chat_completions, calculate_metrics)";
-constexpr const char* kGuidellmSource =
-    "vllm-project/guidellm src/guidellm/schemas/request_stats.py @ 06cef291 "
-    "(GenerativeRequestStats)";
-constexpr const char* kEvalscopeSource =
-    "modelscope/evalscope evalscope/perf/utils/db_util.py @ 01ee08c9 (calculate_percentiles, "
-    "get_percentile_results); evalscope/perf/utils/benchmark_util.py";
-constexpr const char* kAiperfSource =
-    "ai-dynamo/aiperf src/aiperf/metrics/types/inter_token_latency_metric.py @ 58dd5dea, "
-    "request_latency_metric.py @ 4f7ccffd";
-constexpr const char* kLlmperfSource =
-    "ray-project/llmperf src/llmperf/ray_clients/openai_chat_completions_client.py @ 0451d33b; "
-    "token_benchmark_ray.py";
 
 double span_ms(Nanos from, Nanos to) {
   if (from == kNever || to == kNever) return kUndefined;
@@ -48,14 +29,6 @@ bool counts(const RequestRecord& r) {
 }
 
 enum class Method { kLinear, kNearestRank };
-
-// One figure's per-request (or pooled) samples under a peer's definition.
-struct PeerFigure {
-  std::string name;  // "TTFT", "TPOT", "ITL", "E2EL"
-  std::vector<double> samples;
-  bool reported = true;  // false: the peer has no such figure
-  std::string definition;
-};
 
 double stat(std::vector<double> values, const std::string& which, Method method) {
   values.erase(
@@ -110,144 +83,177 @@ constexpr const char* kTtftAnyChunk =
     "bound, exact when the server sends the role with the first token (as vLLM's server "
     "does); the `headers` stamp is a lower bound";
 
-std::vector<PeerFigure> figures_for(Peer peer, const std::vector<RequestRecord>& records,
-                                    Method& method, std::string& source) {
-  std::vector<PeerFigure> f;
-  switch (peer) {
-    case Peer::kVllm:
-      method = Method::kLinear;
-      source = kVllmSource;
-      f.push_back({"TTFT", per_request(records, ttft), true, kTtftAnyChunk});
-      f.push_back({"TPOT",
-                   per_request(records, [](auto& r) { return tpot_excl_first(r, r.last_token); }),
-                   true,
-                   "(latency - ttft) / (output_tokens - 1), output_tokens > 1; latency ends "
-                   "at the last chunk with `choices` (usage chunk and [DONE] excluded)"});
-      f.push_back({"ITL", pooled_chunk_gaps(records), true,
-                   "gaps between consecutive chunks with `choices`, pooled over requests"});
-      f.push_back({"E2EL", per_request(records, e2e_last_chunk), true,
-                   "last chunk with `choices` minus request start ([DONE] excluded)"});
-      break;
-    case Peer::kSglang:
-      method = Method::kLinear;
-      source = kSglangSource;
-      f.push_back({"TTFT", per_request(records, ttft), true,
-                   "first chunk with content (or reasoning) minus request start"});
-      f.push_back({"TPOT", per_request(records, [](auto& r) { return tpot_excl_first(r, r.done); }),
-                   true,
-                   "(latency - ttft) / (output_tokens - 1) with latency taken after the "
-                   "stream loop ends: includes the usage chunk and [DONE]"});
-      f.push_back({"ITL", pooled_chunk_gaps(records), true,
-                   "gaps between consecutive content chunks, pooled over requests"});
-      f.push_back({"E2EL", per_request(records, e2e_done), true,
-                   "the arrival of the stream's last line ([DONE]) minus request start; "
-                   "tokenbench's `done` stamp (transfer end, just after [DONE]) is used"});
-      break;
-    case Peer::kGuidellm:
-      method = Method::kLinear;
-      source = kGuidellmSource;
-      f.push_back(
-          {"TTFT", per_request(records, ttft), true, "first token iteration minus request start"});
-      f.push_back({"TPOT",
-                   per_request(records,
-                               [](auto& r) {
-                                 if (r.output_tokens <= 0) return kUndefined;
-                                 return span_ms(r.sent, r.last_token) /
-                                        static_cast<double>(r.output_tokens);
-                               }),
-                   true,
-                   "time_per_output_token_ms: (last token - request start) / "
-                   "output_tokens, INCLUDING the first token and TTFT"});
-      f.push_back({"ITL",
-                   per_request(records, [](auto& r) { return tpot_excl_first(r, r.last_token); }),
-                   true,
-                   "inter_token_latency_ms: (last token - first token) / (output_tokens - "
-                   "1), one value per request (tokenbench's TPOT, not its pooled ITL)"});
-      f.push_back({"E2EL", per_request(records, e2e_done), true,
-                   "request_latency: request end minus request start (tokenbench's `done`)"});
-      break;
-    case Peer::kEvalscope:
-      method = Method::kNearestRank;
-      source = kEvalscopeSource;
-      f.push_back({"TTFT", per_request(records, ttft), true,
-                   "first_chunk_latency: the first chunk minus request start (first content "
-                   "chunk used; see the vLLM note on role-only chunks)"});
-      f.push_back({"TPOT", per_request(records, [](auto& r) { return tpot_excl_first(r, r.done); }),
-                   true,
-                   "(latency - first_chunk_latency) / (completion_tokens - 1), latency to "
-                   "the completion of the request (tokenbench's `done`)"});
-      f.push_back(
-          {"ITL", pooled_chunk_gaps(records), true, "inter-chunk latencies, pooled over requests"});
-      f.push_back({"E2EL", per_request(records, e2e_done), true,
-                   "latency: completed time minus start time (tokenbench's `done`)"});
-      break;
-    case Peer::kAiperf:
-      method = Method::kLinear;
-      source = kAiperfSource;
-      f.push_back({"TTFT", per_request(records, ttft), true,
-                   "first non-empty (content) response minus request start"});
-      f.push_back({"TPOT",
-                   per_request(records, [](auto& r) { return tpot_excl_first(r, r.last_token); }),
-                   true,
-                   "AIPerf calls it `inter_token_latency`: (request_latency - ttft) / "
-                   "(output_sequence_length - 1)"});
-      f.push_back({"ITL", pooled_chunk_gaps(records), true,
-                   "AIPerf's `inter_chunk_latency`: gaps between content responses"});
-      f.push_back({"E2EL", per_request(records, e2e_last_chunk), true,
-                   "request_latency: last content response minus request start (usage-only "
-                   "chunks excluded)"});
-      break;
-    case Peer::kLlmperf:
-      method = Method::kLinear;
-      source = kLlmperfSource;
-      f.push_back({"TTFT", per_request(records, ttft), true,
-                   "first delta with non-empty content minus request start"});
-      f.push_back({"TPOT", {}, false, "not reported by LLMPerf"});
-      f.push_back({"ITL",
-                   per_request(records,
-                               [](auto& r) {
-                                 if (r.output_tokens <= 0) return kUndefined;
-                                 return span_ms(r.sent, r.last_token) /
-                                        static_cast<double>(r.output_tokens);
-                               }),
-                   true,
-                   "inter_token_latency_s: the sum of the gaps from request start to each "
-                   "content delta (= last content - start) / output_tokens, per request: "
-                   "TTFT folded in"});
-      f.push_back({"E2EL", per_request(records, e2e_done), true,
-                   "end_to_end_latency_s: after the response loop (includes [DONE]) minus start"});
+// The figures of a view, each beside tokenbench's distribution of the same name.
+enum class Figure { kTtft, kTpot, kItl, kE2el };
+
+constexpr auto kFigureNames = core::make_names<Figure>({{Figure::kTtft, "TTFT"},
+                                                        {Figure::kTpot, "TPOT"},
+                                                        {Figure::kItl, "ITL"},
+                                                        {Figure::kE2el, "E2EL"}});
+
+// How a peer computes a figure's samples from tokenbench's stamps (per request unless pooled).
+enum class Formula {
+  kFirstChunk,         // first content chunk - request start
+  kTpotToLastChunk,    // (last chunk - first chunk) / (output tokens - 1)
+  kTpotToDone,         // (transfer end - first chunk) / (output tokens - 1)
+  kLastChunkPerToken,  // (last chunk - request start) / output tokens: TTFT folded in
+  kPooledChunkGaps,    // gaps between consecutive chunks, pooled over requests
+  kLastChunk,          // last content chunk - request start
+  kDone,               // transfer end - request start
+  kNotReported,        // the peer has no such figure
+};
+
+// One figure of a peer's view: which figure, computed which way, and the peer's words for it.
+struct FigureDefinition {
+  Figure figure;
+  Formula formula;
+  const char* definition;
+};
+
+// A peer's definitions: its percentile method, where they were read (docs/METRICS.md, "How
+// peers differ"), and its figures in the order of the view's rows.
+struct PeerDefinitions {
+  Peer peer;
+  Method method;
+  const char* source;
+  std::array<FigureDefinition, 4> figures;
+};
+
+constexpr PeerDefinitions kPeerDefinitions[] = {
+    {Peer::kVllm,
+     Method::kLinear,
+     "vllm-project/vllm vllm/benchmarks/lib/endpoint_request_func.py @ 02cfb534 "
+     "(async_request_openai_chat_completions); vllm/benchmarks/serve.py (calculate_metrics)",
+     {{{Figure::kTtft, Formula::kFirstChunk, kTtftAnyChunk},
+       {Figure::kTpot, Formula::kTpotToLastChunk,
+        "(latency - ttft) / (output_tokens - 1), output_tokens > 1; latency ends "
+        "at the last chunk with `choices` (usage chunk and [DONE] excluded)"},
+       {Figure::kItl, Formula::kPooledChunkGaps,
+        "gaps between consecutive chunks with `choices`, pooled over requests"},
+       {Figure::kE2el, Formula::kLastChunk,
+        "last chunk with `choices` minus request start ([DONE] excluded)"}}}},
+    {Peer::kSglang,
+     Method::kLinear,
+     "sgl-project/sglang python/sglang/bench_serving.py @ 0033168f "
+     "(async_request_openai_chat_completions, calculate_metrics)",
+     {{{Figure::kTtft, Formula::kFirstChunk,
+        "first chunk with content (or reasoning) minus request start"},
+       {Figure::kTpot, Formula::kTpotToDone,
+        "(latency - ttft) / (output_tokens - 1) with latency taken after the "
+        "stream loop ends: includes the usage chunk and [DONE]"},
+       {Figure::kItl, Formula::kPooledChunkGaps,
+        "gaps between consecutive content chunks, pooled over requests"},
+       {Figure::kE2el, Formula::kDone,
+        "the arrival of the stream's last line ([DONE]) minus request start; "
+        "tokenbench's `done` stamp (transfer end, just after [DONE]) is used"}}}},
+    {Peer::kGuidellm,
+     Method::kLinear,
+     "vllm-project/guidellm src/guidellm/schemas/request_stats.py @ 06cef291 "
+     "(GenerativeRequestStats)",
+     {{{Figure::kTtft, Formula::kFirstChunk, "first token iteration minus request start"},
+       {Figure::kTpot, Formula::kLastChunkPerToken,
+        "time_per_output_token_ms: (last token - request start) / "
+        "output_tokens, INCLUDING the first token and TTFT"},
+       {Figure::kItl, Formula::kTpotToLastChunk,
+        "inter_token_latency_ms: (last token - first token) / (output_tokens - "
+        "1), one value per request (tokenbench's TPOT, not its pooled ITL)"},
+       {Figure::kE2el, Formula::kDone,
+        "request_latency: request end minus request start (tokenbench's `done`)"}}}},
+    {Peer::kEvalscope,
+     Method::kNearestRank,
+     "modelscope/evalscope evalscope/perf/utils/db_util.py @ 01ee08c9 (calculate_percentiles, "
+     "get_percentile_results); evalscope/perf/utils/benchmark_util.py",
+     {{{Figure::kTtft, Formula::kFirstChunk,
+        "first_chunk_latency: the first chunk minus request start (first content "
+        "chunk used; see the vLLM note on role-only chunks)"},
+       {Figure::kTpot, Formula::kTpotToDone,
+        "(latency - first_chunk_latency) / (completion_tokens - 1), latency to "
+        "the completion of the request (tokenbench's `done`)"},
+       {Figure::kItl, Formula::kPooledChunkGaps, "inter-chunk latencies, pooled over requests"},
+       {Figure::kE2el, Formula::kDone,
+        "latency: completed time minus start time (tokenbench's `done`)"}}}},
+    {Peer::kAiperf,
+     Method::kLinear,
+     "ai-dynamo/aiperf src/aiperf/metrics/types/inter_token_latency_metric.py @ 58dd5dea, "
+     "request_latency_metric.py @ 4f7ccffd",
+     {{{Figure::kTtft, Formula::kFirstChunk,
+        "first non-empty (content) response minus request start"},
+       {Figure::kTpot, Formula::kTpotToLastChunk,
+        "AIPerf calls it `inter_token_latency`: (request_latency - ttft) / "
+        "(output_sequence_length - 1)"},
+       {Figure::kItl, Formula::kPooledChunkGaps,
+        "AIPerf's `inter_chunk_latency`: gaps between content responses"},
+       {Figure::kE2el, Formula::kLastChunk,
+        "request_latency: last content response minus request start (usage-only "
+        "chunks excluded)"}}}},
+    {Peer::kLlmperf,
+     Method::kLinear,
+     "ray-project/llmperf src/llmperf/ray_clients/openai_chat_completions_client.py @ 0451d33b; "
+     "token_benchmark_ray.py",
+     {{{Figure::kTtft, Formula::kFirstChunk,
+        "first delta with non-empty content minus request start"},
+       {Figure::kTpot, Formula::kNotReported, "not reported by LLMPerf"},
+       {Figure::kItl, Formula::kLastChunkPerToken,
+        "inter_token_latency_s: the sum of the gaps from request start to each "
+        "content delta (= last content - start) / output_tokens, per request: "
+        "TTFT folded in"},
+       {Figure::kE2el, Formula::kDone,
+        "end_to_end_latency_s: after the response loop (includes [DONE]) minus start"}}}},
+};
+
+const PeerDefinitions& definitions_of(Peer peer) {
+  for (const PeerDefinitions& d : kPeerDefinitions) {
+    if (d.peer == peer) return d;
+  }
+  throw std::logic_error("peer_views: a peer without definitions");
+}
+
+// A figure's samples under `formula` over the counted records.
+std::vector<double> samples_of(Formula formula, const std::vector<RequestRecord>& records) {
+  switch (formula) {
+    case Formula::kFirstChunk:
+      return per_request(records, ttft);
+    case Formula::kTpotToLastChunk:
+      return per_request(records, [](auto& r) { return tpot_excl_first(r, r.last_token); });
+    case Formula::kTpotToDone:
+      return per_request(records, [](auto& r) { return tpot_excl_first(r, r.done); });
+    case Formula::kLastChunkPerToken:
+      return per_request(records, [](auto& r) {
+        if (r.output_tokens <= 0) return kUndefined;
+        return span_ms(r.sent, r.last_token) / static_cast<double>(r.output_tokens);
+      });
+    case Formula::kPooledChunkGaps:
+      return pooled_chunk_gaps(records);
+    case Formula::kLastChunk:
+      return per_request(records, e2e_last_chunk);
+    case Formula::kDone:
+      return per_request(records, e2e_done);
+    case Formula::kNotReported:
       break;
   }
-  return f;
+  return {};
+}
+
+// tokenbench's own distribution of `figure`, as summary.json reports it.
+const Distribution& tokenbench_distribution(const Summary& tb, Figure figure) {
+  switch (figure) {
+    case Figure::kTtft:
+      return tb.ttft_ms;
+    case Figure::kTpot:
+      return tb.tpot_ms;
+    case Figure::kItl:
+      return tb.itl_ms;
+    case Figure::kE2el:
+      break;
+  }
+  return tb.e2el_ms;
 }
 
 }  // namespace
 
-std::string_view to_string(Peer peer) {
-  switch (peer) {
-    case Peer::kVllm:
-      return "vllm";
-    case Peer::kSglang:
-      return "sglang";
-    case Peer::kGuidellm:
-      return "guidellm";
-    case Peer::kEvalscope:
-      return "evalscope";
-    case Peer::kAiperf:
-      return "aiperf";
-    case Peer::kLlmperf:
-      return "llmperf";
-  }
-  return "vllm";
-}
+std::string_view to_string(Peer peer) { return kPeerNames.name(peer); }
 
-std::optional<Peer> peer_from_string(std::string_view name) {
-  for (Peer p : {Peer::kVllm, Peer::kSglang, Peer::kGuidellm, Peer::kEvalscope, Peer::kAiperf,
-                 Peer::kLlmperf}) {
-    if (to_string(p) == name) return p;
-  }
-  return std::nullopt;
-}
+std::optional<Peer> peer_from_string(std::string_view name) { return kPeerNames.parse(name); }
 
 double nearest_rank_percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return kUndefined;
@@ -268,21 +274,21 @@ PeerView peer_view(Peer peer, const std::vector<RequestRecord>& records) {
   SummaryOptions options;
   options.percentiles = {50, 90, 99};
   const Summary tb = summarize(records, options);  // as summary.json reports it
-  Method method = Method::kLinear;
-  std::string source;
-  const std::vector<PeerFigure> figures = figures_for(peer, counted, method, source);
-  const std::array<const Distribution*, 4> mine{&tb.ttft_ms, &tb.tpot_ms, &tb.itl_ms, &tb.e2el_ms};
-  const std::string method_text = method == Method::kLinear
+  const PeerDefinitions& definitions = definitions_of(peer);
+  const std::string source = definitions.source;
+  const std::string method_text = definitions.method == Method::kLinear
                                       ? "percentiles: numpy's linear interpolation"
                                       : "percentiles: nearest rank, ceil(p/100 * n)";
-  for (std::size_t i = 0; i < figures.size(); ++i) {
+  for (const FigureDefinition& figure : definitions.figures) {
+    const bool reported = figure.formula != Formula::kNotReported;
+    const std::vector<double> samples = samples_of(figure.formula, counted);
     for (const std::string which : {"mean", "p50", "p90", "p99"}) {
       PeerRow row;
-      row.figure = fmt::format("{} {} (ms)", figures[i].name, which);
-      row.tokenbench = tokenbench_stat(*mine[i], which);
-      row.peer = figures[i].reported ? stat(figures[i].samples, which, method) : kUndefined;
-      row.definition = figures[i].definition;
-      if (figures[i].reported && which != "mean") row.definition += "; " + method_text;
+      row.figure = fmt::format("{} {} (ms)", kFigureNames.name(figure.figure), which);
+      row.tokenbench = tokenbench_stat(tokenbench_distribution(tb, figure.figure), which);
+      row.peer = reported ? stat(samples, which, definitions.method) : kUndefined;
+      row.definition = figure.definition;
+      if (reported && which != "mean") row.definition += "; " + method_text;
       row.source = source;
       view.rows.push_back(std::move(row));
     }

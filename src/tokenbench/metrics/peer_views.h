@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenbench/core/names.h"
 #include "tokenbench/core/request.h"
 
 namespace tokenbench::metrics {
@@ -14,10 +15,20 @@ namespace tokenbench::metrics {
 // tokenbench's figure. Pure functions of the records: the same requests (successful, measure
 // phase, streamed, not --nonstream-sample, not replaced by a retry), other formulas.
 
-/// The tools whose definitions a view follows.
+/// The tools whose definitions a view follows. Each peer's definitions are data: a row of
+/// kPeerDefinitions in peer_views.cpp (percentile method, source, and each figure's formula and
+/// wording); a new peer is a value here, its name below, and that row.
 enum class Peer { kVllm, kSglang, kGuidellm, kEvalscope, kAiperf, kLlmperf };
 
-/// "vllm", "sglang", "guidellm", "evalscope", "aiperf", "llmperf".
+/// Each peer's name, as `report --as` reads it and a view writes it (case-sensitive).
+inline constexpr auto kPeerNames = core::make_names<Peer>({{Peer::kVllm, "vllm"},
+                                                           {Peer::kSglang, "sglang"},
+                                                           {Peer::kGuidellm, "guidellm"},
+                                                           {Peer::kEvalscope, "evalscope"},
+                                                           {Peer::kAiperf, "aiperf"},
+                                                           {Peer::kLlmperf, "llmperf"}});
+
+/// "vllm", "sglang", "guidellm", "evalscope", "aiperf", "llmperf" (kPeerNames).
 std::string_view to_string(Peer peer);
 
 /// The peer named `name` (as to_string writes it, case-sensitive); nullopt for another name.

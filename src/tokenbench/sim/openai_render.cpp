@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "tokenbench/core/names.h"
 #include "tokenbench/core/version.h"
 #include "tokenbench/sim/reply_renderer.h"
 #include "tokenbench/sim/sim_rng.h"
@@ -35,6 +36,13 @@ std::string_view reason_phrase(int status) {
       return "Unknown";
   }
 }
+
+// The id of a response starts with its API's prefix ("chatcmpl-<id>", as vLLM writes it).
+constexpr auto kResponseIdPrefixes = core::make_names<ApiKind>({{ApiKind::kChat, "chatcmpl-"},
+                                                                {ApiKind::kCompletions, "cmpl-"},
+                                                                {ApiKind::kMessages, "msg_"},
+                                                                {ApiKind::kResponses, "resp_"},
+                                                                {ApiKind::kEmbeddings, "embd-"}});
 
 constexpr std::string_view kChatTokenSuffix = "\"},\"finish_reason\":null}]}\n\n";
 constexpr std::string_view kTextTokenSuffix = "\",\"logprobs\":null,\"finish_reason\":null}]}\n\n";
@@ -155,21 +163,7 @@ void append_stream_head(std::string& out, bool keep_alive, std::string_view serv
   out += "\r\n";
 }
 
-std::string_view response_id_prefix(ApiKind api) {
-  switch (api) {
-    case ApiKind::kChat:
-      return "chatcmpl-";
-    case ApiKind::kCompletions:
-      return "cmpl-";
-    case ApiKind::kMessages:
-      return "msg_";
-    case ApiKind::kResponses:
-      return "resp_";
-    case ApiKind::kEmbeddings:
-      return "embd-";
-  }
-  return "cmpl-";
-}
+std::string_view response_id_prefix(ApiKind api) { return kResponseIdPrefixes.name(api); }
 
 std::string tool_call_id(std::string_view response_id) {
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a

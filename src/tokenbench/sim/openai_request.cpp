@@ -135,21 +135,7 @@ void hash_prompt(const json& body, ApiKind api, std::int64_t block_size,
 
 }  // namespace
 
-std::string_view to_string(ApiKind api) {
-  switch (api) {
-    case ApiKind::kChat:
-      return "chat";
-    case ApiKind::kCompletions:
-      return "completions";
-    case ApiKind::kMessages:
-      return "messages";
-    case ApiKind::kResponses:
-      return "responses";
-    case ApiKind::kEmbeddings:
-      return "embeddings";
-  }
-  return "chat";
-}
+std::string_view to_string(ApiKind api) { return kApiKindNames.name(api); }
 
 std::uint64_t request_body_limit(std::int64_t max_model_len) {
   const auto tokens = static_cast<std::uint64_t>(std::max<std::int64_t>(0, max_model_len));

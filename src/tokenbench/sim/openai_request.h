@@ -7,13 +7,23 @@
 #include <variant>
 #include <vector>
 
+#include "tokenbench/core/names.h"
+
 namespace tokenbench::sim {
 
 /// Which generation endpoint a request came to: POST /v1/chat/completions, /v1/completions,
 /// /v1/messages (Anthropic), /v1/responses (OpenAI Responses) or /v1/embeddings.
 enum class ApiKind { kChat, kCompletions, kMessages, kResponses, kEmbeddings };
 inline constexpr std::size_t kApiKinds = 5;
-/// "chat" | "completions" | "messages" | "responses" | "embeddings" (the /metrics label).
+/// Each endpoint's name: the /metrics label.
+inline constexpr auto kApiKindNames =
+    core::make_names<ApiKind>({{ApiKind::kChat, "chat"},
+                               {ApiKind::kCompletions, "completions"},
+                               {ApiKind::kMessages, "messages"},
+                               {ApiKind::kResponses, "responses"},
+                               {ApiKind::kEmbeddings, "embeddings"}});
+static_assert(kApiKindNames.rows().size() == kApiKinds);
+/// "chat" | "completions" | "messages" | "responses" | "embeddings" (kApiKindNames).
 std::string_view to_string(ApiKind api);
 
 /// The fields of an OpenAI-style completion request that the simulator acts on. Plain data.

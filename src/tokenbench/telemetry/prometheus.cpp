@@ -9,6 +9,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "tokenbench/core/names.h"
+
 namespace tokenbench::telemetry {
 namespace {
 
@@ -20,17 +22,19 @@ bool name_start(char c) {
 }
 bool name_char(char c) { return name_start(c) || (c >= '0' && c <= '9'); }
 
-std::optional<MetricType> type_from(std::string_view s) {
-  if (s == "counter") return MetricType::kCounter;
-  if (s == "gauge") return MetricType::kGauge;
-  if (s == "histogram") return MetricType::kHistogram;
-  if (s == "summary") return MetricType::kSummary;
-  if (s == "untyped" || s == "unknown") return MetricType::kUntyped;
-  if (s == "info") return MetricType::kInfo;
-  if (s == "stateset") return MetricType::kStateSet;
-  if (s == "gaugehistogram") return MetricType::kGaugeHistogram;
-  return std::nullopt;
-}
+// The names of # TYPE lines; a type is written as its first name. "unknown" is OpenMetrics' name
+// for the text format's "untyped".
+constexpr auto kMetricTypeNames = core::make_names<MetricType>({
+    {MetricType::kUntyped, "untyped"},
+    {MetricType::kCounter, "counter"},
+    {MetricType::kGauge, "gauge"},
+    {MetricType::kHistogram, "histogram"},
+    {MetricType::kSummary, "summary"},
+    {MetricType::kInfo, "info"},
+    {MetricType::kStateSet, "stateset"},
+    {MetricType::kGaugeHistogram, "gaugehistogram"},
+    {MetricType::kUntyped, "unknown"},
+});
 
 // Does a sample named `sample` belong to family `family` of `type`?
 bool belongs(std::string_view sample, std::string_view family, MetricType type) {
@@ -149,27 +153,7 @@ bool includes(const std::vector<Label>& labels, const std::vector<Label>& match)
 
 }  // namespace
 
-std::string_view to_string(MetricType type) {
-  switch (type) {
-    case MetricType::kUntyped:
-      return "untyped";
-    case MetricType::kCounter:
-      return "counter";
-    case MetricType::kGauge:
-      return "gauge";
-    case MetricType::kHistogram:
-      return "histogram";
-    case MetricType::kSummary:
-      return "summary";
-    case MetricType::kInfo:
-      return "info";
-    case MetricType::kStateSet:
-      return "stateset";
-    case MetricType::kGaugeHistogram:
-      return "gaugehistogram";
-  }
-  return "untyped";
-}
+std::string_view to_string(MetricType type) { return kMetricTypeNames.name(type); }
 
 std::optional<std::string_view> Sample::label(std::string_view name) const {
   for (const auto& l : labels) {
@@ -236,7 +220,7 @@ Exposition parse_exposition(std::string_view text, const ParseLimits& limits) {
       } else if (keyword == "UNIT") {
         f.unit = std::string(rest);
       } else {
-        const auto type = type_from(rest);
+        const auto type = kMetricTypeNames.parse(rest);
         if (!type) r.fail(fmt::format("unknown metric type '{}' for {}", rest, name));
         if (!f.samples.empty()) r.fail(fmt::format("# TYPE of {} after its samples", name));
         f.type = *type;

@@ -316,11 +316,7 @@ Scrape scrape_from_json(const json& o) {
       return s;
     }
     ServerSnapshot& v = s.snapshot;
-    const std::string kind = o.value("server", "unknown");
-    for (const ServerKind k :
-         {ServerKind::kVllm, ServerKind::kSglang, ServerKind::kTgi, ServerKind::kLlamaCpp}) {
-      if (to_string(k) == kind) v.kind = k;
-    }
+    v.kind = kServerKindNames.parse(o.value("server", "unknown")).value_or(ServerKind::kUnknown);
     v.running = number_from(o, "running");
     v.waiting = number_from(o, "waiting");
     v.kv_cache_usage_pct = number_from(o, "kv_cache_usage_pct");

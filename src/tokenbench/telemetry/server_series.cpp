@@ -35,21 +35,7 @@ bool has_prefix(const Exposition& e, std::string_view prefix) {
 
 }  // namespace
 
-std::string_view to_string(ServerKind kind) {
-  switch (kind) {
-    case ServerKind::kVllm:
-      return "vllm";
-    case ServerKind::kSglang:
-      return "sglang";
-    case ServerKind::kTgi:
-      return "tgi";
-    case ServerKind::kLlamaCpp:
-      return "llama.cpp";
-    case ServerKind::kUnknown:
-      break;
-  }
-  return "unknown";
-}
+std::string_view to_string(ServerKind kind) { return kServerKindNames.name(kind); }
 
 ServerSnapshot map_server_metrics(const Exposition& e) {
   ServerSnapshot s;

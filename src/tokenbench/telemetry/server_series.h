@@ -3,6 +3,7 @@
 #include <optional>
 #include <string_view>
 
+#include "tokenbench/core/names.h"
 #include "tokenbench/telemetry/prometheus.h"
 
 namespace tokenbench::telemetry {
@@ -10,7 +11,15 @@ namespace tokenbench::telemetry {
 /// The server software a /metrics exposition comes from, recognised by its metric names.
 enum class ServerKind { kUnknown, kVllm, kSglang, kTgi, kLlamaCpp };
 
-std::string_view to_string(ServerKind kind);
+/// Each kind's name, as telemetry.jsonl and the console write it and read it back.
+inline constexpr auto kServerKindNames =
+    core::make_names<ServerKind>({{ServerKind::kUnknown, "unknown"},
+                                  {ServerKind::kVllm, "vllm"},
+                                  {ServerKind::kSglang, "sglang"},
+                                  {ServerKind::kTgi, "tgi"},
+                                  {ServerKind::kLlamaCpp, "llama.cpp"}});
+
+std::string_view to_string(ServerKind kind);  ///< kServerKindNames
 
 /// One scrape mapped onto the series every server has in some form (docs/TELEMETRY.md holds the
 /// table of names). Absent where the server does not export it. Counters are running totals since
