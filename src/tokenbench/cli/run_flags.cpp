@@ -39,11 +39,11 @@
 #include "tokenbench/load/think_time.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/records/recorder.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
-#include "tokenbench/report/recorder.h"
-#include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/workload/length_dist.h"
 #include "tokenbench/workload/synthetic_image.h"
@@ -599,10 +599,10 @@ void check_result_filename(const std::string& name) {
   if (name.find('/') != std::string::npos || name == "." || name == "..") {
     fail("give a file name; the directory is --output-dir");
   }
-  for (const char* own :
-       {report::kSummaryFile, report::kRequestsFile, report::kRequestsZstFile, report::kConfigFile,
-        report::kReportFile, report::kTelemetryFile, report::kEnvironmentFile,
-        report::kHtmlReportFile, report::kRequestsCsvFile, report::kLevelsCsvFile}) {
+  for (const char* own : {records::kSummaryFile, records::kRequestsFile, records::kRequestsZstFile,
+                          records::kConfigFile, records::kReportFile, records::kTelemetryFile,
+                          records::kEnvironmentFile, report::kHtmlReportFile,
+                          report::kRequestsCsvFile, report::kLevelsCsvFile}) {
     if (name == own) fail("tokenbench writes that file itself; choose another name");
   }
 }
@@ -969,7 +969,7 @@ void finalize_run_flags(RunFlags& f) {
                  "text into requests.jsonl (each cut at %zu KiB, none after %lld MiB of text): "
                  "expect a larger file\n",
                  core::kMaxDetailTextBytes >> 10,
-                 static_cast<long long>(report::Recorder::kMaxDetailTotalBytes >> 20));
+                 static_cast<long long>(records::Recorder::kMaxDetailTotalBytes >> 20));
   }
   c.percentiles = parse_percentiles(f.percentiles);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");

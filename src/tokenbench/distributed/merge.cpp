@@ -9,7 +9,7 @@
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/percentile.h"
 #include "tokenbench/metrics/request_metrics.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 namespace tokenbench::distributed {
 
@@ -36,8 +36,8 @@ namespace {
 // A rank's result, whole: checked line by line as a requests.jsonl file is.
 std::vector<core::RequestRecord> parse_result_lines(const std::string& text, int rank) {
   const std::string name = fmt::format("rank {}'s result", rank);
-  report::RecordsReadReport read;
-  auto records = report::parse_records_jsonl(text, name, &read);
+  records::RecordsReadReport read;
+  auto records = records::parse_records_jsonl(text, name, &read);
   if (read.skipped_lines > 0) throw std::runtime_error(read.skipped_reason);
   return records;
 }
@@ -160,7 +160,7 @@ Merged merge_level(const Session& session, LeaderShare own, std::vector<RankRepo
         const std::string path = part_dirs[p] + "/" + rank_records_file(k, zstd);
         if (!std::filesystem::exists(path)) continue;
         try {
-          share.parts[p] = report::read_records_jsonl(path);
+          share.parts[p] = records::read_records_jsonl(path);
           recovered += static_cast<std::int64_t>(share.parts[p].size());
           from = path;
         } catch (const std::exception&) {

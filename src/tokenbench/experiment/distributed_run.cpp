@@ -10,9 +10,9 @@
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/runner.h"
-#include "tokenbench/report/records_io.h"
-#include "tokenbench/report/records_sink.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/records_sink.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::experiment {
 
@@ -29,7 +29,7 @@ distributed::RankReport rank_report(const distributed::Session& session,
   r.cpu = share.cpu;
   for (const auto& part : share.parts) {
     std::string lines;
-    for (const auto& record : part) lines += report::record_to_jsonl_line(record);
+    for (const auto& record : part) lines += records::record_to_jsonl_line(record);
     r.parts.push_back(std::move(lines));
   }
   return r;
@@ -38,14 +38,14 @@ distributed::RankReport rank_report(const distributed::Session& session,
 void write_merged_records(const std::string& dir, const std::vector<core::RequestRecord>& records,
                           bool zstd, const nlohmann::json& distributed) {
   const auto compression =
-      zstd ? report::RecordsCompression::kZstd : report::RecordsCompression::kNone;
-  const std::string path = dir + "/" + report::requests_file_name(compression);
-  report::RecordsSink sink(path, compression);
+      zstd ? records::RecordsCompression::kZstd : records::RecordsCompression::kNone;
+  const std::string path = dir + "/" + records::requests_file_name(compression);
+  records::RecordsSink sink(path, compression);
   bool ok = true;
-  for (const auto& record : records) ok = sink.append(report::record_to_jsonl_line(record)) && ok;
+  for (const auto& record : records) ok = sink.append(records::record_to_jsonl_line(record)) && ok;
   ok = sink.close() && ok;
   if (!ok) throw std::runtime_error("cannot write " + path);
-  report::write_json_file(dir + "/" + report::kDistributedFile, distributed);
+  records::write_json_file(dir + "/" + records::kDistributedFile, distributed);
 }
 
 void Runner::report_unable(const std::string& why) {

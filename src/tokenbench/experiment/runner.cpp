@@ -21,6 +21,9 @@
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/error_classify.h"
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/collect/child_process.h"
+#include "tokenbench/collect/environment_probe.h"
+#include "tokenbench/collect/scraper.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/file_kind.h"
 #include "tokenbench/core/secret_fields.h"
@@ -30,11 +33,10 @@
 #include "tokenbench/experiment/distributed_run.h"
 #include "tokenbench/experiment/progress.h"
 #include "tokenbench/metrics/token_counts.h"
+#include "tokenbench/records/recorder.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
-#include "tokenbench/report/recorder.h"
 #include "tokenbench/report/run_outputs.h"
-#include "tokenbench/telemetry/child_process.h"
-#include "tokenbench/telemetry/scraper.h"
 #include "tokenbench/workload/workload.h"
 
 namespace tokenbench::experiment {
@@ -196,7 +198,7 @@ core::RunConfig target_config(const core::RunConfig& config, std::size_t index) 
 }
 
 Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(options)) {
-  if (config.gpu_metrics == "nvidia-smi" && !telemetry::find_on_path("nvidia-smi")) {
+  if (config.gpu_metrics == "nvidia-smi" && !collect::find_on_path("nvidia-smi")) {
     throw RunError(
         "--gpu-metrics nvidia-smi: nvidia-smi is not on PATH (install the NVIDIA driver's tools, "
         "or use --gpu-metrics dcgm=URL or off)",
@@ -306,11 +308,11 @@ Runner::Runner(core::RunConfig& config, Options options) : options_(std::move(op
     targets_[i].model = *wanted[i].model;
     // The environment record: what the server says about itself (short GETs, never fatal).
     servers_.resize(wanted.size());
-    servers_[i] = telemetry::probe_server(targets_[i].base_url, targets_[i].headers, models.body,
-                                          models.server_header);
+    servers_[i] = collect::probe_server(targets_[i].base_url, targets_[i].headers, models.body,
+                                        models.server_header);
     servers_[i]["url"] = shown;
   }
-  host_ = telemetry::collect_host();
+  host_ = collect::collect_host();
   for (auto& t : config.targets) {
     if (t.name.empty()) t.name = t.model;
   }
@@ -360,10 +362,10 @@ std::string Runner::interruption() const {
 
 void Runner::flush_records() {
   std::lock_guard<std::mutex> lock(recorders_mutex_);
-  for (report::Recorder* r : live_recorders_) {
+  for (records::Recorder* r : live_recorders_) {
     r->flush_now(std::chrono::seconds(1));
     // The process exits next: the room kept for a summary it will not write is given back.
-    report::release_reserve(std::filesystem::path(r->path()).parent_path().string());
+    records::release_reserve(std::filesystem::path(r->path()).parent_path().string());
   }
 }
 
@@ -389,15 +391,15 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     }
   }
   std::unique_ptr<driver::Benchmark> bench;
-  std::vector<std::unique_ptr<report::Recorder>> recorders;
+  std::vector<std::unique_ptr<records::Recorder>> recorders;
   // The previous measurement's benchmark stays alive until this one replaces it, so that a
   // signal handler that read running_ just before it was cleared never cancels a freed object.
-  report::Recorder::Finalizer count_tokens;
+  records::Recorder::Finalizer count_tokens;
   if (tokenizer_) {
     count_tokens = [this](core::RequestRecord& r) { metrics::count_output_tokens(*tokenizer_, r); };
   }
   for (const auto& [name, c] : parts) {
-    if (!follower && !options_.overwrite && report::holds_results(c.output_dir)) {
+    if (!follower && !options_.overwrite && records::holds_results(c.output_dir)) {
       throw RunError(c.output_dir +
                          " already holds results: pass --overwrite to replace them, or choose "
                          "another --output-dir",
@@ -412,10 +414,10 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   std::vector<std::string> created;
   try {
     labels = telemetry::parse_labels(config.labels);
-    std::vector<report::RecordsCompression> compressions;
+    std::vector<records::RecordsCompression> compressions;
     for (const auto& part : parts) {
       const std::string& name = part.second.records_compress;
-      const auto compression = report::records_compression_from_string(name);
+      const auto compression = records::records_compression_from_string(name);
       if (!compression) {
         throw std::runtime_error("--records-compress " + name + ": unknown; one of none, zstd");
       }
@@ -467,40 +469,41 @@ RunOutcome Runner::run(const core::RunConfig& config) {
                                                 tokenizer_ != nullptr);
     // Alive as long as the benchmark that refers to it (last_bench_ below).
     pending_config = std::move(bench_config);
-    report::make_directories(config.output_dir, created);
+    records::make_directories(config.output_dir, created);
     if (!config.targets.empty() && !follower) {
-      report::write_new_file(config.output_dir + "/" + report::kConfigFile, core::to_yaml(config),
-                             created);
+      records::write_new_file(config.output_dir + "/" + records::kConfigFile, core::to_yaml(config),
+                              created);
     }
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const core::RunConfig& c = parts[i].second;
-      const report::RecordsCompression compression = compressions[i];
-      report::make_directories(c.output_dir, created);
+      const records::RecordsCompression compression = compressions[i];
+      records::make_directories(c.output_dir, created);
       if (!follower) {
-        report::write_new_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c), created);
+        records::write_new_file(c.output_dir + "/" + records::kConfigFile, core::to_yaml(c),
+                                created);
       }
       // A run over an earlier one (--overwrite) leaves no stale requests file of the other kind
       // for `report` to find first.
       for (const auto other :
-           {report::RecordsCompression::kNone, report::RecordsCompression::kZstd}) {
+           {records::RecordsCompression::kNone, records::RecordsCompression::kZstd}) {
         if (other != compression) {
-          std::filesystem::remove(c.output_dir + "/" + report::requests_file_name(other));
+          std::filesystem::remove(c.output_dir + "/" + records::requests_file_name(other));
         }
       }
       // Each rank of a distributed run writes its own; the leader merges them.
       const std::string file =
-          session ? distributed::rank_records_file(session->rank(),
-                                                   compression == report::RecordsCompression::kZstd)
-                  : report::requests_file_name(compression);
+          session ? distributed::rank_records_file(
+                        session->rank(), compression == records::RecordsCompression::kZstd)
+                  : records::requests_file_name(compression);
       const std::string records_path = c.output_dir + "/" + file;
       const bool fresh = !std::filesystem::exists(records_path);
-      recorders.push_back(std::make_unique<report::Recorder>(
+      recorders.push_back(std::make_unique<records::Recorder>(
           records_path, count_tokens, compression,
-          c.save_detailed ? report::Recorder::kMaxDetailTotalBytes : 0));
+          c.save_detailed ? records::Recorder::kMaxDetailTotalBytes : 0));
       if (fresh) created.push_back(records_path);
       if (!follower) {
-        report::make_reserve(c.output_dir);
-        created.push_back(c.output_dir + "/" + report::kReserveFile);
+        records::make_reserve(c.output_dir);
+        created.push_back(c.output_dir + "/" + records::kReserveFile);
       }
     }
     {
@@ -515,7 +518,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       live_recorders_.clear();
     }
     recorders.clear();  // closes their files before they are removed
-    report::remove_created(created);
+    records::remove_created(created);
     throw RunError(e.what(), false);
   }
   core::Nanos common_start = core::kNever;
@@ -563,12 +566,12 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   }
 
   // The GPUs, sampled on their own thread over the whole run (one sampler for every part).
-  std::unique_ptr<telemetry::GpuSampler> gpu;
+  std::unique_ptr<collect::GpuSampler> gpu;
   if (!canceled_.load() && !follower) gpu = start_gpu_sampler(config, bench->clock());
 
   // The server's /metrics, one scraper per part (its own thread and connections), when asked or,
   // by default, when <base-url>/metrics answers.
-  std::vector<std::unique_ptr<telemetry::MetricsScraper>> scrapers(parts.size());
+  std::vector<std::unique_ptr<collect::MetricsScraper>> scrapers(parts.size());
   std::vector<std::string> metrics_urls(parts.size());
   if (config.server_metrics != "off" && !canceled_.load() && !follower) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -578,7 +581,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
       metrics_urls[i] = automatic ? parts[i].second.base_url + "/metrics" : redact(url);
       // Credentials go only to the target's own origin, unless --server-metrics-auth.
       bool withheld = false;
-      auto scraper = std::make_unique<telemetry::MetricsScraper>(
+      auto scraper = std::make_unique<collect::MetricsScraper>(
           url,
           client::headers_for_origin(url, t.base_url, t.headers, config.server_metrics_auth,
                                      &withheld),
@@ -698,7 +701,7 @@ RunOutcome Runner::run(const core::RunConfig& config) {
     }
   }
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    report::RunNotes notes;
+    records::RunNotes notes;
     notes.stopped = stopped;
     if (scrapers[i]) {
       scrapers[i]->stop();
@@ -724,8 +727,8 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   return outcome;
 }
 
-std::unique_ptr<telemetry::GpuSampler> Runner::start_gpu_sampler(const core::RunConfig& config,
-                                                                 const core::RunClock& clock) {
+std::unique_ptr<collect::GpuSampler> Runner::start_gpu_sampler(const core::RunConfig& config,
+                                                               const core::RunClock& clock) {
   const std::string& mode = config.gpu_metrics;
   if (mode == "off" || (mode == "auto" && gpu_auto_off_)) return nullptr;
   const bool automatic = mode == "auto";
@@ -736,15 +739,15 @@ std::unique_ptr<telemetry::GpuSampler> Runner::start_gpu_sampler(const core::Run
                  "server's GPUs)\n",
                  core::one_line(why).c_str());
   };
-  if (automatic && !telemetry::find_on_path("nvidia-smi")) {
+  if (automatic && !collect::find_on_path("nvidia-smi")) {
     say_no_sampler("nvidia-smi is not on PATH");
     return nullptr;
   }
   const bool dcgm = mode.rfind("dcgm=", 0) == 0;
-  std::unique_ptr<telemetry::GpuSampler> sampler;
+  std::unique_ptr<collect::GpuSampler> sampler;
   try {
-    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock)
-                   : telemetry::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
+    sampler = dcgm ? collect::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock)
+                   : collect::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
   } catch (const std::exception& e) {
     if (automatic) {
       say_no_sampler(e.what());
@@ -772,7 +775,7 @@ std::unique_ptr<telemetry::GpuSampler> Runner::start_gpu_sampler(const core::Run
 
 LevelResult Runner::write_part(const std::string& name, const core::RunConfig& config,
                                const std::vector<core::RequestRecord>& records,
-                               const report::RunNotes& notes) const {
+                               const records::RunNotes& notes) const {
   LevelResult result;
   result.name = name;
   result.dir = config.output_dir;
@@ -786,14 +789,14 @@ LevelResult Runner::write_part(const std::string& name, const core::RunConfig& c
   }
   const std::string& dir = config.output_dir;
   if (!notes.environment.is_null()) {
-    report::write_optional([&] { report::write_environment(dir, notes.environment); });
+    records::write_optional([&] { records::write_environment(dir, notes.environment); });
   }
   if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty()) {
-    report::write_optional([&] { report::write_telemetry(dir, notes); });
+    records::write_optional([&] { records::write_telemetry(dir, notes); });
   }
   if (report::wants_csv_export(config.exports)) {
-    report::write_optional_file(dir + "/" + report::kRequestsCsvFile,
-                                [&] { return report::requests_to_csv(records); });
+    records::write_optional_file(dir + "/" + report::kRequestsCsvFile,
+                                 [&] { return report::requests_to_csv(records); });
   }
   result.summary = std::move(out.summary);
   result.summary_json = std::move(out.summary_json);

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/collect/gpu_sampler.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/driver/benchmark.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
-#include "tokenbench/telemetry/gpu_sampler.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 class Recorder;
 }
 namespace tokenbench::distributed {
@@ -157,7 +157,7 @@ class Runner {
   bool partial() const { return partial_; }
 
   /// Writes every record measured so far to its requests.jsonl now (waiting at most a second),
-  /// and removes the summary's reserve (report::make_reserve). Thread-safe; for a second Ctrl-C,
+  /// and removes the summary's reserve (records::make_reserve). Thread-safe; for a second Ctrl-C,
   /// before the process exits at once.
   void flush_records();
 
@@ -168,13 +168,13 @@ class Runner {
   /// The GPU sampler --gpu-metrics asks for, started on `clock`, once its first sample came (or
   /// kept without one when asked for by name); null when off or (auto) not available, said once
   /// on stderr.
-  std::unique_ptr<telemetry::GpuSampler> start_gpu_sampler(const core::RunConfig& config,
-                                                           const core::RunClock& clock);
+  std::unique_ptr<collect::GpuSampler> start_gpu_sampler(const core::RunConfig& config,
+                                                         const core::RunClock& clock);
 
   /// `notes`: why a guard stopped the run early, the server's /metrics scrapes.
   LevelResult write_part(const std::string& name, const core::RunConfig& config,
                          const std::vector<core::RequestRecord>& records,
-                         const report::RunNotes& notes) const;
+                         const records::RunNotes& notes) const;
 
   /// A follower's measurement that could not start (`why`): it still passes the common start and
   /// reports, so that the leader waits for nobody.
@@ -196,7 +196,7 @@ class Runner {
   std::atomic<int> stop_signal_{0};
   bool partial_ = false;
   std::mutex recorders_mutex_;
-  std::vector<report::Recorder*> live_recorders_;  // the measurement's, while it runs
+  std::vector<records::Recorder*> live_recorders_;  // the measurement's, while it runs
 };
 
 /// A follower rank's part of a distributed command (cli's with_runner calls it instead of the
