@@ -39,7 +39,7 @@
 #include "sse_floor.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/driver/benchmark.h"
-#include "tokenbench/report/recorder.h"
+#include "tokenbench/records/recorder.h"
 #include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_server.h"
@@ -195,7 +195,7 @@ Sample run_once(std::uint16_t port, pid_t sim, int streams, int tokens, bool pac
   c.output_len = tokens;
   tokenbench::driver::Benchmark bench(c, {tokenbench::driver::Target{}},
                                       tokenbench::workload::build_workload(c));
-  tokenbench::report::Recorder recorder("/tmp/tokenbench-load-bench.jsonl");
+  tokenbench::records::Recorder recorder("/tmp/tokenbench-load-bench.jsonl");
   const double cpu0 = cpu_seconds_self();
   const Lateness late0 = parse_lateness(scrape_metrics(port));
   const double sim0 = cpu_seconds_of(sim);

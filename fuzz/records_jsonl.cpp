@@ -1,15 +1,15 @@
-// One requests.jsonl line as `tokenbench report` reads it back: report::record_from_jsonl_line.
+// One requests.jsonl line as `tokenbench report` reads it back: records::record_from_jsonl_line.
 // Invariants: it fails only with std::runtime_error (as documented), and a line it accepts
 // writes back to a line that reads back to the same record.
 
 #include <stdexcept>
 
 #include "fuzz_support.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using tokenbench::report::record_from_jsonl_line;
-  using tokenbench::report::record_to_jsonl_line;
+  using tokenbench::records::record_from_jsonl_line;
+  using tokenbench::records::record_to_jsonl_line;
   tokenbench::core::RequestRecord record;
   try {
     record = record_from_jsonl_line(tokenbench::fuzz::as_view(data, size));

@@ -6,7 +6,7 @@
 
 #include "local_comm.h"
 #include "tokenbench/distributed/merge.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 namespace tokenbench::distributed {
 namespace {
@@ -37,7 +37,7 @@ TEST(RankReport, EncodesAndDecodesWhole) {
   r.measure_start = 50;
   r.measure_end = 900;
   r.cpu = {{{1, 2}, {3, 4}}, {}};
-  r.parts = {report::record_to_jsonl_line(record_at(7, 100)), ""};
+  r.parts = {records::record_to_jsonl_line(record_at(7, 100)), ""};
   const RankReport back = decode_report(encode_report(r));
   EXPECT_EQ(back.rank, 3);
   EXPECT_EQ(back.host, "node-b");
@@ -101,7 +101,7 @@ TEST(Session, ALevelSharedByThreeRanksMergesOnTheLeadersClock) {
       r.origin_ns = clock.origin_ns();
       r.measure_start = mine.measure_start;
       r.measure_end = mine.measure_end;
-      r.parts = {report::record_to_jsonl_line(mine.parts[0][0])};
+      r.parts = {records::record_to_jsonl_line(mine.parts[0][0])};
       s.send_report(r);
       EXPECT_FALSE(s.await_level({}).has_value());  // finish
       EXPECT_FALSE(s.leader_lost());

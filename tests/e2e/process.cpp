@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 namespace tokenbench::e2e {
 namespace {
@@ -187,7 +187,7 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
 nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
 
 std::vector<core::ChunkStamp> chunks_of(const nlohmann::json& record) {
-  return report::record_from_json(record).chunks;
+  return records::record_from_json(record).chunks;
 }
 
 std::int64_t floor_us(const nlohmann::json& stamp_ns) {

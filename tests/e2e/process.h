@@ -72,7 +72,7 @@ nlohmann::json read_json(const std::string& path);
 std::vector<nlohmann::json> read_jsonl(const std::string& path);
 
 /// The content-chunk stamps of one requests.jsonl record, read as `tokenbench report` reads them
-/// (microsecond stamps; report/chunk_codec.h).
+/// (microsecond stamps; records/chunk_codec.h).
 std::vector<core::ChunkStamp> chunks_of(const nlohmann::json& record);
 
 /// A stamp of requests.jsonl in ns, rounded down to the microsecond as chunk stamps are.

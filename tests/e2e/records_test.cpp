@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "process.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 namespace tokenbench::e2e {
 namespace {
@@ -32,7 +32,7 @@ TEST(Records, ZstdRunIsReportedLikeAPlainOne) {
   EXPECT_FALSE(fs::exists(dir + "/requests.jsonl"));
   ASSERT_TRUE(fs::is_regular_file(dir + "/requests.jsonl.zst"));
   EXPECT_NE(slurp(dir + "/config.yaml").find("records_compress: zstd"), std::string::npos);
-  const auto records = report::read_records_jsonl(dir + "/requests.jsonl.zst");
+  const auto records = records::read_records_jsonl(dir + "/requests.jsonl.zst");
   ASSERT_EQ(records.size(), 8u);
   for (const auto& rec : records) EXPECT_EQ(rec.chunks.size(), 16u);
 

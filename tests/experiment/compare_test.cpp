@@ -16,7 +16,7 @@
 #include "tokenbench/experiment/compare_bootstrap.h"
 #include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/metrics/summary.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -698,10 +698,10 @@ TEST_F(CompareLoadTest, ReadsMeasurePhaseInSendOrder) {
   RunSample run = lognormal_run(90, 6);
   core::RequestRecord warm = run.records[0];
   warm.phase = core::Phase::kWarmup;
-  std::string lines = report::record_to_jsonl_line(warm);
+  std::string lines = records::record_to_jsonl_line(warm);
   // requests.jsonl lists requests as they end: reverse order here.
   for (auto it = run.records.rbegin(); it != run.records.rend(); ++it) {
-    lines += report::record_to_jsonl_line(*it);
+    lines += records::record_to_jsonl_line(*it);
   }
   write("requests.jsonl", lines + "{\"id\": 9, \"pha");  // a final line cut short
   const RunSample loaded = load_run_sample(dir_);
@@ -722,7 +722,7 @@ TEST_F(CompareLoadTest, ReadsMeasurePhaseInSendOrder) {
 TEST_F(CompareLoadTest, ReadsConfigAndItsGoodputObjectives) {
   const RunSample run = lognormal_run(92, 200);
   std::string lines;
-  for (const auto& r : run.records) lines += report::record_to_jsonl_line(r);
+  for (const auto& r : run.records) lines += records::record_to_jsonl_line(r);
   write("requests.jsonl", lines);
   core::RunConfig config;
   config.model = "m";
@@ -771,7 +771,7 @@ TEST_F(CompareLoadTest, ErrorsAreOneLine) {
   EXPECT_NE(message(dir_).find("has no requests.jsonl"), std::string::npos);
   write("requests.jsonl", "");
   EXPECT_NE(message(dir_).find("no measure-phase request"), std::string::npos);
-  write("requests.jsonl", report::record_to_jsonl_line(lognormal_run(91, 1).records[0]));
+  write("requests.jsonl", records::record_to_jsonl_line(lognormal_run(91, 1).records[0]));
   write("summary.json", "{not json");
   const std::string bad_summary = message(dir_);
   EXPECT_NE(bad_summary.find("summary.json"), std::string::npos) << bad_summary;

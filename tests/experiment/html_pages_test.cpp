@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "../metrics/test_records.h"
-#include "tokenbench/report/records_io.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -36,12 +36,12 @@ class HtmlPagesTest : public ::testing::Test {
     std::string lines;
     for (int i = 0; i < 3; ++i) {
       const double first = 10.0 * (i + 1);
-      lines += report::record_to_jsonl_line(
+      lines += records::record_to_jsonl_line(
           test_records::streamed_record(i, 0, 0, {{first, 1}, {first + 2, 1}}, first + 3, 16));
     }
     auto warm = test_records::streamed_record(9, 0, 0, {{1, 1}}, 2, 16);
     warm.phase = core::Phase::kWarmup;
-    lines += report::record_to_jsonl_line(warm);
+    lines += records::record_to_jsonl_line(warm);
     write(dir + "/requests.jsonl", lines);
   }
   std::string root_;
@@ -96,7 +96,7 @@ TEST_F(HtmlPagesTest, SweepLevelsCarryTheirLoadLinksCurvesAndMarks) {
   EXPECT_EQ(data["config_yaml"].get<std::string>().find("secret"), std::string::npos);
 
   ASSERT_TRUE(write_experiment_report(root_));
-  const std::string page = report::read_text_file(root_ + "/report.html");
+  const std::string page = records::read_text_file(root_ + "/report.html");
   EXPECT_NE(page.find("\"kind\":\"sweep\""), std::string::npos);
   EXPECT_NE(page.find("tb.pages.sweep"), std::string::npos);
 }
@@ -115,7 +115,7 @@ TEST_F(HtmlPagesTest, ComparisonTargetsAreFoundUnderTheRootWhereverTheRunWasStar
   EXPECT_EQ(data["targets"][0]["cdfs"]["TTFT"]["n"], 3);
   EXPECT_TRUE(data["targets"][1]["cdfs"].empty());
   ASSERT_TRUE(write_experiment_report(root_));
-  const std::string page = report::read_text_file(root_ + "/report.html");
+  const std::string page = records::read_text_file(root_ + "/report.html");
   EXPECT_EQ(page.find("<b>slow"), std::string::npos);  // a name is data, escaped
   EXPECT_NE(page.find("\\u003cb\\u003eslow"), std::string::npos);
 }
@@ -154,7 +154,7 @@ TEST_F(HtmlPagesTest, TamperedLevelDirectoriesGetNoLink) {
   }
   EXPECT_EQ(data["levels"].back()["href"], "./c1/report.html");
   ASSERT_TRUE(write_experiment_report(root_));
-  const std::string page = report::read_text_file(root_ + "/report.html");
+  const std::string page = records::read_text_file(root_ + "/report.html");
   EXPECT_EQ(page.find("\"href\":\"javascript"), std::string::npos);
 }
 

@@ -129,7 +129,8 @@ TEST(HtmlReport, DataOfManyRequestsIsBounded) {
       r.error_message = "overloaded <b>";
     }
   }
-  const auto data = html_report_data(records, nlohmann::json::object(), "", "", RunNotes{});
+  const auto data =
+      html_report_data(records, nlohmann::json::object(), "", "", records::RunNotes{});
   EXPECT_EQ(data["timeline"]["index"].size(), kMaxTimelineRequests);
   EXPECT_EQ(data["timeline"]["total"], 100000);
   EXPECT_LE(data["series"]["t"].size(), kMaxSeriesPoints + 1);
@@ -160,21 +161,22 @@ TEST(HtmlReport, InFlightIsTheMostAtOnceInEachBin) {
       sent_done(0.0, 0.3), sent_done(0.3, 0.6), sent_done(0.6, 1.0), sent_done(1.0, 1.5),
       sent_done(1.2, 1.6), sent_done(1.4, 1.7), sent_done(2.5, 3.9),
   };
-  const auto data = html_report_data(records, nlohmann::json::object(), "", "", RunNotes{});
+  const auto data =
+      html_report_data(records, nlohmann::json::object(), "", "", records::RunNotes{});
   const auto& series = data["series"];
   ASSERT_EQ(series["bin_s"], 1.0);
   EXPECT_EQ(series["in_flight"], nlohmann::json::parse("[1, 3, 1, 1, 0]"));
   // Bins where nothing starts or ends carry the level: a long request shows in each.
   const std::vector<core::RequestRecord> spanning = {sent_done(0.5, 3.5), sent_done(3.6, 4.0)};
   EXPECT_EQ(html_report_data(spanning, nlohmann::json::object(), "", "",
-                             RunNotes{})["series"]["in_flight"],
+                             records::RunNotes{})["series"]["in_flight"],
             nlohmann::json::parse("[1, 1, 1, 1, 0]"));
 }
 
 TEST(HtmlReport, SimTimeSaysSoAndPutsTelemetryOnTheModelsClock) {
   nlohmann::json summary = {
       {"tokenbench", {{"config", {{"sim_time", true}, {"sim_time_scale", 10.0}}}}}};
-  RunNotes notes;
+  records::RunNotes notes;
   telemetry::Scrape scrape;
   scrape.ok = true;
   scrape.t = 300'000'000;  // 0.3 s of real time: 3 s of model time

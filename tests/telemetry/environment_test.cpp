@@ -23,14 +23,6 @@ TEST(Environment, CpuModelFromCpuinfo) {
   EXPECT_EQ(cpu_model_from_cpuinfo("model name\t:\nflags\t: fpu\n"), "");
 }
 
-TEST(Environment, HostFactsAreRead) {
-  const HostFacts h = collect_host();
-  EXPECT_FALSE(h.host.empty());
-  EXPECT_EQ(h.os_sysname, "Linux");
-  EXPECT_FALSE(h.os_release.empty());
-  EXPECT_GT(h.cpu_count, 0);
-}
-
 TEST(Environment, Labels) {
   const auto labels = parse_labels({"cuda=12.4", "weights=rev=abc", "empty="});
   EXPECT_EQ(labels.at("cuda"), "12.4");

@@ -10,7 +10,7 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -96,7 +96,7 @@ int compare_command(const CompareFlags& f) {
       if (json_to_stdout) {
         std::fputs(text.c_str(), stdout);
       } else {
-        report::write_text_file(f.json_path, text);
+        records::write_text_file(f.json_path, text);
       }
     }
     const bool fail_unjudged = f.unjudged == "fail";

@@ -9,7 +9,7 @@
 
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/run_options.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -245,7 +245,7 @@ std::vector<std::string> expand_config(const std::vector<std::string>& args,
   if (path.empty()) return args;
   YAML::Node root;
   try {
-    root = YAML::Load(report::read_text_file(path));
+    root = YAML::Load(records::read_text_file(path));
   } catch (const YAML::Exception& e) {
     throw UsageError(
         fmt::format("--config {}: not valid YAML ({}, line {})", path, e.msg, e.mark.line + 1));

@@ -15,6 +15,7 @@
 #include "tokenbench/load/think_time.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/run_outputs.h"
@@ -36,10 +37,10 @@ void check_result_filename(const std::string& name) {
   if (name.find('/') != std::string::npos || name == "." || name == "..") {
     fail("give a file name; the directory is --output-dir");
   }
-  for (const char* own :
-       {report::kSummaryFile, report::kRequestsFile, report::kRequestsZstFile, report::kConfigFile,
-        report::kReportFile, report::kTelemetryFile, report::kEnvironmentFile,
-        report::kHtmlReportFile, report::kRequestsCsvFile, report::kLevelsCsvFile}) {
+  for (const char* own : {records::kSummaryFile, records::kRequestsFile, records::kRequestsZstFile,
+                          records::kConfigFile, records::kReportFile, records::kTelemetryFile,
+                          records::kEnvironmentFile, report::kHtmlReportFile,
+                          report::kRequestsCsvFile, report::kLevelsCsvFile}) {
     if (name == own) fail("tokenbench writes that file itself; choose another name");
   }
 }

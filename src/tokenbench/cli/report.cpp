@@ -20,9 +20,10 @@
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/metrics/peer_views.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
-#include "tokenbench/report/records_io.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::cli {
@@ -40,14 +41,14 @@ struct ReportFlags {
 bool export_sweep_root(const std::string& dir) {
   const std::string sweep_path = dir + "/" + experiment::kSweepJson;
   if (!std::filesystem::is_regular_file(sweep_path)) return false;
-  const auto sweep = report::read_json_file(sweep_path);
-  report::write_text_file(dir + "/" + report::kLevelsCsvFile, report::levels_to_csv(sweep));
+  const auto sweep = records::read_json_file(sweep_path);
+  records::write_text_file(dir + "/" + report::kLevelsCsvFile, report::levels_to_csv(sweep));
   for (const auto& level : sweep.value("levels", nlohmann::json::array())) {
     const std::string sub = dir + "/" + level.value("dir", std::string());
-    const std::string requests = report::find_requests_file(sub);
+    const std::string requests = records::find_requests_file(sub);
     if (!level.contains("dir") || requests.empty()) continue;
-    report::write_text_file(sub + "/" + report::kRequestsCsvFile,
-                            report::requests_to_csv(report::read_records_jsonl(requests)));
+    records::write_text_file(sub + "/" + report::kRequestsCsvFile,
+                             report::requests_to_csv(records::read_records_jsonl(requests)));
   }
   std::printf("Wrote %s/%s and each level's %s\n", dir.c_str(), report::kLevelsCsvFile,
               report::kRequestsCsvFile);
@@ -57,8 +58,8 @@ bool export_sweep_root(const std::string& dir) {
 int report_command(const ReportFlags& f) {
   try {
     apply_max_line_bytes(f.max_line_bytes);
-    const std::string config_path = f.dir + "/" + report::kConfigFile;
-    const std::string requests_path = report::find_requests_file(f.dir);
+    const std::string config_path = f.dir + "/" + records::kConfigFile;
+    const std::string requests_path = records::find_requests_file(f.dir);
     const bool csv = report::wants_csv_export(f.exports);
     std::optional<metrics::Peer> peer;
     if (!f.as.empty()) {
@@ -86,25 +87,25 @@ int report_command(const ReportFlags& f) {
       std::fprintf(stderr,
                    "tokenbench: error: %s has no %s: pass a results directory written by "
                    "`tokenbench run`\n",
-                   f.dir.c_str(), report::kRequestsFile);
+                   f.dir.c_str(), records::kRequestsFile);
       return kExitUsage;
     }
     core::RunConfig config;
     if (std::filesystem::is_regular_file(config_path)) {
-      config = core::run_config_from_yaml(report::read_text_file(config_path));
+      config = core::run_config_from_yaml(records::read_text_file(config_path));
     }
-    report::RecordsReadReport read;
-    const auto records = report::read_records_jsonl(requests_path, &read);
+    records::RecordsReadReport read;
+    const auto records = records::read_records_jsonl(requests_path, &read);
     if (!read.warning.empty()) {
       std::fprintf(stderr, "tokenbench: warning: %s\n", read.warning.c_str());
     }
-    report::RunNotes notes = report::read_telemetry(f.dir);
-    notes.environment = report::read_environment(f.dir);
-    notes.distributed = report::read_json_file(f.dir + "/" + report::kDistributedFile);
+    records::RunNotes notes = records::read_telemetry(f.dir);
+    notes.environment = records::read_environment(f.dir);
+    notes.distributed = records::read_json_file(f.dir + "/" + records::kDistributedFile);
     // Why the run stopped early is known to the run alone: a rebuilt summary keeps it.
     nlohmann::json previous;
     try {
-      previous = report::read_json_file(f.dir + "/" + report::kSummaryFile);
+      previous = records::read_json_file(f.dir + "/" + records::kSummaryFile);
     } catch (const std::exception&) {  // a damaged summary is what report rebuilds
     }
     if (previous.is_object() && previous.contains("tokenbench") &&
@@ -114,8 +115,8 @@ int report_command(const ReportFlags& f) {
     const auto out = report::write_run_outputs(f.dir, records, config, notes);
     // A run made with --export csv keeps its export in step with the rebuilt summary.
     if (csv || report::wants_csv_export(config.exports)) {
-      report::write_text_file(f.dir + "/" + report::kRequestsCsvFile,
-                              report::requests_to_csv(records));
+      records::write_text_file(f.dir + "/" + report::kRequestsCsvFile,
+                               report::requests_to_csv(records));
     }
     std::fputs(out.console.c_str(), stdout);
     if (peer) {

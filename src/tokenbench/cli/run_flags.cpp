@@ -39,11 +39,11 @@
 #include "tokenbench/measure/cohort.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/records/recorder.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
-#include "tokenbench/report/recorder.h"
-#include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/workload/length_dist.h"
 #include "tokenbench/workload/synthetic_image.h"
@@ -282,7 +282,7 @@ void settle_values(RunFlags& f) {
                  "text into requests.jsonl (each cut at %zu KiB, none after %lld MiB of text): "
                  "expect a larger file\n",
                  core::kMaxDetailTextBytes >> 10,
-                 static_cast<long long>(report::Recorder::kMaxDetailTotalBytes >> 20));
+                 static_cast<long long>(records::Recorder::kMaxDetailTotalBytes >> 20));
   }
   c.percentiles = parse_percentiles(f.percentiles);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");

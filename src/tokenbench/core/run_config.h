@@ -260,10 +260,10 @@ struct RunConfig {
   /// sweep's root; report/csv_export.h).
   std::vector<std::string> exports;
   /// --records-compress: "none" (requests.jsonl) or "zstd" (requests.jsonl.zst;
-  /// report/records_sink.h).
+  /// records/records_sink.h).
   std::string records_compress = "none";
   /// --save-detailed (vLLM's flag): requests.jsonl also keeps each request's prompt and generated
-  /// text (prompt_text, output_text), bounded per request and per run (report/recorder.h).
+  /// text (prompt_text, output_text), bounded per request and per run (records/recorder.h).
   bool save_detailed = false;
   std::string started_at;  ///< ISO 8601 wall-clock label of the run's start
 };

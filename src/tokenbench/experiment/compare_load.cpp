@@ -16,8 +16,8 @@
 #include "tokenbench/experiment/compare.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/metrics/model_time.h"
-#include "tokenbench/report/records_io.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -69,7 +69,7 @@ void read_run_level(const std::string& dir, const std::vector<core::RequestRecor
                     RunSample& sample) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const std::string summary_path = dir + "/" + report::kSummaryFile;
+  const std::string summary_path = dir + "/" + records::kSummaryFile;
   if (!fs::is_regular_file(summary_path, ec)) {
     metrics::SummaryOptions options;
     options.slo = sample.goodput;
@@ -82,7 +82,7 @@ void read_run_level(const std::string& dir, const std::vector<core::RequestRecor
   }
   nlohmann::json summary;
   try {
-    summary = core::parse_json(report::read_text_file(summary_path));
+    summary = core::parse_json(records::read_text_file(summary_path));
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", summary_path, e.what()));
   }
@@ -100,10 +100,10 @@ void read_run_level(const std::string& dir, const std::vector<core::RequestRecor
 void read_config(const std::string& dir, RunSample& sample) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const std::string path = dir + "/" + report::kConfigFile;
+  const std::string path = dir + "/" + records::kConfigFile;
   if (!fs::is_regular_file(path, ec)) return;
   try {
-    sample.config = core::run_config_from_yaml(report::read_text_file(path));
+    sample.config = core::run_config_from_yaml(records::read_text_file(path));
     sample.goodput = metrics::parse_slo(sample.config->goodput);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
@@ -118,22 +118,22 @@ RunSample load_run_sample(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) {
     throw std::runtime_error(fmt::format("{} is not a directory", dir));
   }
-  const std::string requests = report::find_requests_file(dir);
+  const std::string requests = records::find_requests_file(dir);
   if (requests.empty()) {
     if (const std::string hint = experiment_root_hint(dir); !hint.empty()) {
       throw std::runtime_error(hint);
     }
     throw std::runtime_error(
         fmt::format("{} has no {}: pass a results directory written by `tokenbench run`", dir,
-                    report::kRequestsFile));
+                    records::kRequestsFile));
   }
   RunSample sample;
   sample.dir = dir;
   read_config(dir, sample);
-  report::RecordsReadReport read;
+  records::RecordsReadReport read;
   // A --sim-time run is compared in the model's time, as its summary.json and tables show it.
   const std::vector<core::RequestRecord> all =
-      metrics::in_model_time(report::read_records_jsonl(requests, &read),
+      metrics::in_model_time(records::read_records_jsonl(requests, &read),
                              sample.config ? metrics::model_time_factor(*sample.config) : 1.0);
   sample.warning = read.warning;
   for (const core::RequestRecord& r : all) {

@@ -10,9 +10,9 @@
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/experiment/targets.h"
 #include "tokenbench/metrics/model_time.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/html_report.h"
-#include "tokenbench/report/records_io.h"
-#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -75,18 +75,19 @@ json href_of(const std::string& root, const std::string& dir) {
 // The factor a subdirectory's figures were put in model time by (--sim-time), from its
 // summary.json; 1 when none.
 double model_time_factor_in(const std::string& root, const std::string& dir) {
-  const json summary = report::read_json_file((subdir(root, dir) / report::kSummaryFile).string());
+  const json summary =
+      records::read_json_file((subdir(root, dir) / records::kSummaryFile).string());
   return summary.is_object() ? report::model_time_factor_of(summary) : 1.0;
 }
 
 // The CDFs of a subdirectory's measured requests, in the time its tables are in (model time
 // under --sim-time); an empty object when it has no records.
 json cdfs_of(const std::string& root, const std::string& dir) {
-  const std::string requests = report::find_requests_file(subdir(root, dir).string());
+  const std::string requests = records::find_requests_file(subdir(root, dir).string());
   if (requests.empty()) return json::object();
-  return report::figure_cdfs(
-      metrics::in_model_time(report::read_records_jsonl(requests), model_time_factor_in(root, dir)),
-      kOverlayPoints);
+  return report::figure_cdfs(metrics::in_model_time(records::read_records_jsonl(requests),
+                                                    model_time_factor_in(root, dir)),
+                             kOverlayPoints);
 }
 
 // Which clock the runs' figures are on: {"model": true, "scale": X} when some are in model time.
@@ -164,7 +165,7 @@ json compare_data(const std::string& root, const json& compare) {
 
 json experiment_report_data(const std::string& root) {
   const auto read = [&root](const char* file) {
-    return report::read_json_file(root + "/" + file);  // names the file in its errors
+    return records::read_json_file(root + "/" + file);  // names the file in its errors
   };
   json data;
   if (fs::is_regular_file(root + "/" + kSweepJson)) {
@@ -176,16 +177,16 @@ json experiment_report_data(const std::string& root) {
   } else {
     return nullptr;
   }
-  const std::string config = root + "/" + report::kConfigFile;
+  const std::string config = root + "/" + records::kConfigFile;
   data["config_yaml"] =
-      fs::is_regular_file(config) ? report::redact_urls(report::read_text_file(config)) : "";
+      fs::is_regular_file(config) ? report::redact_urls(records::read_text_file(config)) : "";
   return data;
 }
 
 bool write_experiment_report(const std::string& root) {
   const json data = experiment_report_data(root);
   if (data.is_null()) return false;
-  report::write_text_file(root + "/" + report::kHtmlReportFile, report::render_html_report(data));
+  records::write_text_file(root + "/" + report::kHtmlReportFile, report::render_html_report(data));
   return true;
 }
 

@@ -9,7 +9,7 @@
 #include "tokenbench/experiment/search.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/experiment/targets.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::experiment {
 
@@ -19,24 +19,24 @@ std::map<std::string, nlohmann::json> completed_levels(const std::string& root,
   std::map<std::string, nlohmann::json> out;
   const std::string path = root + "/" + file;
   if (!std::filesystem::is_regular_file(path)) return out;
-  const auto doc = core::parse_json_or_discarded(report::read_text_file(path));
+  const auto doc = core::parse_json_or_discarded(records::read_text_file(path));
   if (!doc.is_object() || !doc.contains(list) || !doc[list].is_array()) return out;
   for (const auto& level : doc[list]) {
     if (!level.is_object() || !level.value("complete", false)) continue;
     const std::string dir = level.value("dir", "");
-    const std::string summary = root + "/" + dir + "/" + report::kSummaryFile;
+    const std::string summary = root + "/" + dir + "/" + records::kSummaryFile;
     if (dir.empty() || !std::filesystem::is_regular_file(summary)) continue;
-    auto s = core::parse_json_or_discarded(report::read_text_file(summary));
+    auto s = core::parse_json_or_discarded(records::read_text_file(summary));
     if (s.is_object()) out[dir] = std::move(s);
   }
   return out;
 }
 
 void check_same_configuration(const core::RunConfig& expected) {
-  const std::string path = expected.output_dir + "/" + report::kConfigFile;
+  const std::string path = expected.output_dir + "/" + records::kConfigFile;
   core::RunConfig kept;
   try {
-    kept = core::run_config_from_yaml(report::read_text_file(path));
+    kept = core::run_config_from_yaml(records::read_text_file(path));
   } catch (const std::exception& e) {
     throw RunError(std::string("--resume: ") + e.what(), false);
   }
@@ -70,8 +70,8 @@ std::string experiment_root_hint(const std::string& dir) {
 }
 
 void write_journal(const std::string& root, const std::string& file, const nlohmann::json& doc) {
-  report::write_text_file(root + "/" + file,
-                          doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  records::write_text_file(
+      root + "/" + file, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 std::string try_write_journal(const std::string& root, const std::string& file,

@@ -11,8 +11,8 @@
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/metrics/model_time.h"
-#include "tokenbench/report/records_io.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -206,11 +206,11 @@ std::vector<std::string> noise_warnings(const SearchResult& r, const SearchOptio
 // from the same model-time copy of the records as the summary's.
 void add_intervals(Probe& p, const SearchOptions& o, const std::string& dir, double factor) {
   p.slo_ci.assign(o.slos.size(), std::nullopt);
-  const std::string file = report::find_requests_file(dir);
+  const std::string file = records::find_requests_file(dir);
   if (file.empty()) return;
   std::vector<core::RequestRecord> records;
   try {
-    records = metrics::in_model_time(report::read_records_jsonl(file), factor);
+    records = metrics::in_model_time(records::read_records_jsonl(file), factor);
   } catch (const std::exception&) {
     return;
   }

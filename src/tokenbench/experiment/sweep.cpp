@@ -9,8 +9,8 @@
 
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
-#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -254,10 +254,10 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     const std::string why =
         try_write_journal(base.output_dir, kSweepJson, sweep_to_json(result, options));
     if (!why.empty() && result.not_saved.empty()) result.not_saved = why;
-    report::write_optional_file(base.output_dir + "/" + kSweepCsv,
-                                [&] { return sweep_to_csv(result); });
+    records::write_optional_file(base.output_dir + "/" + kSweepCsv,
+                                 [&] { return sweep_to_csv(result); });
     if (report::wants_csv_export(base.exports)) {
-      report::write_optional_file(base.output_dir + "/" + report::kLevelsCsvFile, [&] {
+      records::write_optional_file(base.output_dir + "/" + report::kLevelsCsvFile, [&] {
         return report::levels_to_csv(sweep_to_json(result, options));
       });
     }

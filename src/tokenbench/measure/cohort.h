@@ -10,7 +10,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/distributed/merge.h"
 #include "tokenbench/driver/benchmark.h"
-#include "tokenbench/report/records_sink.h"
+#include "tokenbench/records/records_sink.h"
 
 namespace tokenbench::measure {
 
@@ -56,7 +56,7 @@ class Cohort {
   /// load cannot be shared.
   virtual void share(const core::RunConfig& config, core::RunConfig& own) = 0;
   /// The requests file this process writes in a results directory.
-  virtual std::string records_file(report::RecordsCompression compression) const = 0;
+  virtual std::string records_file(records::RecordsCompression compression) const = 0;
   /// A measurement that could not start (`why`): the others hear of it, so that nobody waits.
   virtual void unable(const std::string& why) = 0;
   /// Shards `bench`'s schedule among the processes and gates its measure phase on the common
@@ -80,8 +80,8 @@ class SingleProcess final : public Cohort {
   bool alone() const override { return true; }
   std::string ranks_label() const override { return ""; }
   void share(const core::RunConfig&, core::RunConfig&) override {}
-  std::string records_file(report::RecordsCompression compression) const override {
-    return report::requests_file_name(compression);
+  std::string records_file(records::RecordsCompression compression) const override {
+    return records::requests_file_name(compression);
   }
   void unable(const std::string&) override {}
   void synchronize(driver::Benchmark&, std::function<bool()>) override {}

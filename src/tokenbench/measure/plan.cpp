@@ -20,11 +20,12 @@
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/error_classify.h"
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/collect/child_process.h"
+#include "tokenbench/collect/environment_probe.h"
 #include "tokenbench/core/file_kind.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/measure/outcome.h"
-#include "tokenbench/telemetry/child_process.h"
 
 namespace tokenbench::measure {
 namespace {
@@ -238,8 +239,8 @@ void preflight(core::RunConfig& config, const Wanted& w, std::size_t i, std::siz
   target.model = *w.model;
   // The environment record: what the server says about itself (short GETs, never fatal).
   plan.servers.resize(count);
-  plan.servers[i] = telemetry::probe_server(target.base_url, target.headers, models.body,
-                                            models.server_header, 2.0, client::get_options(config));
+  plan.servers[i] = collect::probe_server(target.base_url, target.headers, models.body,
+                                          models.server_header, 2.0, client::get_options(config));
   plan.servers[i]["url"] = shown;
 }
 
@@ -278,7 +279,7 @@ std::string Plan::redact(std::string text) const {
 }
 
 Plan resolve_plan(core::RunConfig& config) {
-  if (config.gpu_metrics == "nvidia-smi" && !telemetry::find_on_path("nvidia-smi")) {
+  if (config.gpu_metrics == "nvidia-smi" && !collect::find_on_path("nvidia-smi")) {
     throw RunError(
         "--gpu-metrics nvidia-smi: nvidia-smi is not on PATH (install the NVIDIA driver's tools, "
         "or use --gpu-metrics dcgm=URL or off)",
@@ -290,7 +291,7 @@ Plan resolve_plan(core::RunConfig& config) {
   for (std::size_t i = 0; i < wanted.size(); ++i) {
     preflight(config, wanted[i], i, wanted.size(), plan);
   }
-  plan.host = telemetry::collect_host();
+  plan.host = collect::collect_host();
   for (auto& t : config.targets) {
     if (t.name.empty()) t.name = t.model;
   }

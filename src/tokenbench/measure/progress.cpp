@@ -7,7 +7,7 @@
 
 namespace tokenbench::measure {
 
-ProgressSampler::ProgressSampler(const std::vector<std::unique_ptr<report::Recorder>>& recorders,
+ProgressSampler::ProgressSampler(const std::vector<std::unique_ptr<records::Recorder>>& recorders,
                                  const core::RunConfig& config, const driver::Benchmark& watched,
                                  std::string label)
     : recorders_(recorders),
@@ -47,7 +47,7 @@ report::LiveFrame ProgressSampler::sample() {
   return f;
 }
 
-Progress::Progress(const std::vector<std::unique_ptr<report::Recorder>>& recorders,
+Progress::Progress(const std::vector<std::unique_ptr<records::Recorder>>& recorders,
                    const core::RunConfig& config, const driver::Benchmark& watched,
                    std::string label, bool terminal, double interval_s)
     : sampler_(recorders, config, watched, std::move(label)) {

@@ -12,8 +12,8 @@
 
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/driver/benchmark.h"
+#include "tokenbench/records/recorder.h"
 #include "tokenbench/report/live_view.h"
-#include "tokenbench/report/recorder.h"
 
 namespace tokenbench::measure {
 
@@ -22,7 +22,7 @@ namespace tokenbench::measure {
 /// The recorders, the configuration and the benchmark must outlive it. One thread calls sample().
 class ProgressSampler {
  public:
-  ProgressSampler(const std::vector<std::unique_ptr<report::Recorder>>& recorders,
+  ProgressSampler(const std::vector<std::unique_ptr<records::Recorder>>& recorders,
                   const core::RunConfig& config, const driver::Benchmark& watched,
                   std::string label);
 
@@ -31,7 +31,7 @@ class ProgressSampler {
   report::LiveFrame sample();
 
  private:
-  const std::vector<std::unique_ptr<report::Recorder>>& recorders_;
+  const std::vector<std::unique_ptr<records::Recorder>>& recorders_;
   const driver::Benchmark& watched_;
   std::string label_;
   double duration_s_ = 0;
@@ -47,7 +47,7 @@ class ProgressSampler {
 /// writes to stdout.
 class Progress {
  public:
-  Progress(const std::vector<std::unique_ptr<report::Recorder>>& recorders,
+  Progress(const std::vector<std::unique_ptr<records::Recorder>>& recorders,
            const core::RunConfig& config, const driver::Benchmark& watched, std::string label,
            bool terminal, double interval_s);
   ~Progress();

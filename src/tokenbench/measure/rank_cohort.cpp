@@ -14,8 +14,9 @@
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/measure/runner.h"
-#include "tokenbench/report/records_io.h"
-#include "tokenbench/report/records_sink.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/records_sink.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
@@ -96,10 +97,10 @@ void RankCohort::share(const core::RunConfig& config, core::RunConfig& own) {
   }
 }
 
-std::string RankCohort::records_file(report::RecordsCompression compression) const {
+std::string RankCohort::records_file(records::RecordsCompression compression) const {
   // Each rank of a distributed run writes its own; the leader merges them.
   return distributed::rank_records_file(session_.rank(),
-                                        compression == report::RecordsCompression::kZstd);
+                                        compression == records::RecordsCompression::kZstd);
 }
 
 void RankCohort::unable(const std::string& why) {
@@ -160,7 +161,7 @@ distributed::RankReport rank_report(const distributed::Session& session,
   r.cpu = share.cpu;
   for (const auto& part : share.parts) {
     std::string lines;
-    for (const auto& record : part) lines += report::record_to_jsonl_line(record);
+    for (const auto& record : part) lines += records::record_to_jsonl_line(record);
     r.parts.push_back(std::move(lines));
   }
   return r;
@@ -169,14 +170,14 @@ distributed::RankReport rank_report(const distributed::Session& session,
 void write_merged_records(const std::string& dir, const std::vector<core::RequestRecord>& records,
                           bool zstd, const nlohmann::json& distributed) {
   const auto compression =
-      zstd ? report::RecordsCompression::kZstd : report::RecordsCompression::kNone;
-  const std::string path = dir + "/" + report::requests_file_name(compression);
-  report::RecordsSink sink(path, compression);
+      zstd ? records::RecordsCompression::kZstd : records::RecordsCompression::kNone;
+  const std::string path = dir + "/" + records::requests_file_name(compression);
+  records::RecordsSink sink(path, compression);
   bool ok = true;
-  for (const auto& record : records) ok = sink.append(report::record_to_jsonl_line(record)) && ok;
+  for (const auto& record : records) ok = sink.append(records::record_to_jsonl_line(record)) && ok;
   ok = sink.close() && ok;
   if (!ok) throw std::runtime_error("cannot write " + path);
-  report::write_json_file(dir + "/" + report::kDistributedFile, distributed);
+  records::write_json_file(dir + "/" + records::kDistributedFile, distributed);
 }
 
 }  // namespace tokenbench::measure

@@ -32,7 +32,7 @@ class RankCohort final : public Cohort {
   bool alone() const override { return false; }
   std::string ranks_label() const override;
   void share(const core::RunConfig& config, core::RunConfig& own) override;
-  std::string records_file(report::RecordsCompression compression) const override;
+  std::string records_file(records::RecordsCompression compression) const override;
   void unable(const std::string& why) override;
   void synchronize(driver::Benchmark& bench, std::function<bool()> canceled) override;
   std::optional<distributed::Merged> merge(const std::function<distributed::LeaderShare()>& own,

@@ -7,6 +7,8 @@
 
 #include "tokenbench/core/text.h"
 #include "tokenbench/measure/outcome.h"
+#include "tokenbench/records/recorder.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
@@ -36,7 +38,7 @@ core::RunConfig target_config(const core::RunConfig& config, std::size_t index) 
 
 void refuse_results_in(const std::vector<Part>& parts) {
   for (const auto& part : parts) {
-    if (report::holds_results(part.config.output_dir)) {
+    if (records::holds_results(part.config.output_dir)) {
       throw RunError(part.config.output_dir +
                          " already holds results: pass --overwrite to replace them, or choose "
                          "another --output-dir",
@@ -45,11 +47,11 @@ void refuse_results_in(const std::vector<Part>& parts) {
   }
 }
 
-std::vector<report::RecordsCompression> records_compressions(const std::vector<Part>& parts) {
-  std::vector<report::RecordsCompression> compressions;
+std::vector<records::RecordsCompression> records_compressions(const std::vector<Part>& parts) {
+  std::vector<records::RecordsCompression> compressions;
   for (const auto& part : parts) {
     const std::string& name = part.config.records_compress;
-    const auto compression = report::records_compression_from_string(name);
+    const auto compression = records::records_compression_from_string(name);
     if (!compression) {
       throw std::runtime_error("--records-compress " + name + ": unknown; one of none, zstd");
     }
@@ -60,43 +62,44 @@ std::vector<report::RecordsCompression> records_compressions(const std::vector<P
 
 void Records::undo() {
   recorders.clear();  // closes their files before they are removed
-  report::remove_created(created);
+  records::remove_created(created);
 }
 
 void open_records(const core::RunConfig& config, const std::vector<Part>& parts,
-                  const std::vector<report::RecordsCompression>& compressions, const Cohort& cohort,
-                  const report::Recorder::Finalizer& finalize, Records& records) {
+                  const std::vector<records::RecordsCompression>& compressions,
+                  const Cohort& cohort, const records::Recorder::Finalizer& finalize,
+                  Records& records) {
   std::vector<std::string>& created = records.created;
   const bool leads = cohort.leads();
-  report::make_directories(config.output_dir, created);
+  records::make_directories(config.output_dir, created);
   if (!config.targets.empty() && leads) {
-    report::write_new_file(config.output_dir + "/" + report::kConfigFile, core::to_yaml(config),
-                           created);
+    records::write_new_file(config.output_dir + "/" + records::kConfigFile, core::to_yaml(config),
+                            created);
   }
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const core::RunConfig& c = parts[i].config;
-    const report::RecordsCompression compression = compressions[i];
-    report::make_directories(c.output_dir, created);
+    const records::RecordsCompression compression = compressions[i];
+    records::make_directories(c.output_dir, created);
     if (leads) {
-      report::write_new_file(c.output_dir + "/" + report::kConfigFile, core::to_yaml(c), created);
+      records::write_new_file(c.output_dir + "/" + records::kConfigFile, core::to_yaml(c), created);
     }
     // A run over an earlier one (--overwrite) leaves no stale requests file of the other kind
     // for `report` to find first.
     for (const auto other :
-         {report::RecordsCompression::kNone, report::RecordsCompression::kZstd}) {
+         {records::RecordsCompression::kNone, records::RecordsCompression::kZstd}) {
       if (other != compression) {
-        std::filesystem::remove(c.output_dir + "/" + report::requests_file_name(other));
+        std::filesystem::remove(c.output_dir + "/" + records::requests_file_name(other));
       }
     }
     const std::string records_path = c.output_dir + "/" + cohort.records_file(compression);
     const bool fresh = !std::filesystem::exists(records_path);
-    records.recorders.push_back(std::make_unique<report::Recorder>(
+    records.recorders.push_back(std::make_unique<records::Recorder>(
         records_path, finalize, compression,
-        c.save_detailed ? report::Recorder::kMaxDetailTotalBytes : 0));
+        c.save_detailed ? records::Recorder::kMaxDetailTotalBytes : 0));
     if (fresh) created.push_back(records_path);
     if (leads) {
-      report::make_reserve(c.output_dir);
-      created.push_back(c.output_dir + "/" + report::kReserveFile);
+      records::make_reserve(c.output_dir);
+      created.push_back(c.output_dir + "/" + records::kReserveFile);
     }
   }
 }

@@ -7,8 +7,8 @@
 
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/measure/cohort.h"
-#include "tokenbench/report/recorder.h"
-#include "tokenbench/report/records_sink.h"
+#include "tokenbench/records/recorder.h"
+#include "tokenbench/records/records_sink.h"
 
 namespace tokenbench::measure {
 
@@ -30,12 +30,12 @@ core::RunConfig target_config(const core::RunConfig& config, std::size_t index);
 void refuse_results_in(const std::vector<Part>& parts);
 
 /// Each part's --records-compress, read before anything is written. Throws std::runtime_error.
-std::vector<report::RecordsCompression> records_compressions(const std::vector<Part>& parts);
+std::vector<records::RecordsCompression> records_compressions(const std::vector<Part>& parts);
 
 /// A measurement's requests files, one recorder per part, and what was created for them
 /// (directories, config.yaml, the summary's reserve), undone when the measurement cannot start.
 struct Records {
-  std::vector<std::unique_ptr<report::Recorder>> recorders;
+  std::vector<std::unique_ptr<records::Recorder>> recorders;
   std::vector<std::string> created;
 
   /// Closes the recorders' files and removes everything created (a usage or configuration error
@@ -48,7 +48,8 @@ struct Records {
 /// `finalize` (output tokens counted). Fills `records` as it goes, so that undo() removes what
 /// it made when it throws.
 void open_records(const core::RunConfig& config, const std::vector<Part>& parts,
-                  const std::vector<report::RecordsCompression>& compressions, const Cohort& cohort,
-                  const report::Recorder::Finalizer& finalize, Records& records);
+                  const std::vector<records::RecordsCompression>& compressions,
+                  const Cohort& cohort, const records::Recorder::Finalizer& finalize,
+                  Records& records);
 
 }  // namespace tokenbench::measure

@@ -7,7 +7,7 @@
 namespace tokenbench::measure {
 
 LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>& records,
-                       const report::RunNotes& notes) {
+                       const records::RunNotes& notes) {
   const core::RunConfig& config = part.config;
   LevelResult result;
   result.name = part.name;
@@ -22,14 +22,14 @@ LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>&
   }
   const std::string& dir = config.output_dir;
   if (!notes.environment.is_null()) {
-    report::write_optional([&] { report::write_environment(dir, notes.environment); });
+    records::write_optional([&] { records::write_environment(dir, notes.environment); });
   }
   if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty()) {
-    report::write_optional([&] { report::write_telemetry(dir, notes); });
+    records::write_optional([&] { records::write_telemetry(dir, notes); });
   }
   if (report::wants_csv_export(config.exports)) {
-    report::write_optional_file(dir + "/" + report::kRequestsCsvFile,
-                                [&] { return report::requests_to_csv(records); });
+    records::write_optional_file(dir + "/" + report::kRequestsCsvFile,
+                                 [&] { return report::requests_to_csv(records); });
   }
   result.summary = std::move(out.summary);
   result.summary_json = std::move(out.summary_json);

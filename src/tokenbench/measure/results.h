@@ -15,6 +15,6 @@ namespace tokenbench::measure {
 /// file. `notes`: why a guard stopped the run early, the server's /metrics scrapes. Throws
 /// RunError when the summary cannot be written.
 LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>& records,
-                       const report::RunNotes& notes);
+                       const records::RunNotes& notes);
 
 }  // namespace tokenbench::measure

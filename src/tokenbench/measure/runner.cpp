@@ -22,7 +22,8 @@
 #include "tokenbench/measure/results.h"
 #include "tokenbench/measure/telemetry.h"
 #include "tokenbench/metrics/token_counts.h"
-#include "tokenbench/report/recorder.h"
+#include "tokenbench/records/recorder.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 
@@ -44,7 +45,7 @@ struct Measurement {
 namespace {
 
 // With a tokenizer, each record's output tokens are counted as the recorder takes it.
-report::Recorder::Finalizer output_token_counter(const tokenizer::Tokenizer* tokenizer) {
+records::Recorder::Finalizer output_token_counter(const tokenizer::Tokenizer* tokenizer) {
   if (tokenizer == nullptr) return {};
   return [tokenizer](core::RequestRecord& r) { metrics::count_output_tokens(*tokenizer, r); };
 }
@@ -105,7 +106,7 @@ Measurement Runner::prepare(const core::RunConfig& config, const std::vector<Par
   Measurement m;
   try {
     m.labels = telemetry::parse_labels(config.labels);
-    const std::vector<report::RecordsCompression> compressions = records_compressions(parts);
+    const std::vector<records::RecordsCompression> compressions = records_compressions(parts);
     // Everything that can refuse the configuration comes before the first file is written.
     workload::Workload workload = build_workload(plan_, config);
     m.config = std::make_unique<core::RunConfig>(config);
@@ -217,7 +218,7 @@ void Runner::merge(const core::RunConfig& config, const std::vector<Part>& parts
 void Runner::write_results(const core::RunConfig& config, const std::vector<Part>& parts,
                            Measurement& m, Telemetry& watch) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    report::RunNotes notes;
+    records::RunNotes notes;
     notes.stopped = m.stopped;
     watch.add_notes(i, parts.size() > 1, notes);
     notes.client_cpu = m.merged ? m.merged->cpu : last_bench_->cpu_samples();
@@ -259,10 +260,10 @@ std::string Runner::interruption() const {
 
 void Runner::flush_records() {
   std::lock_guard<std::mutex> lock(recorders_mutex_);
-  for (report::Recorder* r : live_recorders_) {
+  for (records::Recorder* r : live_recorders_) {
     r->flush_now(std::chrono::seconds(1));
     // The process exits next: the room kept for a summary it will not write is given back.
-    report::release_reserve(std::filesystem::path(r->path()).parent_path().string());
+    records::release_reserve(std::filesystem::path(r->path()).parent_path().string());
   }
 }
 

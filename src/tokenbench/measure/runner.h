@@ -70,7 +70,7 @@ class Runner {
   bool partial() const { return partial_; }
 
   /// Writes every record measured so far to its requests.jsonl now (waiting at most a second),
-  /// and removes the summary's reserve (report::make_reserve). Thread-safe; for a second Ctrl-C,
+  /// and removes the summary's reserve (records::make_reserve). Thread-safe; for a second Ctrl-C,
   /// before the process exits at once.
   void flush_records();
 
@@ -108,7 +108,7 @@ class Runner {
   std::atomic<int> stop_signal_{0};
   bool partial_ = false;
   std::mutex recorders_mutex_;
-  std::vector<report::Recorder*> live_recorders_;  // the measurement's, while it runs
+  std::vector<records::Recorder*> live_recorders_;  // the measurement's, while it runs
 };
 
 }  // namespace tokenbench::measure

@@ -8,8 +8,10 @@
 #include <cstdio>
 
 #include "tokenbench/client/credentials.h"
+#include "tokenbench/collect/child_process.h"
+#include "tokenbench/collect/gpu_sampler.h"
+#include "tokenbench/collect/scraper.h"
 #include "tokenbench/core/text.h"
-#include "tokenbench/telemetry/child_process.h"
 #include "tokenbench/telemetry/environment.h"
 
 namespace tokenbench::measure {
@@ -31,7 +33,7 @@ void Telemetry::start_scraper(const core::RunConfig& config, const std::vector<P
   metrics_urls_[i] = automatic ? parts[i].config.base_url + "/metrics" : plan_.redact(url);
   // Credentials go only to the target's own origin, unless --server-metrics-auth.
   bool withheld = false;
-  auto scraper = std::make_unique<telemetry::MetricsScraper>(
+  auto scraper = std::make_unique<collect::MetricsScraper>(
       url,
       client::headers_for_origin(url, t.base_url, t.headers, config.server_metrics_auth, &withheld),
       config.metrics_interval_s, clock, client::get_options(config));
@@ -71,7 +73,7 @@ void Telemetry::stop_gpus(const core::RunConfig& config, core::Nanos measure_end
   gpu_info_->first_error = plan_.redact(std::move(gpu_info_->first_error));
 }
 
-void Telemetry::add_notes(std::size_t i, bool shared, report::RunNotes& notes) {
+void Telemetry::add_notes(std::size_t i, bool shared, records::RunNotes& notes) {
   if (i < scrapers_.size() && scrapers_[i]) {
     scrapers_[i]->stop();
     notes.scrapes = scrapers_[i]->scrapes();
@@ -87,8 +89,8 @@ nlohmann::json Telemetry::gpus() const {
   return gpu_info_ ? telemetry::gpus_summary(gpu_samples_, *gpu_info_) : nlohmann::json();
 }
 
-std::unique_ptr<telemetry::GpuSampler> Telemetry::start_gpu_sampler(const core::RunConfig& config,
-                                                                    const core::RunClock& clock) {
+std::unique_ptr<collect::GpuSampler> Telemetry::start_gpu_sampler(const core::RunConfig& config,
+                                                                  const core::RunClock& clock) {
   const std::string& mode = config.gpu_metrics;
   if (mode == "off" || (mode == "auto" && gpu_auto_off_)) return nullptr;
   const bool automatic = mode == "auto";
@@ -99,16 +101,16 @@ std::unique_ptr<telemetry::GpuSampler> Telemetry::start_gpu_sampler(const core::
                  "server's GPUs)\n",
                  core::one_line(why).c_str());
   };
-  if (automatic && !telemetry::find_on_path("nvidia-smi")) {
+  if (automatic && !collect::find_on_path("nvidia-smi")) {
     say_no_sampler("nvidia-smi is not on PATH");
     return nullptr;
   }
   const bool dcgm = mode.rfind("dcgm=", 0) == 0;
-  std::unique_ptr<telemetry::GpuSampler> sampler;
+  std::unique_ptr<collect::GpuSampler> sampler;
   try {
-    sampler = dcgm ? telemetry::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock,
-                                                 client::get_options(config))
-                   : telemetry::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
+    sampler = dcgm ? collect::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock,
+                                               client::get_options(config))
+                   : collect::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
   } catch (const std::exception& e) {
     if (automatic) {
       say_no_sampler(e.what());

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "tokenbench/collect/gpu_sampler.h"
+#include "tokenbench/collect/scraper.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/measure/plan.h"
 #include "tokenbench/measure/records.h"
 #include "tokenbench/report/run_outputs.h"
-#include "tokenbench/telemetry/gpu_sampler.h"
-#include "tokenbench/telemetry/scraper.h"
 
 namespace tokenbench::measure {
 
@@ -36,7 +36,7 @@ class Telemetry {
   /// the energy spans the whole phase.
   void stop_gpus(const core::RunConfig& config, core::Nanos measure_end, bool canceled);
   /// Stops part `i`'s scraper and puts what was watched into its notes.
-  void add_notes(std::size_t i, bool shared, report::RunNotes& notes);
+  void add_notes(std::size_t i, bool shared, records::RunNotes& notes);
   /// The GPUs' facts for the environment record (null when no sampler ran).
   nlohmann::json gpus() const;
 
@@ -44,8 +44,8 @@ class Telemetry {
   /// The GPU sampler --gpu-metrics asks for, started on `clock`, once its first sample came (or
   /// kept without one when asked for by name); null when off or (auto) not available, said once
   /// on stderr.
-  std::unique_ptr<telemetry::GpuSampler> start_gpu_sampler(const core::RunConfig& config,
-                                                           const core::RunClock& clock);
+  std::unique_ptr<collect::GpuSampler> start_gpu_sampler(const core::RunConfig& config,
+                                                         const core::RunClock& clock);
   /// The server's /metrics for part `i`, when asked or, by default, when <base-url>/metrics
   /// answers.
   void start_scraper(const core::RunConfig& config, const std::vector<Part>& parts, std::size_t i,
@@ -53,10 +53,10 @@ class Telemetry {
 
   const Plan& plan_;
   bool& gpu_auto_off_;
-  std::unique_ptr<telemetry::GpuSampler> gpu_;
+  std::unique_ptr<collect::GpuSampler> gpu_;
   std::vector<telemetry::GpuSample> gpu_samples_;
   std::optional<telemetry::GpuSamplerInfo> gpu_info_;
-  std::vector<std::unique_ptr<telemetry::MetricsScraper>> scrapers_;
+  std::vector<std::unique_ptr<collect::MetricsScraper>> scrapers_;
   std::vector<std::string> metrics_urls_;
 };
 

@@ -298,7 +298,7 @@ json time_basis(const json& summary_json) {
 
 // Telemetry's series: `factor` turns their real-time stamps into the records' time (model time
 // under --sim-time), so that they line up with the series over time.
-json telemetry_series(const RunNotes& notes, core::Nanos t0, double factor) {
+json telemetry_series(const records::RunNotes& notes, core::Nanos t0, double factor) {
   json out = json::object();
   const auto idx = even_sample(notes.scrapes.size(), kMaxSeriesPoints);
   if (!idx.empty()) {
@@ -372,7 +372,7 @@ json figure_cdfs(const std::vector<core::RequestRecord>& records, std::size_t ma
 
 json html_report_data(const std::vector<core::RequestRecord>& records, const json& summary_json,
                       const std::string& console, const std::string& config_yaml,
-                      const RunNotes& notes) {
+                      const records::RunNotes& notes) {
   json data = json::object();
   data["config_yaml"] = redact_urls(config_yaml);
   data["console"] = redact_urls(console);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tokenbench/core/request.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/run_notes.h"
 
 namespace tokenbench::report {
 
@@ -69,7 +69,7 @@ nlohmann::json figure_cdfs(const std::vector<core::RequestRecord>& records, std:
 /// report.txt's; `config_yaml` is config.yaml's text (secrets already redacted).
 nlohmann::json html_report_data(const std::vector<core::RequestRecord>& records,
                                 const nlohmann::json& summary_json, const std::string& console,
-                                const std::string& config_yaml, const RunNotes& notes);
+                                const std::string& config_yaml, const records::RunNotes& notes);
 
 /// The whole self-contained page for `data` (html_report_data): the template with the chart
 /// library, the page's CSS and JS and the escaped data embedded.

@@ -1,26 +1,16 @@
 #include "tokenbench/report/run_outputs.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <sstream>
-#include <stdexcept>
 
-#include "tokenbench/core/input_limits.h"
-#include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/model_time.h"
 #include "tokenbench/metrics/stream_check.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/ranks.h"
@@ -32,222 +22,6 @@
 #include "tokenbench/telemetry/timings_account.h"
 
 namespace tokenbench::report {
-
-std::FILE* open_for_writing(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ELOOP) {
-      throw std::runtime_error("cannot write " + path +
-                               ": it is a symbolic link, which tokenbench does not write through; "
-                               "remove it or choose another --output-dir");
-    }
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
-  }
-  std::FILE* file = ::fdopen(fd, "w");
-  if (file == nullptr) {
-    const int err = errno;
-    ::close(fd);
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(err));
-  }
-  return file;
-}
-
-bool holds_results(const std::string& dir) {
-  return std::filesystem::exists(dir + "/" + kRequestsFile) ||
-         std::filesystem::exists(dir + "/" + kRequestsZstFile) ||
-         std::filesystem::exists(dir + "/" + kSummaryFile);
-}
-
-std::string find_requests_file(const std::string& dir) {
-  for (const char* name : {kRequestsFile, kRequestsZstFile}) {
-    const std::string path = dir + "/" + name;
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(path, ec)) return path;
-  }
-  return "";
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  // Write beside the target, then rename: a reader never sees a half-written file, a failed
-  // write (a full disk) leaves no .tmp behind, and a link at either name is never followed.
-  const std::string tmp = path + ".tmp";
-  const auto fail = [&](int err) {
-    std::remove(tmp.c_str());
-    return std::runtime_error("cannot write " + path + ": " + std::strerror(err));
-  };
-  std::remove(tmp.c_str());
-  std::FILE* out = open_for_writing(tmp);
-  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  const int write_err = errno;
-  if (std::fclose(out) != 0 || !written) throw fail(written ? errno : write_err);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw fail(errno);
-}
-
-void make_directories(const std::string& dir, std::vector<std::string>& created) {
-  std::vector<std::filesystem::path> missing;
-  std::error_code ec;
-  for (std::filesystem::path p(dir); !p.empty() && !std::filesystem::exists(p, ec);
-       p = p.parent_path()) {
-    missing.push_back(p);
-    if (p == p.parent_path()) break;
-  }
-  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-    if (!std::filesystem::create_directory(*it, ec) && ec) {
-      throw std::runtime_error("cannot create directory " + it->string() + ": " + ec.message());
-    }
-    created.push_back(it->string());
-  }
-  if (!std::filesystem::is_directory(dir, ec)) {
-    throw std::runtime_error("cannot write in " + dir + ": it is not a directory");
-  }
-}
-
-void write_new_file(const std::string& path, const std::string& text,
-                    std::vector<std::string>& created) {
-  std::error_code ec;
-  const bool fresh = !std::filesystem::exists(std::filesystem::symlink_status(path, ec));
-  write_text_file(path, text);
-  if (fresh) created.push_back(path);
-}
-
-void remove_created(const std::vector<std::string>& created) {
-  for (auto it = created.rbegin(); it != created.rend(); ++it) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(*it, ec) && !std::filesystem::is_empty(*it, ec)) continue;
-    std::filesystem::remove(*it, ec);
-  }
-}
-
-namespace {
-
-std::vector<core::CpuSample> cpu_samples_from_json(const nlohmann::json& line) {
-  const auto& t = line.at("t_ns");
-  const auto& cpu = line.at("cpu_ns");
-  if (!t.is_array() || !cpu.is_array() || t.size() != cpu.size()) {
-    throw std::runtime_error("client_cpu: t_ns and cpu_ns must be arrays of one length");
-  }
-  std::vector<core::CpuSample> out;
-  out.reserve(t.size());
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (!t[i].is_number_integer() || !cpu[i].is_number_integer()) {
-      throw std::runtime_error("client_cpu: readings must be integers");
-    }
-    out.push_back({t[i].get<core::Nanos>(), cpu[i].get<core::Nanos>()});
-    if (i > 0 && (out[i].t < out[i - 1].t || out[i].cpu < out[i - 1].cpu)) {
-      throw std::runtime_error("client_cpu: readings must not go back in time");
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-void write_telemetry(const std::string& dir, const RunNotes& notes) {
-  std::string text;
-  const auto put = [&text](const nlohmann::json& line) {
-    text += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    text += '\n';
-  };
-  for (const auto& [label, t] : {std::pair{"measure_start", notes.measure_start},
-                                 std::pair{"measure_end", notes.measure_end}}) {
-    if (t != core::kNever) put({{"type", "phase"}, {"label", label}, {"t_ns", t}});
-  }
-  if (notes.gpu_sampler) {
-    nlohmann::json line = telemetry::gpu_sampler_to_json(*notes.gpu_sampler);
-    line["shared"] = notes.gpu_shared;
-    put(line);
-  }
-  // Scrapes and samples interleaved in time order: one time series.
-  std::size_t g = 0;
-  for (const auto& s : notes.scrapes) {
-    for (; g < notes.gpu_samples.size() && notes.gpu_samples[g].t < s.t; ++g) {
-      put(telemetry::gpu_sample_to_json(notes.gpu_samples[g]));
-    }
-    nlohmann::json line = telemetry::scrape_to_json(s);
-    line["type"] = "scrape";
-    line["url"] = notes.metrics_url;
-    put(line);
-  }
-  for (; g < notes.gpu_samples.size(); ++g)
-    put(telemetry::gpu_sample_to_json(notes.gpu_samples[g]));
-  for (std::size_t i = 0; i < notes.client_cpu.size(); ++i) {
-    nlohmann::json t = nlohmann::json::array();
-    nlohmann::json cpu = nlohmann::json::array();
-    for (const auto& s : notes.client_cpu[i]) {
-      t.push_back(s.t);
-      cpu.push_back(s.cpu);
-    }
-    put({{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}});
-  }
-  write_text_file(dir + "/" + kTelemetryFile, text);
-}
-
-RunNotes read_telemetry(const std::string& dir) {
-  RunNotes out;
-  const std::string path = dir + "/" + kTelemetryFile;
-  std::ifstream in(path);
-  if (!in) return out;
-  std::string line;
-  core::LineReader lines(in, path);
-  while (lines.next(line)) {
-    const std::size_t number = lines.number();
-    if (line.empty()) continue;
-    try {
-      const auto json = core::parse_json(line);
-      const std::string type = json.value("type", "scrape");
-      if (type == "scrape") {
-        out.scrapes.push_back(telemetry::scrape_from_json(json));
-        if (out.metrics_url.empty()) out.metrics_url = json.value("url", "");
-      } else if (type == "gpu") {
-        out.gpu_samples.push_back(telemetry::gpu_sample_from_json(json));
-      } else if (type == "gpu_sampler") {
-        out.gpu_sampler = telemetry::gpu_sampler_from_json(json);
-        out.gpu_shared = json.value("shared", false);
-      } else if (type == "client_cpu") {
-        out.client_cpu.push_back(cpu_samples_from_json(json));
-      } else if (type == "phase") {
-        const std::string label = json.at("label").get<std::string>();
-        const core::Nanos t = json.at("t_ns").get<core::Nanos>();
-        if (label == "measure_start") out.measure_start = t;
-        if (label == "measure_end") out.measure_end = t;
-      }
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path + " line " + std::to_string(number) + ": " + e.what());
-    }
-  }
-  return out;
-}
-
-void write_json_file(const std::string& path, const nlohmann::json& document) {
-  write_text_file(path,
-                  document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-}
-
-nlohmann::json read_json_file(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) return nullptr;
-  try {
-    return core::parse_json(read_text_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": " + e.what());
-  }
-}
-
-void write_environment(const std::string& dir, const nlohmann::json& environment) {
-  write_json_file(dir + "/" + kEnvironmentFile, environment);
-}
-
-nlohmann::json read_environment(const std::string& dir) {
-  return read_json_file(dir + "/" + kEnvironmentFile);
-}
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 namespace {
 
@@ -277,7 +51,7 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
 
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
-                             const core::RunConfig& config, const RunNotes& notes) {
+                             const core::RunConfig& config, const records::RunNotes& notes) {
   const std::string& stopped = notes.stopped;
   metrics::SummaryOptions options;
   options.percentiles = config.percentiles;
@@ -356,53 +130,27 @@ RunOutputs write_run_outputs(const std::string& dir,
   // written is a warning.
   const std::string summary_text =
       out.summary_json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  release_reserve(dir);
+  records::release_reserve(dir);
   try {
-    write_text_file(dir + "/" + kSummaryFile, summary_text);
+    records::write_text_file(dir + "/" + records::kSummaryFile, summary_text);
   } catch (const std::exception& e) {
     out.not_saved = e.what();
   }
-  write_optional_file(dir + "/" + kReportFile, [&] { return out.console; });
+  records::write_optional_file(dir + "/" + records::kReportFile, [&] { return out.console; });
   // vLLM's --result-filename: the same result under the name a vLLM script looks for.
   if (!config.result_filename.empty()) {
-    write_optional_file(dir + "/" + config.result_filename, [&] { return summary_text; });
+    records::write_optional_file(dir + "/" + config.result_filename, [&] { return summary_text; });
   }
   // The page shows config.yaml as stored (secrets redacted), so that `report` rebuilds the same.
-  write_optional_file(dir + "/" + kHtmlReportFile, [&] {
-    const std::string config_path = dir + "/" + kConfigFile;
+  records::write_optional_file(dir + "/" + kHtmlReportFile, [&] {
+    const std::string config_path = dir + "/" + records::kConfigFile;
     const std::string config_yaml = std::filesystem::is_regular_file(config_path)
-                                        ? read_text_file(config_path)
+                                        ? records::read_text_file(config_path)
                                         : core::to_yaml(config);
     return render_html_report(
         html_report_data(figures, out.summary_json, out.console, config_yaml, notes));
   });
   return out;
 }
-
-bool write_optional_file(const std::string& path, const std::function<std::string()>& text) {
-  return write_optional([&] { write_text_file(path, text()); });
-}
-
-bool write_optional(const std::function<void()>& write) {
-  try {
-    write();
-    return true;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tokenbench: warning: %s; the run goes on without it\n",
-                 core::one_line(e.what()).c_str());
-    return false;
-  }
-}
-
-void make_reserve(const std::string& dir) {
-  const std::string path = dir + "/" + kReserveFile;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  const bool made = ::posix_fallocate(fd, 0, kReserveBytes) == 0;
-  ::close(fd);
-  if (!made) std::remove(path.c_str());
-}
-
-void release_reserve(const std::string& dir) { std::remove((dir + "/" + kReserveFile).c_str()); }
 
 }  // namespace tokenbench::report

@@ -1,18 +1,12 @@
 #include "tokenbench/telemetry/environment.h"
 
 #include <fmt/format.h>
-#include <limits.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <future>
 #include <sstream>
 #include <stdexcept>
 
-#include "tokenbench/client/http_get.h"
 #include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
@@ -130,27 +124,6 @@ std::string cpu_model_from_cpuinfo(std::string_view cpuinfo) {
   return fallback;
 }
 
-HostFacts collect_host() {
-  HostFacts h;
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof name - 1) == 0) h.host = name;
-  utsname u{};
-  if (::uname(&u) == 0) {
-    h.os_sysname = u.sysname;
-    h.os_release = u.release;
-    h.os_machine = u.machine;
-  }
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  if (cpuinfo) {
-    std::ostringstream ss;
-    ss << cpuinfo.rdbuf();
-    h.cpu_model = cpu_model_from_cpuinfo(ss.str());
-  }
-  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-  h.cpu_count = n > 0 ? static_cast<int>(n) : 0;
-  return h;
-}
-
 std::map<std::string, std::string> parse_labels(const std::vector<std::string>& items) {
   std::map<std::string, std::string> out;
   for (const auto& item : items) {
@@ -202,27 +175,6 @@ json describe_server(const std::string& url, const std::string& server_header,
               {"server_header", header.empty() ? json(nullptr) : json(header)},
               {"models", models_summary(models_body)},
               {"endpoints", std::move(endpoints)}};
-}
-
-json probe_server(const std::string& base_url, const std::vector<std::string>& headers,
-                  const std::string& models_body, const std::string& server_header,
-                  double timeout_s, const client::HttpGetOptions& get) {
-  std::vector<std::pair<std::string, std::future<client::HttpGetResult>>> asked;
-  for (const char* path : kServerInfoPaths) {
-    asked.emplace_back(path,
-                       std::async(std::launch::async, [&base_url, &headers, &get, path, timeout_s] {
-                         return client::http_get(base_url + path, headers, timeout_s, get);
-                       }));
-  }
-  std::map<std::string, std::string> answers;
-  std::string header = server_header;
-  for (auto& [path, future] : asked) {
-    client::HttpGetResult r = future.get();
-    if (!r.transport_ok || r.status != 200) continue;
-    if (header.empty()) header = r.server_header;
-    answers.emplace(path, std::move(r.body));
-  }
-  return describe_server(base_url, header, models_body, answers);
 }
 
 json gpus_summary(const std::vector<GpuSample>& samples, const GpuSamplerInfo& info) {

@@ -7,9 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenbench/client/http_get.h"
 #include "tokenbench/telemetry/gpu_sample.h"
-#include "tokenbench/telemetry/gpu_sampler.h"
 
 namespace tokenbench::telemetry {
 
@@ -20,9 +18,6 @@ struct HostFacts {
   std::string cpu_model;  ///< /proc/cpuinfo "model name" ("" when it has none)
   int cpu_count = 0;      ///< logical CPUs online
 };
-
-/// The client machine's facts, read now. Never throws; what cannot be read stays empty.
-HostFacts collect_host();
 
 /// The CPU model of a /proc/cpuinfo text: the first "model name" line (x86), else "Model" or
 /// "Hardware" (ARM); "" when none. Pure.
@@ -61,13 +56,6 @@ inline constexpr const char* kServerInfoPaths[] = {"/version", "/props", "/info"
 nlohmann::json describe_server(const std::string& url, const std::string& server_header,
                                const std::string& models_body,
                                const std::map<std::string, std::string>& answers);
-
-/// Asks `base_url` for kServerInfoPaths at once (each GET with `timeout_s`, never fatal; only a
-/// 200 with a JSON object counts) with the run's `headers` (never recorded), and describes it
-/// with the /v1/models reply already in hand. Blocks at most about `timeout_s`.
-nlohmann::json probe_server(const std::string& base_url, const std::vector<std::string>& headers,
-                            const std::string& models_body, const std::string& server_header,
-                            double timeout_s = 2.0, const client::HttpGetOptions& get = {});
 
 /// The GPUs that `samples` name: {"source", "count", "driver", "devices": [{index, name,
 /// uuid}]}; null when there is no sample.

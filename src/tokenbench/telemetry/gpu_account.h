@@ -8,7 +8,6 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/telemetry/gpu_sample.h"
-#include "tokenbench/telemetry/gpu_sampler.h"
 #include "tokenbench/telemetry/server_account.h"
 
 namespace tokenbench::telemetry {

@@ -11,6 +11,15 @@
 
 namespace tokenbench::telemetry {
 
+/// Where a run's GPU samples came from and how sampling went. Plain data.
+struct GpuSamplerInfo {
+  std::string source;  ///< "nvidia-smi" or "dcgm"
+  std::string url;     ///< the DCGM exporter's /metrics (dcgm only)
+  double interval_s = 1.0;
+  int failed_samples = 0;   ///< malformed lines, failed scrapes, an early exit of nvidia-smi
+  std::string first_error;  ///< one line; "" when none failed
+};
+
 /// One reading of one GPU: when (run clock, the origin of requests.jsonl), which GPU, and what it
 /// said. A quantity the source does not give ("[N/A]", "[Not Supported]", a metric not exported)
 /// is absent. Plain data.

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tokenbench/metrics/summary.h"
-#include "tokenbench/telemetry/scraper.h"
+#include "tokenbench/telemetry/scrape.h"
 
 namespace tokenbench::telemetry {
 

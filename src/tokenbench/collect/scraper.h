@@ -10,19 +10,9 @@
 
 #include "tokenbench/client/http_get.h"
 #include "tokenbench/core/clock.h"
-#include "tokenbench/telemetry/server_series.h"
+#include "tokenbench/telemetry/scrape.h"
 
-namespace tokenbench::telemetry {
-
-/// One scrape of a server's /metrics: when (run clock), why ("interval", "measure_start",
-/// "measure_end"), and what it said, mapped onto the common series; or why it failed.
-struct Scrape {
-  core::Nanos t = core::kNever;
-  std::string label;
-  bool ok = false;
-  std::string error;  ///< when !ok: one line
-  ServerSnapshot snapshot;
-};
+namespace tokenbench::collect {
 
 /// Scrapes a /metrics URL on its own thread and connection every `interval_s`, and on demand
 /// (scrape_now, from the run's thread at the measure phase's edges), never touching the load
@@ -37,17 +27,17 @@ class MetricsScraper {
   MetricsScraper& operator=(const MetricsScraper&) = delete;
 
   /// Scrapes once now, on the caller's thread; returns what it got (also kept).
-  Scrape scrape_now(const std::string& label);
+  telemetry::Scrape scrape_now(const std::string& label);
   /// Starts the periodic scrapes (idempotent).
   void start();
   /// Stops them and waits for the thread (idempotent).
   void stop();
   /// Every scrape so far, in time order.
-  std::vector<Scrape> scrapes() const;
+  std::vector<telemetry::Scrape> scrapes() const;
   const std::string& url() const { return url_; }
 
  private:
-  Scrape fetch(const std::string& label) const;
+  telemetry::Scrape fetch(const std::string& label) const;
 
   const std::string url_;
   const std::vector<std::string> headers_;
@@ -57,8 +47,8 @@ class MetricsScraper {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  std::vector<Scrape> scrapes_;
+  std::vector<telemetry::Scrape> scrapes_;
   std::thread thread_;
 };
 
-}  // namespace tokenbench::telemetry
+}  // namespace tokenbench::collect

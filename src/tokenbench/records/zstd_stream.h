@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 
 /// Compresses bytes into one zstd frame appended to a FILE it does not own. flush() makes every
 /// byte given so far decodable from what the file holds, so a process killed later leaves a
@@ -49,4 +49,4 @@ struct ZstdDecoded {
 /// reason on data that is not zstd or is damaged.
 ZstdDecoded zstd_decompress(std::string_view data);
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -1,4 +1,4 @@
-#include "tokenbench/report/chunk_codec.h"
+#include "tokenbench/records/chunk_codec.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 using core::kNever;
@@ -188,4 +188,4 @@ std::vector<core::ChunkStamp> chunk_stamps_from_field(std::string_view field, Na
   return out;
 }
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -1,4 +1,4 @@
-#include "tokenbench/telemetry/child_process.h"
+#include "tokenbench/collect/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace tokenbench::telemetry {
+namespace tokenbench::collect {
 
 std::optional<std::string> find_on_path(const std::string& program) {
   const auto executable = [](const std::string& path) {
@@ -119,4 +119,4 @@ std::optional<int> ChildProcess::terminate(std::chrono::milliseconds grace) {
   return status_;
 }
 
-}  // namespace tokenbench::telemetry
+}  // namespace tokenbench::collect

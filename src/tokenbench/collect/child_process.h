@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace tokenbench::telemetry {
+namespace tokenbench::collect {
 
 /// The full path of `program` found on $PATH (an executable regular file), or nullopt. A name
 /// with a '/' is checked as given.
@@ -46,4 +46,4 @@ class ChildProcess {
   int status_ = 0;
 };
 
-}  // namespace tokenbench::telemetry
+}  // namespace tokenbench::collect

@@ -1,4 +1,4 @@
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,10 +11,10 @@
 
 #include "../metrics/test_records.h"
 #include "tokenbench/metrics/summary.h"
-#include "tokenbench/report/chunk_codec.h"
+#include "tokenbench/records/chunk_codec.h"
 #include "tokenbench/report/summary_json.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 void expect_same_record(const core::RequestRecord& a, const core::RequestRecord& b) {
@@ -232,8 +232,8 @@ TEST_F(RecordsFileTest, ReadsBackAWholeRunAndRecomputesTheSameSummary) {
   metrics::SummaryOptions options;
   options.slo = metrics::parse_slo({"ttft:150"});
   const core::RunConfig config;
-  EXPECT_EQ(summary_to_json(metrics::summarize(with_odd, options), config),
-            summary_to_json(metrics::summarize(back, options), config));
+  EXPECT_EQ(report::summary_to_json(metrics::summarize(with_odd, options), config),
+            report::summary_to_json(metrics::summarize(back, options), config));
 }
 
 TEST_F(RecordsFileTest, TruncatedFinalLineIsSkippedAndReported) {
@@ -383,4 +383,4 @@ TEST_F(RecordsFileTest, EmptyFileHasNoRecords) {
 }
 
 }  // namespace
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -1,4 +1,4 @@
-#include "tokenbench/report/chunk_codec.h"
+#include "tokenbench/records/chunk_codec.h"
 
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 using core::ChunkStamp;
@@ -182,4 +182,4 @@ TEST(ChunkCodec, A256TokenRecordAt1MsItlCostsAtMost4BytesPerToken) {
 }
 
 }  // namespace
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

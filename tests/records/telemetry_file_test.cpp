@@ -6,9 +6,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/results_dir.h"
+#include "tokenbench/records/run_notes.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 std::string fresh_dir(const std::string& name) {
@@ -99,4 +100,4 @@ TEST(TelemetryFile, EnvironmentRoundTripsAndIsNullWhenAbsent) {
 }
 
 }  // namespace
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

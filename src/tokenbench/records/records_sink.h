@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 
 class ZstdWriter;
 
@@ -46,4 +46,4 @@ class RecordsSink {
   std::unique_ptr<ZstdWriter> zstd_;
 };
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

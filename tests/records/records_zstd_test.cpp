@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "../metrics/test_records.h"
-#include "tokenbench/report/recorder.h"
-#include "tokenbench/report/records_io.h"
-#include "tokenbench/report/records_sink.h"
-#include "tokenbench/report/run_outputs.h"
-#include "tokenbench/report/zstd_stream.h"
+#include "tokenbench/records/recorder.h"
+#include "tokenbench/records/records_io.h"
+#include "tokenbench/records/records_sink.h"
+#include "tokenbench/records/results_dir.h"
+#include "tokenbench/records/zstd_stream.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 namespace fs = std::filesystem;
@@ -199,4 +199,4 @@ TEST_F(RecordsZstdTest, RecorderFlushesACompressedFileWhileTheRunGoesOn) {
 }
 
 }  // namespace
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

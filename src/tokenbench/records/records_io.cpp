@@ -1,4 +1,4 @@
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
 #include <fmt/format.h>
 
@@ -16,10 +16,10 @@
 #include "tokenbench/core/input_limits.h"
 #include "tokenbench/core/json_parse.h"
 #include "tokenbench/metrics/request_metrics.h"
-#include "tokenbench/report/chunk_codec.h"
-#include "tokenbench/report/zstd_stream.h"
+#include "tokenbench/records/chunk_codec.h"
+#include "tokenbench/records/zstd_stream.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 using core::kNever;
@@ -581,4 +581,4 @@ std::vector<core::RequestRecord> parse_records_jsonl(std::string_view text, std:
   return collector.finish(report);
 }
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -1,11 +1,11 @@
-#include "tokenbench/telemetry/scraper.h"
+#include "tokenbench/collect/scraper.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include "tokenbench/client/http_get.h"
 
-namespace tokenbench::telemetry {
+namespace tokenbench::collect {
 
 MetricsScraper::MetricsScraper(std::string url, std::vector<std::string> headers, double interval_s,
                                const core::RunClock& clock, client::HttpGetOptions get)
@@ -17,8 +17,8 @@ MetricsScraper::MetricsScraper(std::string url, std::vector<std::string> headers
 
 MetricsScraper::~MetricsScraper() { stop(); }
 
-Scrape MetricsScraper::fetch(const std::string& label) const {
-  Scrape s;
+telemetry::Scrape MetricsScraper::fetch(const std::string& label) const {
+  telemetry::Scrape s;
   s.label = label;
   // A scrape slower than the interval is a failed scrape, never a late one piling up.
   const auto got = client::http_get(url_, headers_, std::clamp(interval_s_, 1.0, 10.0), get_);
@@ -29,17 +29,17 @@ Scrape MetricsScraper::fetch(const std::string& label) const {
     s.error = "HTTP " + std::to_string(got.status);
   } else {
     try {
-      s.snapshot = map_server_metrics(parse_exposition(got.body));
+      s.snapshot = telemetry::map_server_metrics(telemetry::parse_exposition(got.body));
       s.ok = true;
-    } catch (const ParseError& e) {
+    } catch (const telemetry::ParseError& e) {
       s.error = e.what();
     }
   }
   return s;
 }
 
-Scrape MetricsScraper::scrape_now(const std::string& label) {
-  Scrape s = fetch(label);
+telemetry::Scrape MetricsScraper::scrape_now(const std::string& label) {
+  telemetry::Scrape s = fetch(label);
   std::lock_guard<std::mutex> lock(mutex_);
   scrapes_.push_back(s);
   return s;
@@ -56,7 +56,7 @@ void MetricsScraper::start() {
         std::unique_lock<std::mutex> lock(mutex_);
         if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
       }
-      Scrape s = fetch("interval");
+      telemetry::Scrape s = fetch("interval");
       {
         std::lock_guard<std::mutex> lock(mutex_);
         scrapes_.push_back(std::move(s));
@@ -77,12 +77,13 @@ void MetricsScraper::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::vector<Scrape> MetricsScraper::scrapes() const {
+std::vector<telemetry::Scrape> MetricsScraper::scrapes() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<Scrape> out = scrapes_;
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Scrape& a, const Scrape& b) { return a.t < b.t; });
+  std::vector<telemetry::Scrape> out = scrapes_;
+  std::stable_sort(
+      out.begin(), out.end(),
+      [](const telemetry::Scrape& a, const telemetry::Scrape& b) { return a.t < b.t; });
   return out;
 }
 
-}  // namespace tokenbench::telemetry
+}  // namespace tokenbench::collect

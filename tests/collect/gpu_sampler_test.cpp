@@ -1,7 +1,7 @@
 // The GPU sampler against a fake nvidia-smi (a shell script): lines stamped and parsed, bad ones
 // counted, and the child always ended and reaped, even when it ignores SIGTERM.
 
-#include "tokenbench/telemetry/gpu_sampler.h"
+#include "tokenbench/collect/gpu_sampler.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,9 +16,9 @@
 #include <thread>
 
 #include "../support/fake_nvidia_smi.h"
-#include "tokenbench/telemetry/child_process.h"
+#include "tokenbench/collect/child_process.h"
 
-namespace tokenbench::telemetry {
+namespace tokenbench::collect {
 namespace {
 
 using std::chrono::milliseconds;
@@ -50,7 +50,7 @@ TEST(GpuSampler, ReadsTheLoopAndCountsBadLines) {
   EXPECT_EQ(samples[0].driver, "999.01");
   EXPECT_GT(samples.back().t, later);
   for (std::size_t i = 1; i < samples.size(); ++i) EXPECT_LE(samples[i - 1].t, samples[i].t);
-  const GpuSamplerInfo info = sampler->info();
+  const telemetry::GpuSamplerInfo info = sampler->info();
   EXPECT_EQ(info.source, "nvidia-smi");
   EXPECT_EQ(info.failed_samples, 1);
   EXPECT_NE(info.first_error.find("'garbage line'"), std::string::npos) << info.first_error;
@@ -69,7 +69,7 @@ TEST(GpuSampler, AnEarlyExitIsRecordedNotFatal) {
   auto sampler = GpuSampler::nvidia_smi(0.05, clock, smi);
   EXPECT_FALSE(sampler->wait_for_sample_after(core::kNever, milliseconds(5000)));
   sampler->stop();
-  const GpuSamplerInfo info = sampler->info();
+  const telemetry::GpuSamplerInfo info = sampler->info();
   EXPECT_EQ(info.failed_samples, 2);  // the message line, then the exit
   EXPECT_NE(info.first_error.find("NVIDIA-SMI has failed"), std::string::npos) << info.first_error;
   EXPECT_TRUE(sampler->samples().empty());
@@ -101,4 +101,4 @@ TEST(ChildProcess, FindsProgramsOnPath) {
 }
 
 }  // namespace
-}  // namespace tokenbench::telemetry
+}  // namespace tokenbench::collect

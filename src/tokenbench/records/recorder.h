@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "tokenbench/core/request.h"
-#include "tokenbench/report/records_sink.h"
+#include "tokenbench/records/records_sink.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 
 /// Receives finished requests from the engine's workers and appends them to requests.jsonl (or
 /// requests.jsonl.zst) on its own thread, flushing at least once a second, so that a killed run
 /// keeps what it measured. Keeps every record in memory for the summary, as the file holds it
-/// (chunk stamps rounded to the microsecond, report/chunk_codec.h), so that `report` rebuilds
+/// (chunk stamps rounded to the microsecond, records/chunk_codec.h), so that `report` rebuilds
 /// the same figures.
 ///
 /// add() is thread-safe and cheap (a lock and a move); everything else is for the owning thread.
@@ -101,4 +101,4 @@ class Recorder {
   std::thread thread_;
 };
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -1,4 +1,4 @@
-#include "tokenbench/report/zstd_stream.h"
+#include "tokenbench/records/zstd_stream.h"
 
 #include <zstd.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 ZSTD_CCtx* cctx_of(void* p) { return static_cast<ZSTD_CCtx*>(p); }
@@ -75,4 +75,4 @@ ZstdDecoded zstd_decompress(std::string_view data) {
   return decoded;
 }
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

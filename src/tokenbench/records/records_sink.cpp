@@ -1,9 +1,9 @@
-#include "tokenbench/report/records_sink.h"
+#include "tokenbench/records/records_sink.h"
 
-#include "tokenbench/report/run_outputs.h"
-#include "tokenbench/report/zstd_stream.h"
+#include "tokenbench/records/results_dir.h"
+#include "tokenbench/records/zstd_stream.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 
 std::string_view to_string(RecordsCompression c) {
   return c == RecordsCompression::kZstd ? "zstd" : "none";
@@ -49,4 +49,4 @@ bool RecordsSink::close() {
   return ok;
 }
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 core::RequestRecord identified() {
@@ -106,4 +106,4 @@ TEST(RecordsFieldsTest, BadServerTimingsAreRefusedNamingTheField) {
 }
 
 }  // namespace
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

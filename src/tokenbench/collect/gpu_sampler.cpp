@@ -1,4 +1,4 @@
-#include "tokenbench/telemetry/gpu_sampler.h"
+#include "tokenbench/collect/gpu_sampler.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "tokenbench/client/http_get.h"
+#include "tokenbench/collect/child_process.h"
 #include "tokenbench/core/text.h"
-#include "tokenbench/telemetry/child_process.h"
 
-namespace tokenbench::telemetry {
+namespace tokenbench::collect {
 namespace {
 
 // A line of nvidia-smi's CSV is about 120 bytes; anything this long is not one.
@@ -24,18 +24,18 @@ constexpr std::size_t kMaxLine = 4096;
 
 }  // namespace
 
-GpuSampler::GpuSampler(GpuSamplerInfo info, const core::RunClock& clock)
+GpuSampler::GpuSampler(telemetry::GpuSamplerInfo info, const core::RunClock& clock)
     : clock_(clock), info_(std::move(info)) {}
 
 std::unique_ptr<GpuSampler> GpuSampler::nvidia_smi(double interval_s, const core::RunClock& clock,
                                                    const std::string& program) {
-  GpuSamplerInfo info;
+  telemetry::GpuSamplerInfo info;
   info.source = "nvidia-smi";
   info.interval_s = interval_s;
   std::unique_ptr<GpuSampler> s(new GpuSampler(std::move(info), clock));
   const long ms = std::max(1L, std::lround(interval_s * 1000));
   s->child_ = std::make_unique<ChildProcess>(
-      std::vector<std::string>{program, std::string("--query-gpu=") + kNvidiaSmiQuery,
+      std::vector<std::string>{program, std::string("--query-gpu=") + telemetry::kNvidiaSmiQuery,
                                "--format=csv,noheader,nounits", "-lms", std::to_string(ms)});
   if (::pipe2(s->wake_fds_, O_CLOEXEC) != 0) {
     throw std::runtime_error(std::string("cannot start the GPU sampler: pipe: ") +
@@ -48,7 +48,7 @@ std::unique_ptr<GpuSampler> GpuSampler::nvidia_smi(double interval_s, const core
 std::unique_ptr<GpuSampler> GpuSampler::dcgm(const std::string& url, double interval_s,
                                              const core::RunClock& clock,
                                              client::HttpGetOptions get) {
-  GpuSamplerInfo info;
+  telemetry::GpuSamplerInfo info;
   info.source = "dcgm";
   info.url = url;
   info.interval_s = interval_s;
@@ -65,7 +65,7 @@ GpuSampler::~GpuSampler() {
   }
 }
 
-void GpuSampler::add(std::vector<GpuSample> batch) {
+void GpuSampler::add(std::vector<telemetry::GpuSample> batch) {
   if (batch.empty()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -87,9 +87,10 @@ void GpuSampler::read_lines() {
   std::string pending;
   bool overlong = false;  // dropping the rest of a line past kMaxLine
   char buf[4096];
-  const auto take_line = [&](std::string_view line, core::Nanos t) -> std::optional<GpuSample> {
+  const auto take_line = [&](std::string_view line,
+                             core::Nanos t) -> std::optional<telemetry::GpuSample> {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::nullopt;
-    GpuLineResult r = parse_nvidia_smi_line(line, t);
+    telemetry::GpuLineResult r = telemetry::parse_nvidia_smi_line(line, t);
     if (!r.sample) fail(r.error);
     return std::move(r.sample);
   };
@@ -116,7 +117,7 @@ void GpuSampler::read_lines() {
       }
       break;
     }
-    std::vector<GpuSample> batch;
+    std::vector<telemetry::GpuSample> batch;
     std::string_view data(buf, static_cast<std::size_t>(got));
     while (!data.empty()) {
       const auto nl = data.find('\n');
@@ -174,11 +175,11 @@ void GpuSampler::scrape_loop() {
       fail(fmt::format("dcgm: {} answered HTTP {}", info_.url, got.status));
     } else {
       try {
-        auto batch = gpu_samples_from_dcgm(parse_exposition(got.body), t);
+        auto batch = telemetry::gpu_samples_from_dcgm(telemetry::parse_exposition(got.body), t);
         if (batch.empty())
           fail("dcgm: " + info_.url + " has no DCGM_FI_DEV_* series with a gpu label");
         add(std::move(batch));
-      } catch (const ParseError& e) {
+      } catch (const telemetry::ParseError& e) {
         fail(std::string("dcgm: ") + e.what());
       }
     }
@@ -216,17 +217,18 @@ void GpuSampler::stop() {
   if (child_) child_->terminate();
 }
 
-std::vector<GpuSample> GpuSampler::samples() const {
+std::vector<telemetry::GpuSample> GpuSampler::samples() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<GpuSample> out = samples_;
-  std::stable_sort(out.begin(), out.end(),
-                   [](const GpuSample& a, const GpuSample& b) { return a.t < b.t; });
+  std::vector<telemetry::GpuSample> out = samples_;
+  std::stable_sort(
+      out.begin(), out.end(),
+      [](const telemetry::GpuSample& a, const telemetry::GpuSample& b) { return a.t < b.t; });
   return out;
 }
 
-GpuSamplerInfo GpuSampler::info() const {
+telemetry::GpuSamplerInfo GpuSampler::info() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return info_;
 }
 
-}  // namespace tokenbench::telemetry
+}  // namespace tokenbench::collect

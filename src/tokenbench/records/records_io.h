@@ -8,13 +8,13 @@
 
 #include "tokenbench/core/request.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 
 // requests.jsonl: one compact JSON object per line, one line per request, in the order requests
 // ended. Fields: id, phase, streamed, scheduled_ns, sent_ns, headers_ns, first_token_ns,
 // last_token_ns, done_ns (integer ns since the run's origin; null for a moment that never
 // happened), chunks (the content chunks' stamps, at microsecond resolution, and token counts,
-// packed as report/chunk_codec.h says; files written before it hold chunk_ns and chunk_tokens
+// packed as records/chunk_codec.h says; files written before it hold chunk_ns and chunk_tokens
 // instead, parallel integer arrays of ns and counts, still read), connected_ns (written only when
 // set), stamps ("kernel", written only then; absent: "user"), prompt_tokens, prompt_source,
 // output_tokens, output_source, output_chars, http_status, error, error_message, finish_reason,
@@ -80,4 +80,4 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
 std::vector<core::RequestRecord> parse_records_jsonl(std::string_view text, std::string_view name,
                                                      RecordsReadReport* report = nullptr);
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -12,18 +12,9 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/telemetry/gpu_sample.h"
 
-namespace tokenbench::telemetry {
+namespace tokenbench::collect {
 
 class ChildProcess;
-
-/// Where a run's GPU samples came from and how sampling went. Plain data.
-struct GpuSamplerInfo {
-  std::string source;  ///< "nvidia-smi" or "dcgm"
-  std::string url;     ///< the DCGM exporter's /metrics (dcgm only)
-  double interval_s = 1.0;
-  int failed_samples = 0;   ///< malformed lines, failed scrapes, an early exit of nvidia-smi
-  std::string first_error;  ///< one line; "" when none failed
-};
 
 /// Samples the GPUs every `interval_s` on a thread of its own, never touching the load engine:
 /// either nvidia-smi's CSV loop (`-lms`) as a child process whose lines are stamped with the run
@@ -53,14 +44,14 @@ class GpuSampler {
   /// Stops sampling (ends and reaps nvidia-smi) and joins the thread. Idempotent.
   void stop();
   /// Every sample so far, in time order.
-  std::vector<GpuSample> samples() const;
-  GpuSamplerInfo info() const;
+  std::vector<telemetry::GpuSample> samples() const;
+  telemetry::GpuSamplerInfo info() const;
 
  private:
-  GpuSampler(GpuSamplerInfo info, const core::RunClock& clock);
+  GpuSampler(telemetry::GpuSamplerInfo info, const core::RunClock& clock);
   void read_lines();   // nvidia-smi: the thread's body
   void scrape_loop();  // dcgm: the thread's body
-  void add(std::vector<GpuSample> batch);
+  void add(std::vector<telemetry::GpuSample> batch);
   void fail(const std::string& error);
 
   const core::RunClock& clock_;
@@ -70,10 +61,10 @@ class GpuSampler {
   std::condition_variable changed_;
   bool stopping_ = false;
   bool ended_ = false;  // nvidia-smi closed its output: no sample will come
-  GpuSamplerInfo info_;
+  telemetry::GpuSamplerInfo info_;
   client::HttpGetOptions get_;  // dcgm: how its GETs reach the exporter
-  std::vector<GpuSample> samples_;
+  std::vector<telemetry::GpuSample> samples_;
   std::thread thread_;
 };
 
-}  // namespace tokenbench::telemetry
+}  // namespace tokenbench::collect

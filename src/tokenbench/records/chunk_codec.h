@@ -7,7 +7,7 @@
 
 #include "tokenbench/core/request.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 
 // The "chunks" field of requests.jsonl: a request's content-chunk stamps and token counts, packed.
 //
@@ -38,4 +38,4 @@ std::string chunk_stamps_to_field(std::span<const core::ChunkStamp> chunks, core
 /// token count above 2^31 - 1.
 std::vector<core::ChunkStamp> chunk_stamps_from_field(std::string_view field, core::Nanos sent);
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -1,4 +1,4 @@
-#include "tokenbench/report/recorder.h"
+#include "tokenbench/records/recorder.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,10 +9,10 @@
 #include <stdexcept>
 
 #include "tokenbench/core/text.h"
-#include "tokenbench/report/chunk_codec.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/chunk_codec.h"
+#include "tokenbench/records/records_io.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 
 Recorder::Recorder(const std::string& path, Finalizer finalize, RecordsCompression compression,
                    std::int64_t text_budget)
@@ -168,4 +168,4 @@ void Recorder::warn_write_failed() {
                path_.c_str(), std::strerror(errno));
 }
 
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

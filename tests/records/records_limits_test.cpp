@@ -12,9 +12,9 @@
 
 #include "../metrics/test_records.h"
 #include "tokenbench/core/input_limits.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 class RecordsLimitsTest : public ::testing::Test {
@@ -94,4 +94,4 @@ TEST_F(RecordsLimitsTest, StreamedReadKeepsTheCutFinalLineRule) {
 }
 
 }  // namespace
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

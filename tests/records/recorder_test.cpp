@@ -1,4 +1,4 @@
-#include "tokenbench/report/recorder.h"
+#include "tokenbench/records/recorder.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "tokenbench/core/request.h"
-#include "tokenbench/report/records_io.h"
+#include "tokenbench/records/records_io.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 namespace {
 
 std::vector<std::string> slurp_lines(const std::string& path) {
@@ -157,4 +157,4 @@ TEST(Recorder, DetailedTextsAreBoundedPerRequestAndPerFile) {
 }
 
 }  // namespace
-}  // namespace tokenbench::report
+}  // namespace tokenbench::records

@@ -1,0 +1,123 @@
+#include "tokenbench/records/run_notes.h"
+
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+
+#include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/json_parse.h"
+#include "tokenbench/records/results_dir.h"
+#include "tokenbench/telemetry/gpu_account.h"
+#include "tokenbench/telemetry/server_account.h"
+
+namespace tokenbench::records {
+
+namespace {
+
+std::vector<core::CpuSample> cpu_samples_from_json(const nlohmann::json& line) {
+  const auto& t = line.at("t_ns");
+  const auto& cpu = line.at("cpu_ns");
+  if (!t.is_array() || !cpu.is_array() || t.size() != cpu.size()) {
+    throw std::runtime_error("client_cpu: t_ns and cpu_ns must be arrays of one length");
+  }
+  std::vector<core::CpuSample> out;
+  out.reserve(t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!t[i].is_number_integer() || !cpu[i].is_number_integer()) {
+      throw std::runtime_error("client_cpu: readings must be integers");
+    }
+    out.push_back({t[i].get<core::Nanos>(), cpu[i].get<core::Nanos>()});
+    if (i > 0 && (out[i].t < out[i - 1].t || out[i].cpu < out[i - 1].cpu)) {
+      throw std::runtime_error("client_cpu: readings must not go back in time");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_telemetry(const std::string& dir, const RunNotes& notes) {
+  std::string text;
+  const auto put = [&text](const nlohmann::json& line) {
+    text += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text += '\n';
+  };
+  for (const auto& [label, t] : {std::pair{"measure_start", notes.measure_start},
+                                 std::pair{"measure_end", notes.measure_end}}) {
+    if (t != core::kNever) put({{"type", "phase"}, {"label", label}, {"t_ns", t}});
+  }
+  if (notes.gpu_sampler) {
+    nlohmann::json line = telemetry::gpu_sampler_to_json(*notes.gpu_sampler);
+    line["shared"] = notes.gpu_shared;
+    put(line);
+  }
+  // Scrapes and samples interleaved in time order: one time series.
+  std::size_t g = 0;
+  for (const auto& s : notes.scrapes) {
+    for (; g < notes.gpu_samples.size() && notes.gpu_samples[g].t < s.t; ++g) {
+      put(telemetry::gpu_sample_to_json(notes.gpu_samples[g]));
+    }
+    nlohmann::json line = telemetry::scrape_to_json(s);
+    line["type"] = "scrape";
+    line["url"] = notes.metrics_url;
+    put(line);
+  }
+  for (; g < notes.gpu_samples.size(); ++g)
+    put(telemetry::gpu_sample_to_json(notes.gpu_samples[g]));
+  for (std::size_t i = 0; i < notes.client_cpu.size(); ++i) {
+    nlohmann::json t = nlohmann::json::array();
+    nlohmann::json cpu = nlohmann::json::array();
+    for (const auto& s : notes.client_cpu[i]) {
+      t.push_back(s.t);
+      cpu.push_back(s.cpu);
+    }
+    put({{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}});
+  }
+  write_text_file(dir + "/" + kTelemetryFile, text);
+}
+
+RunNotes read_telemetry(const std::string& dir) {
+  RunNotes out;
+  const std::string path = dir + "/" + kTelemetryFile;
+  std::ifstream in(path);
+  if (!in) return out;
+  std::string line;
+  core::LineReader lines(in, path);
+  while (lines.next(line)) {
+    const std::size_t number = lines.number();
+    if (line.empty()) continue;
+    try {
+      const auto json = core::parse_json(line);
+      const std::string type = json.value("type", "scrape");
+      if (type == "scrape") {
+        out.scrapes.push_back(telemetry::scrape_from_json(json));
+        if (out.metrics_url.empty()) out.metrics_url = json.value("url", "");
+      } else if (type == "gpu") {
+        out.gpu_samples.push_back(telemetry::gpu_sample_from_json(json));
+      } else if (type == "gpu_sampler") {
+        out.gpu_sampler = telemetry::gpu_sampler_from_json(json);
+        out.gpu_shared = json.value("shared", false);
+      } else if (type == "client_cpu") {
+        out.client_cpu.push_back(cpu_samples_from_json(json));
+      } else if (type == "phase") {
+        const std::string label = json.at("label").get<std::string>();
+        const core::Nanos t = json.at("t_ns").get<core::Nanos>();
+        if (label == "measure_start") out.measure_start = t;
+        if (label == "measure_end") out.measure_end = t;
+      }
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + " line " + std::to_string(number) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+void write_environment(const std::string& dir, const nlohmann::json& environment) {
+  write_json_file(dir + "/" + kEnvironmentFile, environment);
+}
+
+nlohmann::json read_environment(const std::string& dir) {
+  return read_json_file(dir + "/" + kEnvironmentFile);
+}
+
+}  // namespace tokenbench::records
