@@ -2,6 +2,7 @@
 
 #include "tokenbench/measure/results.h"
 
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 
 namespace tokenbench::measure {

@@ -13,7 +13,7 @@
 #include "tokenbench/measure/plan.h"
 #include "tokenbench/measure/records.h"
 
-namespace tokenbench::report {
+namespace tokenbench::records {
 class Recorder;
 }
 
