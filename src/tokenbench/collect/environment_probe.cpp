@@ -40,7 +40,8 @@ nlohmann::json probe_server(const std::string& base_url, const std::vector<std::
                             double timeout_s, const client::HttpGetOptions& get) {
   std::vector<std::pair<std::string, std::future<client::HttpGetResult>>> asked;
   for (const char* path : telemetry::kServerInfoPaths) {
-    asked.emplace_back(path, std::async(std::launch::async, [&base_url, &headers, &get, path, timeout_s] {
+    asked.emplace_back(path,
+                       std::async(std::launch::async, [&base_url, &headers, &get, path, timeout_s] {
                          return client::http_get(base_url + path, headers, timeout_s, get);
                        }));
   }
