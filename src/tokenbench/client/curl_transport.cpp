@@ -49,7 +49,7 @@ CurlTransport::CurlTransport(const TransportContext& context) : Transport(contex
 }
 
 CurlTransport::~CurlTransport() {
-  for (auto& a : attempts_) {
+  for (const auto& a : attempts_.all()) {
     if (a == nullptr || a->easy == nullptr) continue;
     curl_multi_remove_handle(multi_, a->easy);
     curl_easy_cleanup(a->easy);
@@ -60,19 +60,10 @@ CurlTransport::~CurlTransport() {
 }
 
 CurlTransport::Attempt& CurlTransport::attempt(Transfer& t) {
-  if (t.index >= attempts_.size()) attempts_.resize(t.index + 1);
-  auto& a = attempts_[t.index];
-  if (a == nullptr) {
-    a = std::make_unique<Attempt>();
-    a->owner = this;
-    a->transfer = &t;
-    set_up(*a);
-  }
-  return *a;
-}
-
-const CurlTransport::Attempt* CurlTransport::find(const Transfer& t) const {
-  return t.index < attempts_.size() ? attempts_[t.index].get() : nullptr;
+  bool made = false;
+  Attempt& a = attempts_.of(t, this, &made);
+  if (made) set_up(a);
+  return a;
 }
 
 void CurlTransport::set_up(Attempt& a) {
@@ -149,8 +140,9 @@ void CurlTransport::on_events(std::uint64_t key, std::uint32_t events) {
 }
 
 void CurlTransport::close(Transfer& t) {
-  if (t.index >= attempts_.size() || attempts_[t.index] == nullptr) return;
-  Attempt& a = *attempts_[t.index];
+  Attempt* found = attempts_.find(t);
+  if (found == nullptr) return;
+  Attempt& a = *found;
   if (a.in_multi) curl_multi_remove_handle(multi_, a.easy);
   a.in_multi = false;
 }
@@ -175,7 +167,7 @@ AttemptFacts CurlTransport::facts(Transfer& t) {
 }
 
 Stage CurlTransport::stage(const Transfer& t) const {
-  const Attempt* a = find(t);
+  const Attempt* a = attempts_.find(t);
   return a != nullptr && a->in_multi ? Stage::kExchanging : Stage::kIdle;
 }
 

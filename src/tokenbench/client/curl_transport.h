@@ -43,7 +43,6 @@ class CurlTransport final : public Transport {
   };
 
   Attempt& attempt(Transfer& t);
-  const Attempt* find(const Transfer& t) const;
   /// A new easy handle for `a`, set up for the engine's settings.
   void set_up(Attempt& a);
   void socket_action(curl_socket_t fd, int mask);
@@ -55,10 +54,10 @@ class CurlTransport final : public Transport {
   static std::size_t on_write(char* data, std::size_t size, std::size_t n, void* userp);
 
   CURLM* multi_ = nullptr;
-  std::vector<curl_slist*> headers_;                // per endpoint
-  std::vector<curl_slist*> whole_headers_;          // per endpoint, for non-streamed requests
-  std::vector<std::unique_ptr<Attempt>> attempts_;  // by Transfer::index
-  core::Nanos deadline_ = core::kNever;             // libcurl's next timeout
+  std::vector<curl_slist*> headers_;        // per endpoint
+  std::vector<curl_slist*> whole_headers_;  // per endpoint, for non-streamed requests
+  AttemptSlots<Attempt> attempts_;
+  core::Nanos deadline_ = core::kNever;  // libcurl's next timeout
   bool timeout_now_ = false;
 };
 

@@ -66,20 +66,11 @@ Http1Transport::Http1Transport(const TransportContext& context,
 
 Http1Transport::~Http1Transport() = default;
 
-Http1Transport::Attempt& Http1Transport::attempt(Transfer& t) {
-  if (t.index >= attempts_.size()) attempts_.resize(t.index + 1);
-  auto& a = attempts_[t.index];
-  if (a == nullptr) {
-    a = std::make_unique<Attempt>();
-    a->owner = this;
-    a->transfer = &t;
-  }
-  return *a;
-}
+Http1Transport::Attempt& Http1Transport::attempt(Transfer& t) { return attempts_.of(t, this); }
 
 const Connection* Http1Transport::connection_of(const Transfer& t) const {
-  return t.index < attempts_.size() && attempts_[t.index] != nullptr ? attempts_[t.index]->conn
-                                                                     : nullptr;
+  const Attempt* a = attempts_.find(t);
+  return a != nullptr ? a->conn : nullptr;
 }
 
 std::unique_ptr<Connection> Http1Transport::make_connection() const {
@@ -121,8 +112,9 @@ void Http1Transport::submit(Transfer& t) {
 }
 
 void Http1Transport::close(Transfer& t) {
-  if (t.index >= attempts_.size() || attempts_[t.index] == nullptr) return;
-  Attempt& a = *attempts_[t.index];
+  Attempt* found = attempts_.find(t);
+  if (found == nullptr) return;
+  Attempt& a = *found;
   if (a.conn == nullptr) return;
   // A reply not read to its end leaves its connection unusable.
   close_connection(a.conn);

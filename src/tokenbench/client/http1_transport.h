@@ -59,7 +59,7 @@ class Http1Transport final : public SocketTransport {
   // non-streamed).
   std::vector<std::vector<Link*>> idle_;
   std::vector<std::string> head_prefix_[2];
-  std::vector<std::unique_ptr<Attempt>> attempts_;  // by Transfer::index
+  AttemptSlots<Attempt> attempts_;
 };
 
 }  // namespace tokenbench::client

@@ -114,20 +114,11 @@ std::vector<Http2Session::Header> Http2Transport::request_fields(std::uint32_t e
   return headers;
 }
 
-Http2Transport::Attempt& Http2Transport::attempt(Transfer& t) {
-  if (t.index >= attempts_.size()) attempts_.resize(t.index + 1);
-  auto& a = attempts_[t.index];
-  if (a == nullptr) {
-    a = std::make_unique<Attempt>();
-    a->owner = this;
-    a->transfer = &t;
-  }
-  return *a;
-}
+Http2Transport::Attempt& Http2Transport::attempt(Transfer& t) { return attempts_.of(t, this); }
 
 const Connection* Http2Transport::connection_of(const Transfer& t) const {
-  return t.index < attempts_.size() && attempts_[t.index] != nullptr ? attempts_[t.index]->conn
-                                                                     : nullptr;
+  const Attempt* a = attempts_.find(t);
+  return a != nullptr ? a->conn : nullptr;
 }
 
 std::unique_ptr<Connection> Http2Transport::make_connection() const {
@@ -199,8 +190,9 @@ Http2Transport::Pipe* Http2Transport::open_pipe(std::uint32_t endpoint, std::str
 }
 
 void Http2Transport::close(Transfer& t) {
-  if (t.index >= attempts_.size() || attempts_[t.index] == nullptr) return;
-  Attempt& a = *attempts_[t.index];
+  Attempt* found = attempts_.find(t);
+  if (found == nullptr) return;
+  Attempt& a = *found;
   Pipe* c = a.conn;
   if (c == nullptr) return;
   // Its stream is reset; the connection carries on.

@@ -76,7 +76,7 @@ class Http2Transport final : public SocketTransport {
   std::vector<std::unique_ptr<std::vector<std::pair<std::string, std::string>>>> strings_;
   std::vector<Http2Session::Header> request_;
   std::vector<Attempt*> requeue_;
-  std::vector<std::unique_ptr<Attempt>> attempts_;  // by Transfer::index
+  AttemptSlots<Attempt> attempts_;
 };
 
 }  // namespace tokenbench::client

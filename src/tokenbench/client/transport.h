@@ -10,7 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/client/transfer.h"
@@ -64,6 +66,36 @@ struct AttemptFacts {
   std::string_view location;             ///< a redirect's target ("" when none)
   const char* error = "";                ///< the transport's own words for a failure ("" when none)
   core::Nanos connected = core::kNever;  ///< the connection's set-up ended (per-request mode)
+};
+
+/// A transport's state of each request, kept by Transfer::index: made at the request's first
+/// attempt on this transport (its `owner` and `transfer` set), then reused by its later attempts
+/// and by the requests that reuse the Transfer. Owned by the transport; not thread-safe.
+template <typename Attempt>
+class AttemptSlots {
+ public:
+  /// The attempt of `t`, made now with `owner` when it has none (then `*made`, if given, is true).
+  template <typename Owner>
+  Attempt& of(Transfer& t, Owner* owner, bool* made = nullptr) {
+    if (t.index >= slots_.size()) slots_.resize(t.index + 1);
+    std::unique_ptr<Attempt>& a = slots_[t.index];
+    if (made != nullptr) *made = a == nullptr;
+    if (a == nullptr) {
+      a = std::make_unique<Attempt>();
+      a->owner = owner;
+      a->transfer = &t;
+    }
+    return *a;
+  }
+  /// The attempt of `t`, or null when it never had one here.
+  Attempt* find(const Transfer& t) const {
+    return t.index < slots_.size() ? slots_[t.index].get() : nullptr;
+  }
+  /// Every attempt made so far (null where a Transfer never came here).
+  const std::vector<std::unique_ptr<Attempt>>& all() const { return slots_; }
+
+ private:
+  std::vector<std::unique_ptr<Attempt>> slots_;
 };
 
 /// One way of carrying requests. A worker owns one per kind it needs; not thread-safe.
