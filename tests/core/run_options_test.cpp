@@ -214,7 +214,7 @@ TEST(RunOptions, TheIdentityIsWhatCompareAndResumeCheckedBefore) {
   now.percentiles = {50};
   now.goodput = {"ttft:1"};
   now.slo = {"x<1"};
-  now.console_style = "compact";
+  now.console_style = ConsoleStyle::kCompact;
   now.sim_time = true;
   now.fail_fast = 0;
   now.exports = {"csv"};

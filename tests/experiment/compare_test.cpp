@@ -650,7 +650,7 @@ TEST(CompareTest, ConfigDifferencesNameTheSettingsThatChangeTheMeasurement) {
   b.output_dir = "results/b";  // where results go, when, how they are shown: not compared
   b.started_at = "2026-01-02T00:00:00Z";
   b.percentiles = {50, 99.9};
-  b.console_style = "compact";
+  b.console_style = core::ConsoleStyle::kCompact;
   b.labels = {"gpu=h100"};
   EXPECT_TRUE(config_differences(a, b).empty());
   b.seed = 7;  // a repeat with other random draws: listed, tolerated

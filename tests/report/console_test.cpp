@@ -29,7 +29,7 @@ core::RunConfig labelled_config(const std::string& style) {
   config.base_url = "http://127.0.0.1:8000";
   config.started_at = "2026-11-30T16:00:00Z";
   config.max_concurrency = 4;
-  config.console_style = style;
+  config.console_style = core::kConsoleStyleNames.parse(style).value();
   config.percentiles = {50, 99.9};
   return config;
 }

@@ -123,7 +123,6 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->get_option("--http2-streams")->check(CLI::Range(1, 1 << 20));
   cmd->get_option("--cacert")->check(CLI::ExistingFile);
   cmd->get_option("--export")->check(CLI::IsMember({"csv"}));
-  cmd->get_option("--records-compress")->check(CLI::IsMember({"none", "zstd"}));
   cmd->footer(
       "Flags of vLLM's bench serve, EvalScope perf and GenAI-Perf (--random-input-len, "
       "--host/--port, --parallel, --number, --url, --concurrency, ...) are accepted as aliases "

@@ -263,10 +263,6 @@ namespace {
 // --percentiles, --num-prompts' default, --progress-interval and --save-detailed.
 void settle_values(RunFlags& f) {
   core::RunConfig& c = f.config;
-  if (!report::console_style_from_string(c.console_style)) {
-    throw UsageError("--console-style '" + c.console_style +
-                     "' is not known: use ms, compact or evalscope-s");
-  }
   if (c.api == core::ApiKind::kEmbeddings) c.stream = false;  // embeddings never stream
   if (!(f.progress_interval_s == 0 ||
         (f.progress_interval_s >= 0.1 && f.progress_interval_s <= 86400))) {

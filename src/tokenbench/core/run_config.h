@@ -45,6 +45,17 @@ enum class ConcurrencyUnit { kSession, kRequest };
 enum class GroupOrder { kInterleaved, kGrouped };
 /// --lora-assignment: how each request's adapter of --lora-modules is chosen.
 enum class LoraAssignment { kRoundRobin, kRandom };
+/// How requests.jsonl is stored (--records-compress).
+enum class RecordsCompression {
+  kNone,  ///< requests.jsonl, plain text
+  kZstd,  ///< requests.jsonl.zst: one zstd frame, flushed with every batch of records
+};
+/// How the console shows a run (--console-style).
+enum class ConsoleStyle {
+  kMilliseconds,      ///< "ms" (default): latencies in milliseconds, as vLLM and evalscope now do
+  kCompact,           ///< "compact": milliseconds, no rule between rows
+  kEvalscopeSeconds,  ///< "evalscope-s": latencies in seconds with four decimals (older evalscope)
+};
 
 inline constexpr auto kApiNames = make_names<ApiKind>({
     {ApiKind::kOpenAIChat, "openai-chat"},
@@ -80,6 +91,12 @@ inline constexpr auto kGroupOrderNames = make_names<GroupOrder>(
     {{GroupOrder::kInterleaved, "interleaved"}, {GroupOrder::kGrouped, "grouped"}});
 inline constexpr auto kLoraAssignmentNames = make_names<LoraAssignment>(
     {{LoraAssignment::kRoundRobin, "round-robin"}, {LoraAssignment::kRandom, "random"}});
+inline constexpr auto kRecordsCompressionNames = make_names<RecordsCompression>(
+    {{RecordsCompression::kNone, "none"}, {RecordsCompression::kZstd, "zstd"}});
+inline constexpr auto kConsoleStyleNames =
+    make_names<ConsoleStyle>({{ConsoleStyle::kMilliseconds, "ms"},
+                              {ConsoleStyle::kCompact, "compact"},
+                              {ConsoleStyle::kEvalscopeSeconds, "evalscope-s"}});
 
 /// One of several targets compared in one run (--target / --model a,b,c). Plain data.
 struct TargetSpec {
@@ -223,7 +240,7 @@ struct RunConfig {
   std::vector<double> percentiles{50, 90, 95, 99};
   std::vector<std::string> goodput;  ///< "ttft:MS", "tpot:MS", "itl:MS", "e2el:MS"
   std::vector<std::string> slo;      ///< run-level objectives, e.g. "p95_ttft_ms<=500"
-  std::string console_style = "ms";  ///< ms | compact | evalscope-s (report/console.h)
+  ConsoleStyle console_style = ConsoleStyle::kMilliseconds;
   /// serve-sim's --time-scale as its /v1/models advertised it (1: real time, or not serve-sim).
   double sim_time_scale = 1.0;
   bool sim_time = false;  ///< report figures rescaled to the simulator's model time
@@ -261,7 +278,7 @@ struct RunConfig {
   std::vector<std::string> exports;
   /// --records-compress: "none" (requests.jsonl) or "zstd" (requests.jsonl.zst;
   /// records/records_sink.h).
-  std::string records_compress = "none";
+  RecordsCompression records_compress = RecordsCompression::kNone;
   /// --save-detailed (vLLM's flag): requests.jsonl also keeps each request's prompt and generated
   /// text (prompt_text, output_text), bounded per request and per run (records/recorder.h).
   bool save_detailed = false;

@@ -29,7 +29,7 @@ core::RunConfig target_config(const core::RunConfig& config, std::size_t index);
 /// Throws RunError when a part's directory already holds results (--overwrite replaces them).
 void refuse_results_in(const std::vector<Part>& parts);
 
-/// Each part's --records-compress, read before anything is written. Throws std::runtime_error.
+/// Each part's --records-compress.
 std::vector<records::RecordsCompression> records_compressions(const std::vector<Part>& parts);
 
 /// A measurement's requests files, one recorder per part, and what was created for them

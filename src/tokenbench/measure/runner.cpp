@@ -189,7 +189,7 @@ void Runner::close_records(Measurement& m) {
 
 void Runner::merge(const core::RunConfig& config, const std::vector<Part>& parts, Measurement& m,
                    Telemetry& watch) {
-  const bool zstd = config.records_compress == "zstd";
+  const bool zstd = config.records_compress == core::RecordsCompression::kZstd;
   std::vector<std::string> dirs;
   for (const auto& part : parts) dirs.push_back(part.config.output_dir);
   const auto own = [this, &m] {

@@ -5,16 +5,6 @@
 
 namespace tokenbench::records {
 
-std::string_view to_string(RecordsCompression c) {
-  return c == RecordsCompression::kZstd ? "zstd" : "none";
-}
-
-std::optional<RecordsCompression> records_compression_from_string(std::string_view name) {
-  if (name == "none") return RecordsCompression::kNone;
-  if (name == "zstd") return RecordsCompression::kZstd;
-  return std::nullopt;
-}
-
 std::string requests_file_name(RecordsCompression c) {
   return c == RecordsCompression::kZstd ? kRequestsZstFile : kRequestsFile;
 }

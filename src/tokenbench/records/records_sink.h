@@ -6,18 +6,22 @@
 #include <string>
 #include <string_view>
 
+#include "tokenbench/core/run_config.h"
+
 namespace tokenbench::records {
 
 class ZstdWriter;
 
-/// How requests.jsonl is stored (--records-compress).
-enum class RecordsCompression {
-  kNone,  ///< requests.jsonl, plain text
-  kZstd,  ///< requests.jsonl.zst: one zstd frame, flushed with every batch of records
-};
+/// How requests.jsonl is stored (--records-compress; core/run_config.h).
+using core::RecordsCompression;
 
-std::string_view to_string(RecordsCompression c);  ///< "none" | "zstd"
-std::optional<RecordsCompression> records_compression_from_string(std::string_view name);
+/// "none" | "zstd" (core::kRecordsCompressionNames).
+inline std::string_view to_string(RecordsCompression c) {
+  return core::kRecordsCompressionNames.name(c);
+}
+inline std::optional<RecordsCompression> records_compression_from_string(std::string_view name) {
+  return core::kRecordsCompressionNames.parse(name);
+}
 
 /// The requests file's name in a results directory: requests.jsonl, or requests.jsonl.zst.
 std::string requests_file_name(RecordsCompression c);

@@ -292,16 +292,8 @@ std::string significant_cell(double v) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
-std::optional<ConsoleStyle> console_style_from_string(std::string_view name) {
-  if (name == "ms") return ConsoleStyle::kMilliseconds;
-  if (name == "compact") return ConsoleStyle::kCompact;
-  if (name == "evalscope-s") return ConsoleStyle::kEvalscopeSeconds;
-  return std::nullopt;
-}
-
 std::string render_console_report(const metrics::Summary& s, const core::RunConfig& config) {
-  const ConsoleStyle style =
-      console_style_from_string(config.console_style).value_or(ConsoleStyle::kMilliseconds);
+  const ConsoleStyle style = config.console_style;
   const bool compact = style == ConsoleStyle::kCompact;
   const TimeUnit& unit = style == ConsoleStyle::kEvalscopeSeconds ? kSeconds : kMilliseconds;
   std::string out = run_header(config);

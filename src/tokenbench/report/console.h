@@ -21,15 +21,13 @@ std::string render_grid_table(const std::vector<std::string>& header,
                               const std::vector<std::vector<std::string>>& rows,
                               const std::vector<Align>& align = {}, bool compact = false);
 
-/// How the console shows a run (--console-style).
-enum class ConsoleStyle {
-  kMilliseconds,      ///< "ms" (default): latencies in milliseconds, as vLLM and evalscope now do
-  kCompact,           ///< "compact": milliseconds, no rule between rows
-  kEvalscopeSeconds,  ///< "evalscope-s": latencies in seconds with four decimals (older evalscope)
-};
+/// How the console shows a run (--console-style; core/run_config.h).
+using core::ConsoleStyle;
 
-/// Parses "ms", "compact" or "evalscope-s".
-std::optional<ConsoleStyle> console_style_from_string(std::string_view name);
+/// Parses "ms", "compact" or "evalscope-s" (core::kConsoleStyleNames).
+inline std::optional<ConsoleStyle> console_style_from_string(std::string_view name) {
+  return core::kConsoleStyleNames.parse(name);
+}
 
 /// A latency in milliseconds with at least two decimals and three significant digits, so that
 /// a non-zero value never prints as zero (784.50, 5.80, 0.300, 0.00160); "-" when undefined.
