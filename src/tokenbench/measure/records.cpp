@@ -47,19 +47,12 @@ void refuse_results_in(const std::vector<Part>& parts) {
   }
 }
 
-std::vector<records::RecordsCompression> records_compressions(const std::vector<Part>& parts) {
-  std::vector<records::RecordsCompression> compressions;
-  for (const auto& part : parts) compressions.push_back(part.config.records_compress);
-  return compressions;
-}
-
 void Records::undo() {
   recorders.clear();  // closes their files before they are removed
   records::remove_created(created);
 }
 
 void open_records(const core::RunConfig& config, const std::vector<Part>& parts,
-                  const std::vector<records::RecordsCompression>& compressions,
                   const Cohort& cohort, const records::Recorder::Finalizer& finalize,
                   Records& records) {
   std::vector<std::string>& created = records.created;
@@ -71,7 +64,7 @@ void open_records(const core::RunConfig& config, const std::vector<Part>& parts,
   }
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const core::RunConfig& c = parts[i].config;
-    const records::RecordsCompression compression = compressions[i];
+    const records::RecordsCompression compression = c.records_compress;
     records::make_directories(c.output_dir, created);
     if (leads) {
       records::write_new_file(c.output_dir + "/" + records::kConfigFile, core::to_yaml(c), created);

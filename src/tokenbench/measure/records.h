@@ -29,9 +29,6 @@ core::RunConfig target_config(const core::RunConfig& config, std::size_t index);
 /// Throws RunError when a part's directory already holds results (--overwrite replaces them).
 void refuse_results_in(const std::vector<Part>& parts);
 
-/// Each part's --records-compress.
-std::vector<records::RecordsCompression> records_compressions(const std::vector<Part>& parts);
-
 /// A measurement's requests files, one recorder per part, and what was created for them
 /// (directories, config.yaml, the summary's reserve), undone when the measurement cannot start.
 struct Records {
@@ -48,7 +45,6 @@ struct Records {
 /// `finalize` (output tokens counted). Fills `records` as it goes, so that undo() removes what
 /// it made when it throws.
 void open_records(const core::RunConfig& config, const std::vector<Part>& parts,
-                  const std::vector<records::RecordsCompression>& compressions,
                   const Cohort& cohort, const records::Recorder::Finalizer& finalize,
                   Records& records);
 

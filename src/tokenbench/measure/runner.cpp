@@ -106,15 +106,13 @@ Measurement Runner::prepare(const core::RunConfig& config, const std::vector<Par
   Measurement m;
   try {
     m.labels = telemetry::parse_labels(config.labels);
-    const std::vector<records::RecordsCompression> compressions = records_compressions(parts);
     // Everything that can refuse the configuration comes before the first file is written.
     workload::Workload workload = build_workload(plan_, config);
     m.config = std::make_unique<core::RunConfig>(config);
     cohort_->share(config, *m.config);
     m.bench = std::make_unique<driver::Benchmark>(*m.config, plan_.targets, std::move(workload),
                                                   plan_.tokenizer != nullptr);
-    open_records(config, parts, compressions, *cohort_, output_token_counter(plan_.tokenizer.get()),
-                 m.records);
+    open_records(config, parts, *cohort_, output_token_counter(plan_.tokenizer.get()), m.records);
     watch_records(&m.records);
   } catch (const std::exception& e) {
     cohort_->unable(e.what());
