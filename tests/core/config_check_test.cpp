@@ -44,7 +44,7 @@ TEST(ConfigCheck, DefaultsAndEdgesOfTheRangesPass) {
             }),
             "");
   EXPECT_EQ(error_for([](RunConfig& c) {
-              c.dataset = "jsonl";
+              c.dataset = core::Dataset::kJsonl;
               c.output_len = 0;
             }),
             "");
@@ -136,6 +136,30 @@ TEST(ConfigCheck, NonFiniteNumbersAndRampSettingsWithoutARampAreRefused) {
               c.ramp_up_start_rps = 2;
             }),
             "");
+}
+
+// A --duration run at an unlimited rate without a concurrency cap is refused before it
+// connects (it was the Benchmark constructor's, after the preflight).
+TEST(ConfigCheck, ADurationAtAnUnlimitedRateNeedsAConcurrencyCap) {
+  RunConfig c;
+  c.num_prompts = 0;
+  c.duration_s = 5;
+  try {
+    validate_load(c);
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--duration with an unlimited request rate needs --max-concurrency N (or "
+              "--request-rate)");
+  }
+  c.max_concurrency = 4;
+  EXPECT_NO_THROW(validate_load(c));
+  c.max_concurrency = 0;
+  c.request_rate = 10;
+  EXPECT_NO_THROW(validate_load(c));
+  RunConfig counted;  // --num-prompts ends the run
+  counted.num_prompts = 10;
+  EXPECT_NO_THROW(validate_load(counted));
 }
 
 TEST(ConfigCheck, SaturatedNanosNeverWrap) {

@@ -32,7 +32,7 @@ TEST(RunConfig, YamlRoundTripKeepsEveryField) {
   c.num_prompts = 100;
   c.warmup = 3;
   c.seed = 42;
-  c.dataset = "jsonl";
+  c.dataset = core::Dataset::kJsonl;
   c.dataset_path = "/tmp/x.jsonl";
   c.input_len = 512;
   c.output_len = 64;

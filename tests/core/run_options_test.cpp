@@ -36,18 +36,18 @@ RunConfig every_option_changed() {
                    [&](std::vector<TargetSpec> RunConfig::*m) {
                      c.*m = {{"a", "http://h:1", "m1", "E"}, {"b", "", "m2", ""}};
                    },
-                   [&](const EnumField& e) { ASSERT_TRUE(e.set(c, e.choices().back())); },
+                   [&](const TextField& e) { ASSERT_TRUE(e.set(c, e.choices().back())); },
                },
                row.field);
   }
-  c.extra_body = R"({"t":1})";  // a JSON object, as the CLI checks
-  c.dataset = "shared-prefix";  // writes its prefix_* and group_order
+  c.extra_body = R"({"t":1})";         // a JSON object, as the CLI checks
+  c.dataset = Dataset::kSharedPrefix;  // writes its prefix_* and group_order
   return c;
 }
 
 bool same_option(const RunOption& row, const RunConfig& a, const RunConfig& b) {
   return std::visit(Overload{
-                        [&](const EnumField& e) { return e.get(a) == e.get(b); },
+                        [&](const TextField& e) { return e.get(a) == e.get(b); },
                         [&](std::vector<TargetSpec> RunConfig::*m) {
                           if ((a.*m).size() != (b.*m).size()) return false;
                           for (std::size_t i = 0; i < (a.*m).size(); ++i) {
@@ -74,10 +74,22 @@ TEST(RunOptions, EveryOptionRoundTripsThroughConfigYaml) {
     EXPECT_TRUE(same_option(row, c, r)) << row.key << " did not survive config.yaml";
   }
   RunConfig sonnet;
-  sonnet.dataset = "sonnet";
+  sonnet.dataset = Dataset::kSonnet;
   sonnet.sonnet_prefix_len = 17;
   EXPECT_EQ(run_config_from_yaml(to_yaml(sonnet)).sonnet_prefix_len, 17);
-  EXPECT_EQ(run_config_from_yaml(to_yaml(sonnet)).dataset, "sonnet");
+  EXPECT_EQ(run_config_from_yaml(to_yaml(sonnet)).dataset, Dataset::kSonnet);
+}
+
+// --dataset is parsed once, at the edge: config.yaml's unknown name is refused there, naming it.
+TEST(RunOptions, AnUnknownDatasetInConfigYamlIsRefusedWithTheNames) {
+  try {
+    run_config_from_yaml("workload:\n  dataset: nope\n");
+    FAIL() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "config.yaml: workload.dataset 'nope' is not known: use random, fixed, "
+              "shared-prefix, jsonl, lines, csv, sharegpt, sonnet, burstgpt, azure or mooncake");
+  }
 }
 
 TEST(RunOptions, EveryKeyOfConfigYamlIsARowAndEveryRowHasItsOwnKey) {

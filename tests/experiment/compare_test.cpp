@@ -671,7 +671,7 @@ TEST(CompareTest, ConfigDifferencesNameTheSettingsThatChangeTheMeasurement) {
             "metrics.sim_time_scale (1 -> 10)");
   // A key written only for some configurations (a dataset's own settings) shows as absent.
   b = a;
-  b.dataset = "sonnet";
+  b.dataset = core::Dataset::kSonnet;
   d = config_differences(a, b);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[1].field, "workload.sonnet_prefix_len");

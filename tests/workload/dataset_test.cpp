@@ -148,7 +148,7 @@ TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
   for (const auto& wu : w.warmup) {
     for (const auto& m : w.measure) EXPECT_NE(wu.prompt, m.prompt);
   }
-  c.dataset = "jsonl";
+  c.dataset = core::Dataset::kJsonl;
   c.dataset_path =
       write_temp("w.jsonl", "{\"prompt\":\"a\"}\n{\"prompt\":\"b\"}\n{\"prompt\":\"c\"}\n");
   c.warmup = 1;
@@ -160,8 +160,8 @@ TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
   EXPECT_EQ(j.measure[1].prompt, "c");
   c.warmup = 3;
   EXPECT_THROW(build_workload(c), std::runtime_error);
-  c.dataset = "nope";
-  EXPECT_THROW(build_workload(c), std::runtime_error);
+  c.dataset_path.clear();  // a file dataset without its file (an unknown name is refused at
+  EXPECT_THROW(build_workload(c), std::runtime_error);  // the edge: RunOptions' tests)
 }
 
 // Issue 25 item 16: the estimate that refuses a workload too large for memory, made before
@@ -188,7 +188,7 @@ TEST(WorkloadEstimate, CountsPromptsTwiceAndEveryRequest) {
   c.num_prompts = 10'000'000;
   EXPECT_GT(estimate_workload(c).bytes, std::int64_t{10} << 30);
   // A file's prompts are bounded by the file: only the requests count.
-  c.dataset = "jsonl";
+  c.dataset = core::Dataset::kJsonl;
   EXPECT_EQ(estimate_workload(c).bytes,
             (10'000'010) * (static_cast<std::int64_t>(sizeof(core::RequestSpec)) + 320));
 }

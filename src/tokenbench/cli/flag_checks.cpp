@@ -104,7 +104,7 @@ void check_dataset_syntax(const core::RunConfig& c) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (c.dataset != "fixed" && c.dataset != "shared-prefix" && c.dataset != "random") {
+  if (core::reads_file(c.dataset)) {
     check_dataset_path(c.dataset_path);
   }
 }
@@ -130,14 +130,6 @@ void check_figure_syntax(const core::RunConfig& c) {
 }
 
 }  // namespace
-
-void check_dataset_name(const std::string& dataset) {
-  const std::string names = workload::kDatasetNames;
-  if (("," + names + ",").find(", " + dataset + ",") == std::string::npos &&
-      names.rfind(dataset + ",", 0) != 0) {
-    throw UsageError("--dataset '" + dataset + "' is not one of " + names + " (docs/WORKLOADS.md)");
-  }
-}
 
 void check_files_and_syntax(const core::RunConfig& c) {
   check_result_filename(c.result_filename);

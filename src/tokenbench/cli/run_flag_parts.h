@@ -33,9 +33,6 @@ void settle_load(RunFlags& flags);
 /// The table's enum options from flags.enum_text into flags.config. Throws UsageError.
 void apply_enum_flags(RunFlags& flags);
 
-/// --dataset NAME is one of workload::kDatasetNames. Throws UsageError.
-void check_dataset_name(const std::string& dataset);
-
 /// The checks of the config that read files or parse with another module: --result-filename,
 /// --dataset (name, lengths, images, file), --tokenizer, --think-time, --buckets, --label,
 /// --goodput, --slo. Throws UsageError.

@@ -32,7 +32,7 @@ CLI::Option* add_row_flag(CLI::App* cmd, RunFlags& flags, const core::RunOption&
   }
   CLI::Option* option =
       std::visit(Overload{
-                     [&](const core::EnumField& e) {
+                     [&](const core::TextField& e) {
                        std::string& text = flags.enum_text[flag];
                        text = e.get(c);
                        CLI::Option* o = cmd->add_option(flag, text, help);
@@ -131,12 +131,12 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
 
 void apply_enum_flags(RunFlags& flags) {
   for (const auto& row : core::run_options()) {
-    const auto* e = std::get_if<core::EnumField>(&row.field);
+    const auto* e = std::get_if<core::TextField>(&row.field);
     if (e == nullptr || row.cli == core::OptionCli::kNone) continue;
     const auto text = flags.enum_text.find(row.flag);
     if (text == flags.enum_text.end()) continue;
     if (!e->set(flags.config, text->second)) {
-      throw UsageError(fmt::format(fmt::runtime(row.unknown), text->second));
+      throw UsageError(fmt::format(fmt::runtime(row.unknown), text->second, e->names()));
     }
   }
 }

@@ -307,7 +307,6 @@ void finalize_run_flags(RunFlags& f) {
   settle_load(f);
   settle_values(f);
   merge_sampling_flags(f.sampling, c);
-  check_dataset_name(c.dataset);
   try {
     core::validate_run(c);
     core::RunConfig level = c;  // every level of a sweep
@@ -316,6 +315,7 @@ void finalize_run_flags(RunFlags& f) {
       for (const double rate : f.rates) {
         level.request_rate = rate;
         core::validate(level);
+        if (!f.load_searched) core::validate_load(level);
       }
     }
   } catch (const core::ConfigError& e) {

@@ -50,6 +50,9 @@ struct RunFlags {
   std::map<std::string, std::string, std::less<>> enum_text;
   /// Seconds between plain progress lines when stderr is not a terminal; 0: none.
   double progress_interval_s = 10;
+  /// `search`: each probe sets the rate or the concurrency, so the load given is not checked
+  /// as one measurement's (core::validate_load).
+  bool load_searched = false;
 
   // Set by finalize_run_flags.
   std::vector<int> concurrencies;

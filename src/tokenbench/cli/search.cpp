@@ -73,6 +73,7 @@ int search_command(RunFlags& f, const SearchFlags& s) {
   core::RunConfig& c = f.config;
   experiment::SearchOptions options;
   try {
+    f.load_searched = true;
     finalize_run_flags(f);
     options = search_options(f, s);
     if (!s.resume.empty()) c.output_dir = s.resume;

@@ -40,7 +40,7 @@ void refuse_redacted(const RunConfig& c) {
   };
   url("--base-url", c.base_url);
   url("--endpoint", c.endpoint);
-  url("--server-metrics", c.server_metrics);
+  url("--server-metrics", c.server_metrics.url);
   for (const auto& r : c.replica_urls) url("--base-url", r);
   for (const auto& t : c.targets) url("--target", t.base_url);
   if (const std::string field = redacted_json_field(c.extra_body); !field.empty()) {
@@ -107,6 +107,13 @@ void ramp_flags(const RunConfig& c) {
 
 }  // namespace
 
+void validate_load(const RunConfig& c) {
+  if (c.num_prompts <= 0 && std::isinf(c.request_rate) && c.max_concurrency <= 0) {
+    throw ConfigError(
+        "--duration with an unlimited request rate needs --max-concurrency N (or --request-rate)");
+  }
+}
+
 void validate(const RunConfig& c) {
   refuse_redacted(c);
   if (c.duration_s > 0 || c.num_prompts != 0) {
@@ -145,8 +152,9 @@ void validate(const RunConfig& c) {
         fmt::format("--drop-first {} is out of range: give a percentage from 0 to less than 100",
                     c.drop_first_pct));
   }
-  in_range<std::int64_t>("--output-len", c.output_len, c.dataset == "random" ? 1 : 0, kMaxTokens,
-                         c.dataset == "random" ? "tokens" : "tokens (0 leaves max_tokens unset)");
+  in_range<std::int64_t>(
+      "--output-len", c.output_len, c.dataset == Dataset::kRandom ? 1 : 0, kMaxTokens,
+      c.dataset == Dataset::kRandom ? "tokens" : "tokens (0 leaves max_tokens unset)");
   if (!(c.range_ratio >= 0 && c.range_ratio < 1)) {
     throw ConfigError(
         fmt::format("--range-ratio {} is out of range: give 0 to less than 1", c.range_ratio));
@@ -160,17 +168,6 @@ void validate(const RunConfig& c) {
       throw ConfigError(
           "--nonstream-sample compares non-streamed requests with streamed ones: drop --no-stream");
     }
-  }
-  if (c.server_metrics != "auto" && c.server_metrics != "off" &&
-      c.server_metrics.rfind("http://", 0) != 0 && c.server_metrics.rfind("https://", 0) != 0) {
-    throw ConfigError("--server-metrics '" + c.server_metrics +
-                      "' is not auto, off or an http(s):// URL");
-  }
-  if (c.gpu_metrics != "auto" && c.gpu_metrics != "off" && c.gpu_metrics != "nvidia-smi" &&
-      c.gpu_metrics.rfind("dcgm=http://", 0) != 0 && c.gpu_metrics.rfind("dcgm=https://", 0) != 0) {
-    throw ConfigError("--gpu-metrics '" + c.gpu_metrics +
-                      "' is not auto, nvidia-smi, off or dcgm=URL (an http(s):// URL of a DCGM "
-                      "exporter's /metrics)");
   }
   if (!(c.max_error_rate >= 0 && c.max_error_rate <= 1)) {
     throw ConfigError(fmt::format(

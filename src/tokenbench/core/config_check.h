@@ -39,6 +39,12 @@ class ConfigError : public std::invalid_argument {
 /// for each level of a sweep.
 void validate(const RunConfig& config);
 
+/// The load of one measurement as it will run: a --duration run at an unlimited --request-rate
+/// needs --max-concurrency (it would otherwise send its whole prompt pool at once, and again).
+/// Throws ConfigError. The CLI calls it for each level of a sweep; `search` does not, since each
+/// of its probes sets the rate or the concurrency.
+void validate_load(const RunConfig& config);
+
 /// validate, then every check across the options of one run that needs no network and no file:
 /// the options only some APIs take, replicas and targets, --ramp-up's rate, --header's syntax,
 /// --extra-body's JSON, the dataset's flags, --replay, --multi-turn's, --lora-modules. Throws

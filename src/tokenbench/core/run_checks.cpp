@@ -121,17 +121,17 @@ void check_sessions(const RunConfig& c) {
   refuse(c.image_count > 0, "--image-count");
   refuse(!c.lora_modules.empty(), "--lora-modules");
   if (c.turns < 0 || c.turns > 1000) throw ConfigError("--turns must be an integer in [0, 1000]");
-  if (!c.session_field.empty() && c.dataset != "jsonl" && c.dataset != "csv") {
+  if (!c.session_field.empty() && c.dataset != Dataset::kJsonl && c.dataset != Dataset::kCsv) {
     throw ConfigError("--session-field names a field of --dataset jsonl or csv; --dataset " +
-                      c.dataset + " has its own sessions");
+                      to_string(c.dataset) + " has its own sessions");
   }
 }
 
 // --replay and its trace.
 void check_replay(const RunConfig& c) {
   if (c.replay) {
-    const bool timed = c.dataset == "burstgpt" || c.dataset == "azure" || c.dataset == "mooncake" ||
-                       (c.dataset == "csv" && !c.timestamp_field.empty());
+    const bool timed =
+        has_arrival_times(c.dataset) || (c.dataset == Dataset::kCsv && !c.timestamp_field.empty());
     if (!timed) {
       throw ConfigError(
           "--replay needs a dataset with arrival times: burstgpt, azure, mooncake, "
@@ -152,10 +152,10 @@ void check_replay(const RunConfig& c) {
 void check_dataset(const RunConfig& c) {
   for (const auto& [flag, spec] :
        {std::pair{"--input-dist", c.input_dist}, std::pair{"--output-dist", c.output_dist}}) {
-    if (spec != "fixed" && c.dataset != "random" && c.dataset != "shared-prefix") {
+    if (spec != "fixed" && c.dataset != Dataset::kRandom && c.dataset != Dataset::kSharedPrefix) {
       throw ConfigError(std::string(flag) +
                         " draws the lengths of --dataset random and shared-prefix; --dataset " +
-                        c.dataset + " has its own");
+                        to_string(c.dataset) + " has its own");
     }
   }
   if (c.image_count < 0 || c.image_count > 64) {
@@ -168,14 +168,14 @@ void check_dataset(const RunConfig& c) {
         "(their messages carry them)");
   }
   check_replay(c);
-  if (c.dataset == "fixed") {
+  if (c.dataset == Dataset::kFixed) {
     if (c.prompt.empty()) throw ConfigError("--dataset fixed needs --prompt TEXT");
     return;
   }
   if (!c.prompt.empty()) {
     throw ConfigError("--prompt is the prompt of --dataset fixed: add --dataset fixed");
   }
-  if (c.dataset == "shared-prefix") {
+  if (c.dataset == Dataset::kSharedPrefix) {
     if (c.prefix_groups < 1 || c.prefix_groups > 100000 || c.prompts_per_group < 1 ||
         c.prompts_per_group > 100000 || c.prefix_len < 0 || c.prefix_len > 10000000) {
       throw ConfigError(
@@ -184,22 +184,23 @@ void check_dataset(const RunConfig& c) {
     }
     return;
   }
-  if (c.dataset == "sonnet" && (c.sonnet_prefix_len < 0 || c.sonnet_prefix_len > c.input_len)) {
+  if (c.dataset == Dataset::kSonnet &&
+      (c.sonnet_prefix_len < 0 || c.sonnet_prefix_len > c.input_len)) {
     throw ConfigError("--sonnet-prefix-len " + std::to_string(c.sonnet_prefix_len) +
                       " is out of range: give 0 to --input-len (" + std::to_string(c.input_len) +
                       ") tokens");
   }
-  if (c.dataset == "random") return;
+  if (!reads_file(c.dataset)) return;
   if (c.dataset_path.empty()) {
-    throw ConfigError("--dataset " + c.dataset + " needs --dataset-path FILE");
+    throw ConfigError("--dataset " + to_string(c.dataset) + " needs --dataset-path FILE");
   }
   const bool fields =
       c.prompt_field != "prompt" || !c.output_len_field.empty() || !c.timestamp_field.empty();
-  if (fields && c.dataset != "csv") {
+  if (fields && c.dataset != Dataset::kCsv) {
     throw ConfigError(
         "--prompt-field, --output-len-field and --timestamp-field name columns of "
         "--dataset csv; --dataset " +
-        c.dataset + " has its own layout");
+        to_string(c.dataset) + " has its own layout");
   }
 }
 

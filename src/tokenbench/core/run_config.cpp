@@ -44,5 +44,60 @@ std::string to_string(ArrivalKind a) { return name_of(kArrivalNames, a); }
 std::string to_string(RampKind r) { return name_of(kRampNames, r); }
 
 std::string to_string(BalanceKind b) { return name_of(kBalanceNames, b); }
+std::string to_string(Dataset d) { return name_of(kDatasetNames, d); }
+
+namespace {
+
+bool is_http_url(std::string_view text) {
+  return text.starts_with("http://") || text.starts_with("https://");
+}
+
+}  // namespace
+
+std::string to_string(const ServerMetricsSource& s) {
+  switch (s.mode) {
+    case ServerMetricsSource::Mode::kAuto:
+      return "auto";
+    case ServerMetricsSource::Mode::kOff:
+      return "off";
+    case ServerMetricsSource::Mode::kUrl:
+      return s.url;
+  }
+  return "auto";
+}
+
+std::optional<ServerMetricsSource> parse_server_metrics(std::string_view text) {
+  using Mode = ServerMetricsSource::Mode;
+  if (text == "auto") return ServerMetricsSource{Mode::kAuto, ""};
+  if (text == "off") return ServerMetricsSource{Mode::kOff, ""};
+  if (is_http_url(text)) return ServerMetricsSource{Mode::kUrl, std::string(text)};
+  return std::nullopt;
+}
+
+std::string to_string(const GpuMetricsSource& s) {
+  switch (s.mode) {
+    case GpuMetricsSource::Mode::kAuto:
+      return "auto";
+    case GpuMetricsSource::Mode::kOff:
+      return "off";
+    case GpuMetricsSource::Mode::kNvidiaSmi:
+      return "nvidia-smi";
+    case GpuMetricsSource::Mode::kDcgm:
+      return "dcgm=" + s.url;
+  }
+  return "auto";
+}
+
+std::optional<GpuMetricsSource> parse_gpu_metrics(std::string_view text) {
+  using Mode = GpuMetricsSource::Mode;
+  if (text == "auto") return GpuMetricsSource{Mode::kAuto, ""};
+  if (text == "off") return GpuMetricsSource{Mode::kOff, ""};
+  if (text == "nvidia-smi") return GpuMetricsSource{Mode::kNvidiaSmi, ""};
+  constexpr std::string_view kDcgm = "dcgm=";
+  if (text.starts_with(kDcgm) && is_http_url(text.substr(kDcgm.size()))) {
+    return GpuMetricsSource{Mode::kDcgm, std::string(text.substr(kDcgm.size()))};
+  }
+  return std::nullopt;
+}
 
 }  // namespace tokenbench::core

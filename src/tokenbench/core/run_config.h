@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tokenbench/core/input_limits.h"
@@ -41,6 +42,20 @@ enum class ConnectionMode { kKeepAlive, kPerRequest };
 enum class TargetLoad { kEach, kShared };
 /// --concurrency-unit: what --max-concurrency counts in a --multi-turn run.
 enum class ConcurrencyUnit { kSession, kRequest };
+/// --dataset: where the prompts come from (docs/WORKLOADS.md).
+enum class Dataset {
+  kRandom,        ///< random token ids of --input-len
+  kFixed,         ///< --prompt, sent by every request
+  kSharedPrefix,  ///< groups of prompts that share a prefix
+  kJsonl,         ///< the rest read --dataset-path
+  kLines,
+  kCsv,
+  kShareGpt,
+  kSonnet,
+  kBurstGpt,
+  kAzure,
+  kMooncake,
+};
 /// --group-order: how shared-prefix prompts are ordered.
 enum class GroupOrder { kInterleaved, kGrouped };
 /// --lora-assignment: how each request's adapter of --lora-modules is chosen.
@@ -87,6 +102,27 @@ inline constexpr auto kTargetLoadNames =
     make_names<TargetLoad>({{TargetLoad::kEach, "each"}, {TargetLoad::kShared, "shared"}});
 inline constexpr auto kConcurrencyUnitNames = make_names<ConcurrencyUnit>(
     {{ConcurrencyUnit::kSession, "session"}, {ConcurrencyUnit::kRequest, "request"}});
+inline constexpr auto kDatasetNames = make_names<Dataset>({
+    {Dataset::kRandom, "random"},
+    {Dataset::kFixed, "fixed"},
+    {Dataset::kSharedPrefix, "shared-prefix"},
+    {Dataset::kJsonl, "jsonl"},
+    {Dataset::kLines, "lines"},
+    {Dataset::kCsv, "csv"},
+    {Dataset::kShareGpt, "sharegpt"},
+    {Dataset::kSonnet, "sonnet"},
+    {Dataset::kBurstGpt, "burstgpt"},
+    {Dataset::kAzure, "azure"},
+    {Dataset::kMooncake, "mooncake"},
+});
+/// Whether the dataset reads --dataset-path (all but random, fixed and shared-prefix).
+constexpr bool reads_file(Dataset d) {
+  return d != Dataset::kRandom && d != Dataset::kFixed && d != Dataset::kSharedPrefix;
+}
+/// Whether its requests carry arrival times (what --replay follows).
+constexpr bool has_arrival_times(Dataset d) {
+  return d == Dataset::kBurstGpt || d == Dataset::kAzure || d == Dataset::kMooncake;
+}
 inline constexpr auto kGroupOrderNames = make_names<GroupOrder>(
     {{GroupOrder::kInterleaved, "interleaved"}, {GroupOrder::kGrouped, "grouped"}});
 inline constexpr auto kLoraAssignmentNames = make_names<LoraAssignment>(
@@ -97,6 +133,30 @@ inline constexpr auto kConsoleStyleNames =
     make_names<ConsoleStyle>({{ConsoleStyle::kMilliseconds, "ms"},
                               {ConsoleStyle::kCompact, "compact"},
                               {ConsoleStyle::kEvalscopeSeconds, "evalscope-s"}});
+
+/// --server-metrics, parsed: where the server's Prometheus metrics are scraped from.
+struct ServerMetricsSource {
+  enum class Mode {
+    kAuto,  ///< <base-url>/metrics, when it answers with names tokenbench knows
+    kOff,
+    kUrl,  ///< `url`
+  };
+  Mode mode = Mode::kAuto;
+  std::string url;  ///< kUrl: an http:// or https:// URL
+  bool operator==(const ServerMetricsSource&) const = default;
+};
+/// --gpu-metrics, parsed: the GPU sampler.
+struct GpuMetricsSource {
+  enum class Mode {
+    kAuto,  ///< nvidia-smi when it is on PATH
+    kOff,
+    kNvidiaSmi,  ///< nvidia-smi, which must be on PATH
+    kDcgm,       ///< a DCGM exporter's /metrics at `url` ("dcgm=URL")
+  };
+  Mode mode = Mode::kAuto;
+  std::string url;  ///< kDcgm: an http:// or https:// URL
+  bool operator==(const GpuMetricsSource&) const = default;
+};
 
 /// One of several targets compared in one run (--target / --model a,b,c). Plain data.
 struct TargetSpec {
@@ -193,7 +253,7 @@ struct RunConfig {
   TargetLoad target_load = TargetLoad::kEach;
 
   // Workload
-  std::string dataset = "random";  ///< workload::kDatasetNames
+  Dataset dataset = Dataset::kRandom;
   std::string dataset_path;
   std::string prompt;                   ///< --prompt, the fixed dataset's prompt
   std::string prompt_field = "prompt";  ///< csv: the prompt's column
@@ -246,16 +306,15 @@ struct RunConfig {
   bool sim_time = false;  ///< report figures rescaled to the simulator's model time
 
   // Telemetry
-  /// The server's Prometheus endpoint: "auto" (<base-url>/metrics when it answers), "off", or a
-  /// URL.
-  std::string server_metrics = "auto";
+  /// The server's Prometheus endpoint: auto (<base-url>/metrics when it answers), off, or a URL.
+  ServerMetricsSource server_metrics;
   /// Send the target's credentials (the API key, secret --header values) to a --server-metrics
   /// URL of another origin too; by default only the target's own origin receives them.
   bool server_metrics_auth = false;
   double metrics_interval_s = 1.0;  ///< between periodic scrapes (and GPU samples)
-  /// The GPU sampler: "auto" (nvidia-smi when it is on PATH), "nvidia-smi", "dcgm=URL" (a DCGM
-  /// exporter's /metrics) or "off".
-  std::string gpu_metrics = "auto";
+  /// The GPU sampler: auto (nvidia-smi when it is on PATH), nvidia-smi, dcgm=URL (a DCGM
+  /// exporter's /metrics) or off.
+  GpuMetricsSource gpu_metrics;
   /// --label KEY=VALUE items, what the environment record cannot discover (CUDA version, ...).
   std::vector<std::string> labels;
   /// --buckets items ("input:0,256,1024"): summary figures per prompt or output length bucket.
@@ -295,6 +354,15 @@ std::string default_endpoint(ApiKind api);
 std::string to_string(ArrivalKind a);  ///< "gamma" | "constant"
 std::string to_string(RampKind r);     ///< "none" | "linear" | "exponential"
 std::string to_string(BalanceKind b);  ///< "round-robin" | "least-inflight"
+std::string to_string(Dataset d);      ///< its --dataset name: "random", "sharegpt", ...
+/// "auto", "off" or the URL: what --server-metrics was given as.
+std::string to_string(const ServerMetricsSource& s);
+/// --server-metrics's text parsed; nullopt unless auto, off or an http(s):// URL.
+std::optional<ServerMetricsSource> parse_server_metrics(std::string_view text);
+/// "auto", "off", "nvidia-smi" or "dcgm=URL": what --gpu-metrics was given as.
+std::string to_string(const GpuMetricsSource& s);
+/// --gpu-metrics's text parsed; nullopt unless auto, off, nvidia-smi or dcgm=http(s)://...
+std::optional<GpuMetricsSource> parse_gpu_metrics(std::string_view text);
 
 /// True when a "Name: value" header carries a credential: its name contains auth, key, token,
 /// secret, password, cookie or session (Authorization, X-Api-Key, Ocp-Apim-Subscription-Key, ...).

@@ -13,6 +13,11 @@ namespace {
 
 using C = RunConfig;
 
+constexpr TextSyntax<2> kServerMetricsSyntax{"auto, off or an http(s):// URL", {"auto", "off"}};
+constexpr TextSyntax<3> kGpuMetricsSyntax{
+    "auto, nvidia-smi, off or dcgm=URL (an http(s):// URL of a DCGM exporter's /metrics)",
+    {"auto", "nvidia-smi", "off"}};
+
 // YAML has no infinity literal that every reader agrees on; we write ".inf" as YAML 1.2 does.
 void write_request_rate(YAML::Emitter& out, const C& c) {
   out << YAML::Key << "request_rate" << YAML::Value;
@@ -161,10 +166,11 @@ std::vector<RunOption> load_rows() {
       {.flag = "--server-metrics",
        .section = "load",
        .key = "server_metrics",
-       .field = &C::server_metrics,
+       .field = parsed_field<&C::server_metrics, parse_server_metrics, kServerMetricsSyntax>(),
        .help = "The server's Prometheus endpoint, scraped during the run: auto "
                "(<base-url>/metrics when it answers), off, or a URL",
        .compared = false,
+       .unknown = "--server-metrics '{0}' is not {1}",
        .shown = shown_url},
       {.flag = "--server-metrics-auth",
        .section = "load",
@@ -189,10 +195,11 @@ std::vector<RunOption> load_rows() {
       {.flag = "--gpu-metrics",
        .section = "load",
        .key = "gpu_metrics",
-       .field = &C::gpu_metrics,
+       .field = parsed_field<&C::gpu_metrics, parse_gpu_metrics, kGpuMetricsSyntax>(),
        .help = "GPU sampler, every --metrics-interval: auto (nvidia-smi when on PATH), "
                "nvidia-smi, dcgm=URL (a DCGM exporter's /metrics), or off",
-       .compared = false},
+       .compared = false,
+       .unknown = "--gpu-metrics '{0}' is not {1}"},
       {.flag = "--max-error-rate",
        .section = "load",
        .key = "max_error_rate",

@@ -11,7 +11,7 @@ namespace {
 using C = RunConfig;
 
 bool multi_turn(const C& c) { return c.multi_turn; }
-bool shared_prefix(const C& c) { return c.dataset == "shared-prefix"; }
+bool shared_prefix(const C& c) { return c.dataset == Dataset::kSharedPrefix; }
 bool has_images(const C& c) { return c.image_count > 0; }
 
 }  // namespace
@@ -21,9 +21,10 @@ std::vector<RunOption> workload_rows() {
       {.flag = "--dataset",
        .section = "workload",
        .key = "dataset",
-       .field = &C::dataset,
+       .field = enum_field<&C::dataset, kDatasetNames>(),
        .help = "random | fixed | shared-prefix | jsonl | lines | csv | sharegpt | sonnet | "
-               "burstgpt | azure | mooncake (docs/WORKLOADS.md)"},
+               "burstgpt | azure | mooncake (docs/WORKLOADS.md)",
+       .unknown = "--dataset '{0}' is not one of {1} (docs/WORKLOADS.md)"},
       {.flag = "--dataset-path",
        .section = "workload",
        .key = "dataset_path",
@@ -147,7 +148,7 @@ std::vector<RunOption> workload_rows() {
        .field = &C::sonnet_prefix_len,
        .help = "--dataset sonnet: tokens of the head every prompt shares (the instruction and "
                "the file's first lines)",
-       .written = [](const C& c) { return c.dataset == "sonnet"; }},
+       .written = [](const C& c) { return c.dataset == Dataset::kSonnet; }},
       {.flag = "--range-ratio",
        .section = "workload",
        .key = "range_ratio",

@@ -44,7 +44,7 @@ void write_value(YAML::Emitter& out, const RunOption& row, const C& c) {
                  [&](std::vector<std::string> C::*m) { out << YAML::Flow << c.*m; },
                  [&](std::vector<double> C::*m) { out << YAML::Flow << c.*m; },
                  [&](std::vector<TargetSpec> C::*) {},
-                 [&](const EnumField& e) { out << e.get(c); },
+                 [&](const TextField& e) { out << (row.shown ? row.shown(e.get(c)) : e.get(c)); },
                  [&](auto m) { out << c.*m; },
              },
              row.field);
@@ -54,7 +54,7 @@ void read_value(const YAML::Node& n, const RunOption& row, C& c) {
   std::visit(
       Overload{
           [&](std::vector<TargetSpec> C::*) {},
-          [&](const EnumField& e) {
+          [&](const TextField& e) {
             const auto text = n.as<std::string>();
             if (e.set(c, text) || row.lenient) return;
             throw std::runtime_error(fmt::format("config.yaml: {}.{} '{}' is not known: use {}",
@@ -88,7 +88,7 @@ std::string option_path(const RunOption& row) {
 
 void copy_option(const RunOption& row, C& to, const C& from) {
   std::visit(Overload{
-                 [&](const EnumField& e) { e.copy(to, from); },
+                 [&](const TextField& e) { e.copy(to, from); },
                  [&](auto m) { to.*m = from.*m; },
              },
              row.field);

@@ -6,6 +6,7 @@
 // and `--resume` check are all derived. Adding an option: a RunConfig member, one row here, and
 // the code that uses it.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -54,13 +55,14 @@ struct OptionRange {
   std::string_view unit{};
 };
 
-/// An enum member, read and written through its NameTable (enum_field below).
-struct EnumField {
+/// A member parsed from the text a flag or config.yaml gives, and written back as that text: an
+/// enum through its NameTable (enum_field below), or a value with its own syntax (parsed_field).
+struct TextField {
   std::string (*get)(const RunConfig&);
-  bool (*set)(RunConfig&, std::string_view);
+  bool (*set)(RunConfig&, std::string_view);  ///< false: not a value of the member
   void (*copy)(RunConfig&, const RunConfig&);
-  std::string (*names)();  ///< "a, b or c", for messages
-  std::vector<std::string> (*choices)();
+  std::string (*names)();                 ///< "a, b or c", for messages
+  std::vector<std::string> (*choices)();  ///< the names (an enum's), or fixed values
 };
 
 /// The member a row reads and writes.
@@ -68,7 +70,7 @@ using OptionField =
     std::variant<std::string RunConfig::*, bool RunConfig::*, int RunConfig::*,
                  std::int64_t RunConfig::*, std::uint64_t RunConfig::*, double RunConfig::*,
                  std::vector<std::string> RunConfig::*, std::vector<double> RunConfig::*,
-                 std::vector<TargetSpec> RunConfig::*, EnumField>;
+                 std::vector<TargetSpec> RunConfig::*, TextField>;
 
 /// One option of a run.
 struct RunOption {
@@ -127,9 +129,9 @@ std::string names_or(const NameTable<E, N>& names) {
   return out;
 }
 
-/// An EnumField for `Member`, named by `Names`.
+/// An TextField for `Member`, named by `Names`.
 template <auto Member, const auto& Names>
-EnumField enum_field() {
+TextField enum_field() {
   return {
       [](const RunConfig& c) { return std::string(Names.name(c.*Member)); },
       [](RunConfig& c, std::string_view text) {
@@ -146,6 +148,31 @@ EnumField enum_field() {
         }
         return out;
       },
+  };
+}
+
+/// What a parsed_field accepts: `names` for messages, and its fixed values.
+template <std::size_t N>
+struct TextSyntax {
+  std::string_view names;
+  std::array<std::string_view, N> choices;
+};
+
+/// A TextField for `Member`, a value that `Parse` reads from text (nullopt: not one) and
+/// to_string writes back. `Syntax` says what is accepted: its `names` for messages ("auto, off
+/// or an http(s):// URL") and its fixed `choices`.
+template <auto Member, auto Parse, const auto& Syntax>
+TextField parsed_field() {
+  return {
+      [](const RunConfig& c) { return to_string(c.*Member); },
+      [](RunConfig& c, std::string_view text) {
+        const auto v = Parse(text);
+        if (v) c.*Member = *v;
+        return v.has_value();
+      },
+      [](RunConfig& to, const RunConfig& from) { to.*Member = from.*Member; },
+      [] { return std::string(Syntax.names); },
+      [] { return std::vector<std::string>(Syntax.choices.begin(), Syntax.choices.end()); },
   };
 }
 

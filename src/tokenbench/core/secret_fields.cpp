@@ -170,7 +170,7 @@ RunConfig with_secrets_of(RunConfig level, const RunConfig& own) {
   const auto query = [](const std::string& url) { return redact_query(url); };
   restore(level.base_url, own.base_url, query);
   restore(level.endpoint, own.endpoint, query);
-  restore(level.server_metrics, own.server_metrics, query);
+  restore(level.server_metrics.url, own.server_metrics.url, query);
   restore(level.extra_body, own.extra_body,
           [](const std::string& body) { return redact_json_fields(body); });
   return level;

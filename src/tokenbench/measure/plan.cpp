@@ -166,7 +166,7 @@ void resolve_credentials(core::RunConfig& config, const std::vector<Wanted>& wan
   }
   // Credentials in a query string or the body (?api-key=..., {"api_key": ...}) are sent, but
   // never shown: their values are cut from everything written, as the key's are.
-  for (const std::string* url : {&config.base_url, &config.endpoint, &config.server_metrics}) {
+  for (const std::string* url : {&config.base_url, &config.endpoint, &config.server_metrics.url}) {
     core::redact_query(*url, &secrets);
   }
   for (const auto& url : config.replica_urls) core::redact_query(url, &secrets);
@@ -258,9 +258,7 @@ std::unique_ptr<tokenizer::Tokenizer> load_tokenizer(const core::RunConfig& conf
 // A dataset from a pipe (a named pipe, <(...)) can be read once: its bytes are kept in a
 // private file that every measurement (a sweep's levels, a search's probes) reads. "" for none.
 std::string keep_dataset_pipe(const core::RunConfig& config) {
-  const bool from_file =
-      config.dataset != "random" && config.dataset != "fixed" && config.dataset != "shared-prefix";
-  if (from_file && !config.dataset_path.empty() &&
+  if (core::reads_file(config.dataset) && !config.dataset_path.empty() &&
       core::file_kind(config.dataset_path) == core::FileKind::kPipe) {
     try {
       return copy_pipe_to_temp(config.dataset_path);
@@ -279,7 +277,8 @@ std::string Plan::redact(std::string text) const {
 }
 
 Plan resolve_plan(core::RunConfig& config) {
-  if (config.gpu_metrics == "nvidia-smi" && !collect::find_on_path("nvidia-smi")) {
+  if (config.gpu_metrics.mode == core::GpuMetricsSource::Mode::kNvidiaSmi &&
+      !collect::find_on_path("nvidia-smi")) {
     throw RunError(
         "--gpu-metrics nvidia-smi: nvidia-smi is not on PATH (install the NVIDIA driver's tools, "
         "or use --gpu-metrics dcgm=URL or off)",

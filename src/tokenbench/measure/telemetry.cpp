@@ -21,15 +21,17 @@ void Telemetry::start(const core::RunConfig& config, const std::vector<Part>& pa
   if (!canceled.load()) gpu_ = start_gpu_sampler(config, clock);
   scrapers_.resize(parts.size());
   metrics_urls_.resize(parts.size());
-  if (config.server_metrics == "off" || canceled.load()) return;
+  if (config.server_metrics.mode == core::ServerMetricsSource::Mode::kOff || canceled.load()) {
+    return;
+  }
   for (std::size_t i = 0; i < parts.size(); ++i) start_scraper(config, parts, i, clock);
 }
 
 void Telemetry::start_scraper(const core::RunConfig& config, const std::vector<Part>& parts,
                               std::size_t i, const core::RunClock& clock) {
   const driver::Target& t = plan_.targets[std::min(i, plan_.targets.size() - 1)];
-  const bool automatic = config.server_metrics == "auto";
-  const std::string url = automatic ? t.base_url + "/metrics" : config.server_metrics;
+  const bool automatic = config.server_metrics.mode == core::ServerMetricsSource::Mode::kAuto;
+  const std::string url = automatic ? t.base_url + "/metrics" : config.server_metrics.url;
   metrics_urls_[i] = automatic ? parts[i].config.base_url + "/metrics" : plan_.redact(url);
   // Credentials go only to the target's own origin, unless --server-metrics-auth.
   bool withheld = false;
@@ -91,9 +93,10 @@ nlohmann::json Telemetry::gpus() const {
 
 std::unique_ptr<collect::GpuSampler> Telemetry::start_gpu_sampler(const core::RunConfig& config,
                                                                   const core::RunClock& clock) {
-  const std::string& mode = config.gpu_metrics;
-  if (mode == "off" || (mode == "auto" && gpu_auto_off_)) return nullptr;
-  const bool automatic = mode == "auto";
+  using Mode = core::GpuMetricsSource::Mode;
+  const Mode mode = config.gpu_metrics.mode;
+  const bool automatic = mode == Mode::kAuto;
+  if (mode == Mode::kOff || (automatic && gpu_auto_off_)) return nullptr;
   const auto say_no_sampler = [this](const std::string& why) {
     gpu_auto_off_ = true;
     std::fprintf(stderr,
@@ -105,18 +108,19 @@ std::unique_ptr<collect::GpuSampler> Telemetry::start_gpu_sampler(const core::Ru
     say_no_sampler("nvidia-smi is not on PATH");
     return nullptr;
   }
-  const bool dcgm = mode.rfind("dcgm=", 0) == 0;
   std::unique_ptr<collect::GpuSampler> sampler;
   try {
-    sampler = dcgm ? collect::GpuSampler::dcgm(mode.substr(5), config.metrics_interval_s, clock,
-                                               client::get_options(config))
-                   : collect::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
+    sampler = mode == Mode::kDcgm
+                  ? collect::GpuSampler::dcgm(config.gpu_metrics.url, config.metrics_interval_s,
+                                              clock, client::get_options(config))
+                  : collect::GpuSampler::nvidia_smi(config.metrics_interval_s, clock);
   } catch (const std::exception& e) {
     if (automatic) {
       say_no_sampler(e.what());
     } else {
       std::fprintf(stderr, "tokenbench: warning: --gpu-metrics %s: %s; no GPU figures\n",
-                   mode.c_str(), core::one_line(plan_.redact(e.what())).c_str());
+                   core::to_string(config.gpu_metrics).c_str(),
+                   core::one_line(plan_.redact(e.what())).c_str());
     }
     return nullptr;
   }
@@ -132,7 +136,8 @@ std::unique_ptr<collect::GpuSampler> Telemetry::start_gpu_sampler(const core::Ru
     return nullptr;
   }
   std::fprintf(stderr, "tokenbench: warning: --gpu-metrics %s: %s; sampling goes on\n",
-               mode.c_str(), core::one_line(plan_.redact(why)).c_str());
+               core::to_string(config.gpu_metrics).c_str(),
+               core::one_line(plan_.redact(why)).c_str());
   return sampler;
 }
 

@@ -64,7 +64,7 @@ json config_to_json(const core::RunConfig& c) {
       {"warmup", c.warmup},
       {"seed", c.seed},
       {"workers", c.workers},
-      {"dataset", c.dataset},
+      {"dataset", core::to_string(c.dataset)},
       {"dataset_path", c.dataset_path},
       {"input_len", c.input_len},
       {"output_len", c.output_len},

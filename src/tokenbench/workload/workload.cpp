@@ -28,10 +28,11 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
                                                  const tokenizer::Tokenizer* tokenizer,
                                                  std::size_t count) {
   if (config.dataset_path.empty()) {
-    throw std::runtime_error("--dataset " + config.dataset + " needs --dataset-path FILE");
+    throw std::runtime_error("--dataset " + core::to_string(config.dataset) +
+                             " needs --dataset-path FILE");
   }
   // A jsonl line without its own length gets --output-len.
-  if (config.dataset == "jsonl") {
+  if (config.dataset == core::Dataset::kJsonl) {
     return load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer,
                               config.session_field);
   }
@@ -48,15 +49,26 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
   o.sonnet_prefix_len = config.sonnet_prefix_len;
   o.seed = config.seed;
   o.tokenizer = tokenizer;
-  if (config.dataset == "lines") return load_lines_dataset(o);
-  if (config.dataset == "csv") return load_csv_dataset(o);
-  if (config.dataset == "sharegpt") return load_sharegpt_dataset(o);
-  if (config.dataset == "sonnet") return make_sonnet_dataset(o, count);
-  if (config.dataset == "burstgpt") return load_burstgpt_dataset(o);
-  if (config.dataset == "azure") return load_azure_dataset(o);
-  if (config.dataset == "mooncake") return load_mooncake_dataset(o);
-  throw std::runtime_error("unknown --dataset '" + config.dataset + "': use one of " +
-                           std::string(kDatasetNames));
+  switch (config.dataset) {
+    case core::Dataset::kLines:
+      return load_lines_dataset(o);
+    case core::Dataset::kCsv:
+      return load_csv_dataset(o);
+    case core::Dataset::kShareGpt:
+      return load_sharegpt_dataset(o);
+    case core::Dataset::kSonnet:
+      return make_sonnet_dataset(o, count);
+    case core::Dataset::kBurstGpt:
+      return load_burstgpt_dataset(o);
+    case core::Dataset::kAzure:
+      return load_azure_dataset(o);
+    case core::Dataset::kMooncake:
+      return load_mooncake_dataset(o);
+    default:
+      break;
+  }
+  throw std::logic_error("--dataset " + core::to_string(config.dataset) +
+                         " is not read from a file");
 }
 
 // Warmup takes the first requests and the measure phase the others (cycled when it needs more),
@@ -182,12 +194,12 @@ WorkloadEstimate estimate_workload(const core::RunConfig& config) {
   e.requests = (warmup + measure) * turns;
   std::int64_t prompt = 0;  // bytes of one prompt's text
   std::int64_t prompts = e.requests * batch;
-  if (config.dataset == "random" || config.dataset == "sonnet") {
+  if (config.dataset == core::Dataset::kRandom || config.dataset == core::Dataset::kSonnet) {
     prompt = (config.input_len + std::max<std::int64_t>(0, config.random_prefix_len)) *
              kPromptBytesPerToken;
-  } else if (config.dataset == "fixed") {
+  } else if (config.dataset == core::Dataset::kFixed) {
     prompt = static_cast<std::int64_t>(config.prompt.size());
-  } else if (config.dataset == "shared-prefix") {
+  } else if (config.dataset == core::Dataset::kSharedPrefix) {
     prompts = config.prefix_groups * config.prompts_per_group;
     prompt = (config.prefix_len + config.input_len) * kPromptBytesPerToken;
   } else {
@@ -222,8 +234,8 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
   const std::size_t wanted =
       (warmup + measure) * batch * (config.multi_turn ? std::max<std::size_t>(1, turns) : 1);
   std::vector<core::RequestSpec> all;
-  std::string name = config.dataset;
-  if (config.dataset == "random") {
+  std::string name = core::to_string(config.dataset);
+  if (config.dataset == core::Dataset::kRandom) {
     RandomDatasetOptions options;
     options.input_len = config.input_len;
     options.output_len = config.output_len;
@@ -233,7 +245,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     options.input_dist = length_dist(config.input_dist, "--input-dist");
     options.output_dist = length_dist(config.output_dist, "--output-dist");
     all = make_random_dataset(options, wanted, 0, tokenizer);
-  } else if (config.dataset == "shared-prefix") {
+  } else if (config.dataset == core::Dataset::kSharedPrefix) {
     SharedPrefixOptions o;
     o.groups = config.prefix_groups;
     o.prompts_per_group = config.prompts_per_group;
@@ -245,7 +257,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     o.question_dist = length_dist(config.input_dist, "--input-dist");
     o.output_dist = length_dist(config.output_dist, "--output-dist");
     all = make_shared_prefix_dataset(o, tokenizer);
-  } else if (config.dataset == "fixed") {
+  } else if (config.dataset == core::Dataset::kFixed) {
     all = make_fixed_dataset(config.prompt, wanted, config.output_len, tokenizer);
   } else {
     all = load_file_dataset(config, tokenizer, wanted);

@@ -25,10 +25,6 @@ struct Workload {
   std::vector<Session> sessions;  ///< served cyclically when the run needs more
 };
 
-/// The names --dataset takes.
-inline constexpr const char* kDatasetNames =
-    "random, fixed, shared-prefix, jsonl, lines, csv, sharegpt, sonnet, burstgpt, azure, mooncake";
-
 /// How many distinct prompts a duration-limited run cycles through.
 inline constexpr std::size_t kDurationPoolSize = 4096;
 /// The same with --image-count, whose requests carry their images (about 125 KB of base64 each
@@ -45,7 +41,7 @@ struct WorkloadEstimate {
 };
 WorkloadEstimate estimate_workload(const core::RunConfig& config);
 
-/// Builds the workload that `config` describes (any of kDatasetNames); prompts are token-exact
+/// Builds the workload that `config` describes (any of core::Dataset); prompts are token-exact
 /// and input counts come from `tokenizer` when one is given. With config.image_count, every
 /// request also carries that many synthetic images (synthetic_image.h; made on several threads).
 /// Throws std::runtime_error with a one-line message on a bad dataset.
