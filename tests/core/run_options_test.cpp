@@ -7,14 +7,10 @@
 #include <set>
 
 #include "tokenbench/core/config_check.h"
+#include "tokenbench/core/overload.h"
 
 namespace tokenbench::core {
 namespace {
-
-template <class... F>
-struct Overload : F... {
-  using F::operator()...;
-};
 
 // A value other than the default in every option of the table.
 RunConfig every_option_changed() {

@@ -8,7 +8,6 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/client/credentials.h"
-#include "tokenbench/client/http_get.h"
 #include "tokenbench/client/probe.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"

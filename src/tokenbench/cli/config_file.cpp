@@ -100,7 +100,7 @@ class Expander {
 
   // YAML's special floats as a flag's text (".nan" is refused by name as the flag's NaN).
   static std::string scalar(const YAML::Node& n) {
-    const std::string s = n.Scalar();
+    const std::string& s = n.Scalar();
     for (const char* special :
          {".inf", "-.inf", "+.inf", ".nan", ".Inf", "-.Inf", ".NaN", ".INF", "-.INF", ".NAN"}) {
       if (s == special) {

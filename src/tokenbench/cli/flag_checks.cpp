@@ -18,11 +18,9 @@
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
-#include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/workload/length_dist.h"
 #include "tokenbench/workload/synthetic_image.h"
-#include "tokenbench/workload/workload.h"
 
 namespace tokenbench::cli {
 namespace {

@@ -1,6 +1,6 @@
 // `tokenbench run`: one measurement, a sweep over load levels (lists of --max-concurrency or
 // --request-rate), or several targets compared in one interleaved run. All three go through
-// experiment::Runner, the one code path of a measurement.
+// measure::Runner, the one code path of a measurement.
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -13,12 +13,10 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/text.h"
-#include "tokenbench/experiment/html_pages.h"
-#include "tokenbench/experiment/journal.h"
-#include "tokenbench/experiment/runner.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/experiment/targets.h"
+#include "tokenbench/measure/runner.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/report/live_view.h"
 
@@ -69,9 +67,9 @@ std::string error_summary(const metrics::Summary& s) {
   return out;
 }
 
-int single_run(experiment::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
-  const experiment::RunOutcome outcome = runner.run(c);
-  const experiment::LevelResult& part = outcome.parts.front();
+int single_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
+  const measure::RunOutcome outcome = runner.run(c);
+  const measure::LevelResult& part = outcome.parts.front();
   // A run that measured mostly errors says so first: its figures describe the few successes.
   const bool too_many_errors =
       part.summary.completed > 0 && error_rate(part.summary) > c.max_error_rate;
@@ -129,7 +127,7 @@ int single_run(experiment::Runner& runner, const core::RunConfig& c, const Exper
   return kExitOk;
 }
 
-int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFlags& f,
+int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags& f,
               const ExperimentFlags& x) {
   experiment::SweepOptions options;
   options.slos = experiment::parse_slo_exprs(c.slo);
@@ -199,11 +197,11 @@ int sweep_run(experiment::Runner& runner, const core::RunConfig& c, const RunFla
   return kExitOk;
 }
 
-int targets_run(experiment::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
+int targets_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
   const auto required = experiment::parse_slo_exprs(x.require);
   const auto weights = experiment::parse_weights(x.weights);
   const experiment::TargetsResult result = experiment::run_targets(runner, c, required, weights);
-  const experiment::RunOutcome& outcome = result.outcome;
+  const measure::RunOutcome& outcome = result.outcome;
   const std::string& not_saved = result.not_saved;
   std::fputs(
       experiment::render_ranking(result.rows, weights, experiment::target_load_line(c)).c_str(),
@@ -269,7 +267,7 @@ int run_command(RunFlags& f, const ExperimentFlags& x) {
   return with_runner(
       c,
       {f.quiet, f.overwrite || !x.resume.empty(), command_line(), nullptr, f.progress_interval_s},
-      "", [&](experiment::Runner& runner) {
+      "", [&](measure::Runner& runner) {
         if (!c.targets.empty()) return targets_run(runner, c, x);
         if (f.concurrencies.size() > 1 || f.rates.size() > 1) return sweep_run(runner, c, f, x);
         return single_run(runner, c, x);

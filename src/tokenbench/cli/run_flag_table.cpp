@@ -6,15 +6,11 @@
 #include <variant>
 
 #include "tokenbench/cli/run_flag_parts.h"
+#include "tokenbench/core/overload.h"
 #include "tokenbench/core/run_options.h"
 
 namespace tokenbench::cli {
 namespace {
-
-template <class... F>
-struct Overload : F... {
-  using F::operator()...;
-};
 
 // The flag of one table row, bound to its member of `flags.config` (an enum: to its text in
 // flags.enum_text, parsed by apply_enum_flags).
@@ -31,7 +27,7 @@ CLI::Option* add_row_flag(CLI::App* cmd, RunFlags& flags, const core::RunOption&
         flag, [&c, member] { c.*member = false; }, help);
   }
   CLI::Option* option =
-      std::visit(Overload{
+      std::visit(core::Overload{
                      [&](const core::TextField& e) {
                        std::string& text = flags.enum_text[flag];
                        text = e.get(c);

@@ -5,56 +5,32 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <string_view>
 #include <thread>
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/memory_check.h"
 #include "tokenbench/cli/run_flag_parts.h"
-#include "tokenbench/client/credentials.h"
-#include "tokenbench/client/http_get.h"
-#include "tokenbench/client/http_target.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
-#include "tokenbench/core/file_kind.h"
 #include "tokenbench/core/input_limits.h"
-#include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/mpi_comm.h"
-#include "tokenbench/experiment/slo_expr.h"
-#include "tokenbench/load/think_time.h"
 #include "tokenbench/measure/cohort.h"
-#include "tokenbench/metrics/buckets.h"
-#include "tokenbench/metrics/summary.h"
 #include "tokenbench/records/recorder.h"
-#include "tokenbench/records/results_dir.h"
-#include "tokenbench/report/console.h"
-#include "tokenbench/report/csv_export.h"
-#include "tokenbench/report/html_report.h"
-#include "tokenbench/telemetry/environment.h"
-#include "tokenbench/workload/length_dist.h"
-#include "tokenbench/workload/synthetic_image.h"
-#include "tokenbench/workload/workload.h"
 
 namespace tokenbench::cli {
 namespace {
 
 std::vector<std::string> g_command_line;
 
-std::atomic<experiment::Runner*> g_running{nullptr};
+std::atomic<measure::Runner*> g_running{nullptr};
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_exit_now{false};
 std::atomic<int> g_signal{0};  // the first signal that stopped the run
@@ -67,7 +43,7 @@ extern "C" void on_interrupt(int signal_number) {
     return;
   }
   g_signal.store(signal_number);
-  if (experiment::Runner* r = g_running.load()) r->cancel(signal_number);
+  if (measure::Runner* r = g_running.load()) r->cancel(signal_number);
 }
 
 }  // namespace
@@ -107,8 +83,7 @@ namespace {
 // whatever the run is doing (a signal handler itself may not write files), from a watcher thread.
 class StopOnSignals {
  public:
-  explicit StopOnSignals(experiment::Runner& runner)
-      : watcher_([this, &runner] { watch(runner); }) {
+  explicit StopOnSignals(measure::Runner& runner) : watcher_([this, &runner] { watch(runner); }) {
     g_running.store(&runner);
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
@@ -124,7 +99,7 @@ class StopOnSignals {
   StopOnSignals& operator=(const StopOnSignals&) = delete;
 
  private:
-  void watch(experiment::Runner& runner) {
+  void watch(measure::Runner& runner) {
     while (!done_.load()) {
       if (g_exit_now.load()) {
         runner.flush_records();
@@ -154,12 +129,12 @@ struct Unclaim {
 
 // The Runner, or null on a follower that could not make one: it stood by until the leader's
 // finish (the leader goes on without it). A leader's RunError propagates.
-std::unique_ptr<experiment::Runner> make_runner(core::RunConfig& config,
-                                                const experiment::Runner::Options& options,
-                                                measure::Cohort& cohort) {
+std::unique_ptr<measure::Runner> make_runner(core::RunConfig& config,
+                                             const measure::Runner::Options& options,
+                                             measure::Cohort& cohort) {
   try {
-    return std::make_unique<experiment::Runner>(config, options);
-  } catch (const experiment::RunError& e) {
+    return std::make_unique<measure::Runner>(config, options);
+  } catch (const measure::RunError& e) {
     if (cohort.leads()) throw;
     cohort.stand_by(e.what());
     return nullptr;
@@ -168,7 +143,7 @@ std::unique_ptr<experiment::Runner> make_runner(core::RunConfig& config,
 
 // The exit code after `code` from the command's body: a signal's, or kExitPartial when a rank's
 // share is missing.
-int settled_exit_code(int code, const experiment::Runner& runner, bool leads) {
+int settled_exit_code(int code, const measure::Runner& runner, bool leads) {
   if (const int sig = g_signal.load(); sig != 0 && code != kExitUsage) {
     // A stopped run never passes for a finished one: a SIGTERM'd CI or Kubernetes job fails.
     std::fprintf(stderr,
@@ -188,8 +163,8 @@ int settled_exit_code(int code, const experiment::Runner& runner, bool leads) {
 
 // The command with its Runner: the results directory, signals, then `body` (the leader, or
 // alone) or the follower's loop.
-int run_with(experiment::Runner& runner, core::RunConfig& config, measure::Cohort& cohort,
-             const std::string& dir_suffix, const std::function<int(experiment::Runner&)>& body) {
+int run_with(measure::Runner& runner, core::RunConfig& config, measure::Cohort& cohort,
+             const std::string& dir_suffix, const std::function<int(measure::Runner&)>& body) {
   cohort.greet();
   // The default directory is claimed (created) by the leader alone: followers take the
   // directory the leader announces with each measurement.
@@ -210,9 +185,8 @@ int run_with(experiment::Runner& runner, core::RunConfig& config, measure::Cohor
 
 }  // namespace
 
-int with_runner(core::RunConfig& config, experiment::Runner::Options options,
-                const std::string& dir_suffix,
-                const std::function<int(experiment::Runner&)>& body) {
+int with_runner(core::RunConfig& config, measure::Runner::Options options,
+                const std::string& dir_suffix, const std::function<int(measure::Runner&)>& body) {
   config.started_at = core::wall_clock_iso8601();
   // Started by mpirun (or the MPI Operator): one rank of a distributed run (docs/DISTRIBUTED.md).
   std::unique_ptr<measure::Cohort> cohort;
@@ -228,7 +202,7 @@ int with_runner(core::RunConfig& config, experiment::Runner::Options options,
     if (const auto runner = make_runner(config, options, *cohort)) {
       code = run_with(*runner, config, *cohort, dir_suffix, body);
     }
-  } catch (const experiment::RunError& e) {
+  } catch (const measure::RunError& e) {
     std::fprintf(stderr, "tokenbench: error: %s%s\n", cohort->who().c_str(), e.what());
     code = e.unreachable() ? kExitNoMeasure : kExitUsage;
     // The leader says what the run lacks; its exit code is the run's.

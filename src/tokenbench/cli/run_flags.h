@@ -10,7 +10,7 @@
 
 #include "tokenbench/cli/sampling_flags.h"
 #include "tokenbench/core/run_config.h"
-#include "tokenbench/experiment/runner.h"
+#include "tokenbench/measure/runner.h"
 
 namespace tokenbench::cli {
 
@@ -119,11 +119,11 @@ std::string default_output_dir(const core::RunConfig& config);
 /// when none could be created (the run then says why it cannot write there).
 std::string claim_output_dir(const std::string& name);
 
-/// Stamps the start, resolves the target(s) with an experiment::Runner, fills in the default
+/// Stamps the start, resolves the target(s) with an measure::Runner, fills in the default
 /// results directory (with `dir_suffix`) when none was given, and calls `body` with Ctrl-C and
 /// SIGTERM cancelling the runner (a second signal ends the process at once). A RunError becomes
 /// one line on stderr and exit 1 (configuration) or 2 (unreachable); else `body`'s exit code.
-int with_runner(core::RunConfig& config, experiment::Runner::Options options,
-                const std::string& dir_suffix, const std::function<int(experiment::Runner&)>& body);
+int with_runner(core::RunConfig& config, measure::Runner::Options options,
+                const std::string& dir_suffix, const std::function<int(measure::Runner&)>& body);
 
 }  // namespace tokenbench::cli

@@ -12,7 +12,7 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/text.h"
-#include "tokenbench/experiment/runner.h"
+#include "tokenbench/measure/runner.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -84,7 +84,7 @@ int search_command(RunFlags& f, const SearchFlags& s) {
   return with_runner(
       c,
       {f.quiet, f.overwrite || !s.resume.empty(), command_line(), nullptr, f.progress_interval_s},
-      "-search", [&](experiment::Runner& runner) {
+      "-search", [&](measure::Runner& runner) {
         const auto result = experiment::run_search(runner, c, options);
         if (!result.no_success.empty() && !result.lo) {
           // Not an SLO answer: the server failed every request even at the lowest load.

@@ -203,8 +203,8 @@ core::TargetSpec parse_target(const std::string& item) {
     } else if (key == "name") {
       t.name = value;
     } else {
-      throw UsageError("--target '" + item + "': unknown key '" + key +
-                       "' (use model, url, key-env, name)");
+      throw UsageError(fmt::format(
+          "--target '{}': unknown key '{}' (use model, url, key-env, name)", item, key));
     }
   }
   if (t.model.empty()) throw UsageError("--target '" + item + "' needs model=NAME");
@@ -241,7 +241,7 @@ void check_transport_urls(const RunFlags& f) {
             "--stamps kernel needs the native transport, which carries http:// and https:// "
             "without a proxy; " +
             (curl             ? std::string("--transport curl is set")
-             : !proxy.empty() ? proxy + " applies to " + url
+             : !proxy.empty() ? fmt::format("{} applies to {}", proxy, url)
                               : url + " is not http(s)://") +
             ": use --stamps auto (user-space stamps there)");
       }

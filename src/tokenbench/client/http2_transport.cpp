@@ -109,6 +109,7 @@ std::vector<Http2Session::Header> Http2Transport::request_fields(std::uint32_t e
   }
   // The views are taken once every string is in place.
   std::vector<Http2Session::Header> headers;
+  headers.reserve(fields.size());
   for (const auto& [name, value] : fields) headers.push_back({name, value});
   strings_.push_back(std::move(strings));
   return headers;

@@ -72,6 +72,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& args) {
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const int rc = ::posix_spawnp(&pid_, args[0].c_str(), &actions, &attr, argv.data(), environ);

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "tokenbench/core/config_check.h"
+#include "tokenbench/core/overload.h"
 #include "tokenbench/core/run_option_rows.h"
-#include "tokenbench/core/secret_fields.h"
 
 namespace tokenbench::core {
 namespace {
@@ -32,11 +32,6 @@ std::span<const RunOption> run_options() {
 }
 
 namespace {
-
-template <class... F>
-struct Overload : F... {
-  using F::operator()...;
-};
 
 void write_value(YAML::Emitter& out, const RunOption& row, const C& c) {
   std::visit(Overload{

@@ -4,7 +4,8 @@
 
 namespace tokenbench::driver {
 
-PerTargetSource::PerTargetSource(std::vector<client::RequestSource*> sources, std::size_t limit)
+PerTargetSource::PerTargetSource(const std::vector<client::RequestSource*>& sources,
+                                 std::size_t limit)
     : limit_(limit) {
   for (client::RequestSource* s : sources) {
     auto lane = std::make_unique<Lane>();

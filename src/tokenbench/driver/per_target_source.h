@@ -25,7 +25,7 @@ namespace tokenbench::driver {
 class PerTargetSource final : public client::RequestSource {
  public:
   /// `sources[t]` serves target t; `limit` slots per target, 0 for none.
-  PerTargetSource(std::vector<client::RequestSource*> sources, std::size_t limit);
+  PerTargetSource(const std::vector<client::RequestSource*>& sources, std::size_t limit);
 
   core::Nanos phase_start() const override { return lanes_.front()->source->phase_start(); }
   core::Phase phase() const override { return lanes_.front()->source->phase(); }

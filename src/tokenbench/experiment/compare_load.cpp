@@ -41,7 +41,7 @@ void flatten(const YAML::Node& node, const std::string& path,
   if (node.IsMap()) {
     for (const auto& item : node) {
       const std::string key = item.first.as<std::string>();
-      flatten(item.second, path.empty() ? key : path + "." + key, out);
+      flatten(item.second, path.empty() ? key : fmt::format("{}.{}", path, key), out);
     }
     return;
   }

@@ -1,5 +1,7 @@
 #include "tokenbench/experiment/figures.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -42,7 +44,7 @@ Figures figures_from_summary(const json& summary) {
       }
     }
     if (const auto ps = d.find("percentiles"); ps != d.end() && ps->is_object()) {
-      for (const auto& [p, v] : ps->items()) out[p + "_" + name] = value_of(v);
+      for (const auto& [p, v] : ps->items()) out[fmt::format("{}_{}", p, name)] = value_of(v);
     }
   }
   return out;

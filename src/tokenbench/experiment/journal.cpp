@@ -1,5 +1,7 @@
 #include "tokenbench/experiment/journal.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <sstream>
 
@@ -24,7 +26,7 @@ std::map<std::string, nlohmann::json> completed_levels(const std::string& root,
   for (const auto& level : doc[list]) {
     if (!level.is_object() || !level.value("complete", false)) continue;
     const std::string dir = level.value("dir", "");
-    const std::string summary = root + "/" + dir + "/" + records::kSummaryFile;
+    const std::string summary = fmt::format("{}/{}/{}", root, dir, records::kSummaryFile);
     if (dir.empty() || !std::filesystem::is_regular_file(summary)) continue;
     auto s = core::parse_json_or_discarded(records::read_text_file(summary));
     if (s.is_object()) out[dir] = std::move(s);

@@ -17,7 +17,6 @@
 #include "tokenbench/records/records_io.h"
 #include "tokenbench/records/records_sink.h"
 #include "tokenbench/records/results_dir.h"
-#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
 

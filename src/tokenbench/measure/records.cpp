@@ -9,7 +9,6 @@
 #include "tokenbench/measure/outcome.h"
 #include "tokenbench/records/recorder.h"
 #include "tokenbench/records/results_dir.h"
-#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
 

@@ -8,7 +8,6 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/measure/cohort.h"
 #include "tokenbench/records/recorder.h"
-#include "tokenbench/records/records_sink.h"
 
 namespace tokenbench::measure {
 

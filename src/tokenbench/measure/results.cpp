@@ -4,6 +4,7 @@
 
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
+#include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
 

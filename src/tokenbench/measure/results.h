@@ -5,7 +5,7 @@
 #include "tokenbench/core/request.h"
 #include "tokenbench/measure/outcome.h"
 #include "tokenbench/measure/records.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/run_notes.h"
 
 namespace tokenbench::measure {
 

@@ -24,7 +24,6 @@
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/records/recorder.h"
 #include "tokenbench/records/results_dir.h"
-#include "tokenbench/report/run_outputs.h"
 #include "tokenbench/telemetry/environment.h"
 
 namespace tokenbench::measure {
@@ -189,6 +188,7 @@ void Runner::merge(const core::RunConfig& config, const std::vector<Part>& parts
                    Telemetry& watch) {
   const bool zstd = config.records_compress == core::RecordsCompression::kZstd;
   std::vector<std::string> dirs;
+  dirs.reserve(parts.size());
   for (const auto& part : parts) dirs.push_back(part.config.output_dir);
   const auto own = [this, &m] {
     distributed::LeaderShare share;

@@ -13,7 +13,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/measure/plan.h"
 #include "tokenbench/measure/records.h"
-#include "tokenbench/report/run_outputs.h"
+#include "tokenbench/records/run_notes.h"
 
 namespace tokenbench::measure {
 

@@ -6,7 +6,6 @@
 #include <string>
 #include <string_view>
 
-#include "tokenbench/sim/generation_plan.h"
 #include "tokenbench/sim/openai_render.h"
 #include "tokenbench/sim/openai_request.h"
 #include "tokenbench/sim/reply_shape.h"

@@ -103,7 +103,7 @@ bool MetricsDelta::empty() const {
          itl.count() == 0 && e2e.count() == 0;
 }
 
-SimMetrics::SimMetrics(std::string model_name) {
+SimMetrics::SimMetrics(const std::string& model_name) {
   labels_ = "model_name=\"";
   for (const char c : model_name) {
     if (c == '\\' || c == '"') {

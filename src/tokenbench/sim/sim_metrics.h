@@ -68,7 +68,7 @@ struct MetricsDelta {
 /// safe from any thread (one internal lock).
 class SimMetrics {
  public:
-  explicit SimMetrics(std::string model_name);
+  explicit SimMetrics(const std::string& model_name);
 
   /// Sets the scheduler gauges (engine mode: after each step).
   void set_gauges(std::int64_t running, std::int64_t waiting, double kv_usage);

@@ -46,8 +46,10 @@ double integrate_power(const std::vector<std::pair<core::Nanos, double>>& points
   double joules = 0;
   double covered = 0;
   for (std::size_t i = 1; i < points.size(); ++i) {
-    const auto [t0, p0] = points[i - 1];
-    const auto [t1, p1] = points[i];
+    // Named copies, not structured bindings: the lambda below captures them (C++20 allows it;
+    // clang before 16, which `make tidy` runs, does not).
+    const core::Nanos t0 = points[i - 1].first, t1 = points[i].first;
+    const double p0 = points[i - 1].second, p1 = points[i].second;
     if (t1 <= t0) continue;
     const core::Nanos a = std::max(t0, from);
     const core::Nanos b = std::min(t1, to);

@@ -99,7 +99,8 @@ class FuseDecoder final : public Decoder {
   void decode_chain(std::vector<std::string>& tokens) const override {
     std::string joined;
     for (const std::string& t : tokens) joined.append(t);
-    tokens.assign(1, std::move(joined));
+    tokens.clear();
+    tokens.push_back(std::move(joined));
   }
 };
 

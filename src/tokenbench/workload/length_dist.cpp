@@ -73,7 +73,9 @@ LengthDist read_empirical(const std::string& path, const std::string& flag,
     first = false;
     if (header) continue;
     const auto at = [&](const std::string& what) {
-      bad(flag, spec, path + " line " + std::to_string(number) + ": " + what);
+      std::string where = path;
+      where.append(" line ").append(std::to_string(number)).append(": ").append(what);
+      bad(flag, spec, where);
     };
     std::int64_t len = 0;
     if (!to_whole(len_text, len) || len < 1 || len > core::kMaxTokens) {

@@ -2,7 +2,6 @@
 #include <cmath>
 #include <random>
 
-#include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/workload/dataset.h"
 #include "tokenbench/workload/length_dist.h"
 #include "tokenbench/workload/prompt_synth.h"
