@@ -111,13 +111,16 @@ std::uint64_t QuantileSketch::Store::at(std::int32_t key) const {
   return counts_[static_cast<std::size_t>(key - offset_)];
 }
 
-std::int32_t QuantileSketch::Store::key_at_rank(std::uint64_t rank, bool from_highest) const {
+std::int32_t QuantileSketch::Store::key_at_rank(std::uint64_t rank) const {
+  // Walk from the nearer end: a high percentile costs as little as a low one.
+  const bool from_highest = rank >= total_ / 2;
+  const std::uint64_t target = from_highest ? total_ - 1 - rank : rank;
   std::uint64_t seen = 0;
   const std::int64_t n = std::int64_t{max_key_} - min_key_ + 1;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t k = from_highest ? max_key_ - i : min_key_ + i;
     seen += counts_[static_cast<std::size_t>(k - offset_)];
-    if (seen > rank) return static_cast<std::int32_t>(k);
+    if (seen > target) return static_cast<std::int32_t>(k);
   }
   return from_highest ? min_key_ : max_key_;
 }
@@ -207,9 +210,10 @@ double QuantileSketch::value_at_rank(std::uint64_t rank) const {
   const std::uint64_t negatives = negative_.total();
   double v = 0.0;
   if (rank < negatives) {
-    v = -representative(negative_.key_at_rank(rank, true));
+    // The most negative value is the negative store's highest key.
+    v = -representative(negative_.key_at_rank(negatives - 1 - rank));
   } else if (rank >= negatives + zeros_) {
-    v = representative(positive_.key_at_rank(rank - negatives - zeros_, false));
+    v = representative(positive_.key_at_rank(rank - negatives - zeros_));
   }
   return std::clamp(v, min_, max_);
 }

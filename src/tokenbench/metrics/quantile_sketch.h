@@ -129,8 +129,8 @@ class QuantileSketch {
     std::int32_t max_key() const { return max_key_; }
     std::uint64_t at(std::int32_t key) const;
     std::size_t capacity_bytes() const { return counts_.capacity() * sizeof(std::uint64_t); }
-    // The 0-based rank-th value's key, counting from the lowest key (or the highest).
-    std::int32_t key_at_rank(std::uint64_t rank, bool from_highest) const;
+    // The key of the 0-based rank-th value counted from the lowest key (rank < total()).
+    std::int32_t key_at_rank(std::uint64_t rank) const;
     void encode(std::string& out) const;
     void decode(std::string_view& in, std::int32_t key_lo, std::int32_t key_hi, bool collapsed);
 
