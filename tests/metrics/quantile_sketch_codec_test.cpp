@@ -176,7 +176,8 @@ void expect_refused(const std::string& bytes, const std::string& why) {
     (void)QuantileSketch::decode(bytes);
     ADD_FAILURE() << "decoded; expected: " << why;
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(why), std::string::npos)
+        << e.what() << "; expected: " << why;
   }
 }
 
@@ -216,22 +217,34 @@ TEST(QuantileSketchCodec, RefusesHostileHeaders) {
   expect_refused(b, "minimum and maximum");
 }
 
+// small_encoding()'s header with a positive store of `n` keys from `min_key` written as
+// `counts`, and an empty negative store.
+std::string with_store(std::uint32_t min_key, std::uint32_t n, const std::string& counts) {
+  std::string b = small_encoding().substr(0, kStoreAt) + std::string(8, '\0');
+  put(b, kStoreAt, min_key, 4);
+  put(b, kStoreAt + 4, n, 4);
+  return b + counts + std::string(8, '\0');
+}
+
 TEST(QuantileSketchCodec, RefusesHostileBuckets) {
-  const std::string good = small_encoding();
-  std::string b = good;
-  put(b, kStoreAt + 4, 0xffffffffULL, 4);
-  expect_refused(b, "exceeds the bound");
-  b = good;
-  put(b, kStoreAt + 4, kDefaultMaxBuckets, 4);  // within the bound, but no bytes for it
-  expect_refused(b, "truncated bucket array");
-  b = good;
-  put(b, kStoreAt, 1U << 30, 4);
-  expect_refused(b, "outside the keys a double reaches");
-  b = good.substr(0, kStoreAt + 8) + std::string(11, static_cast<char>(0xff)) + good;
-  expect_refused(b, "overflows 64 bits");
-  b = good;
-  b[kStoreAt + 8] = 0;  // the first count of the positive store
-  expect_refused(b, "not trimmed");
+  expect_refused(with_store(0, 0xffffffffU, "\x01"), "exceeds the bound");
+  // Within the bound, but no bytes for it.
+  expect_refused(with_store(0, kDefaultMaxBuckets, "").substr(0, kStoreAt + 8),
+                 "truncated in a bucket count");
+  expect_refused(with_store(1U << 30, 1, "\x05"), "outside the keys a double reaches");
+  expect_refused(with_store(0, 1, std::string(11, static_cast<char>(0xff))), "overflows 64 bits");
+  expect_refused(with_store(0, 3, std::string("\x01\x00\x05\x01", 4)), "out of range");
+  expect_refused(with_store(0, 3, std::string("\x01\x00\x00\x01", 4)), "out of range");
+  expect_refused(with_store(0, 3, std::string("\x00\x02\x05", 3)), "not trimmed");
+  expect_refused(with_store(0, 2, std::string("\x05\x00\x01", 3)), "not trimmed");
+  // Well formed: 1 + 3 values in buckets and small_encoding()'s one zero make its count of 5.
+  EXPECT_NO_THROW(
+      (void)QuantileSketch::decode(with_store(0, 3, std::string("\x01\x00\x01\x03", 4))));
+  // Sparse keys cost bytes for their runs, not per key.
+  QuantileSketch sparse;
+  sparse.add(1e-9);
+  sparse.add(1e9);
+  EXPECT_LT(sparse.encode().size(), 110U);
 }
 
 TEST(QuantileSketchCodec, SurvivesRandomCorruption) {

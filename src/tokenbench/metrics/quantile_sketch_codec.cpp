@@ -3,8 +3,9 @@
 //   f64 alpha u32 max_buckets u64 count u64 refused u64 zeros
 //   f64 sum f64 welford_mean f64 welford_m2 f64 min f64 max
 //   then the positive store and the negative store, each:
-//   i32 min_key u32 n, then n LEB128 varint counts for keys min_key .. min_key + n - 1 (the first
-//   and the last non-zero; n = 0 for an empty store).
+//   i32 min_key u32 n, then the counts of keys min_key .. min_key + n - 1 as LEB128 varints (the
+//   first and the last non-zero; n = 0 for an empty store), where a run of zero counts is written
+//   as a 0 followed by the run's length.
 
 #include <bit>
 #include <cmath>
@@ -77,7 +78,15 @@ void QuantileSketch::Store::encode(std::string& out) const {
   put_u64(out, static_cast<std::uint32_t>(min_key_), 4);
   put_u64(out, static_cast<std::uint64_t>(std::int64_t{max_key_} - min_key_ + 1), 4);
   for (std::int64_t k = min_key_; k <= max_key_; ++k) {
-    put_varint(out, counts_[static_cast<std::size_t>(k - offset_)]);
+    const std::uint64_t c = counts_[static_cast<std::size_t>(k - offset_)];
+    put_varint(out, c);
+    if (c != 0) continue;
+    std::uint64_t run = 1;
+    while (counts_[static_cast<std::size_t>(k + 1 - offset_)] == 0) {  // the last is non-zero
+      ++run;
+      ++k;
+    }
+    put_varint(out, run);
   }
 }
 
@@ -98,13 +107,19 @@ void QuantileSketch::Store::decode(std::string_view& in, std::int32_t key_lo, st
            " are outside the keys a double reaches (" + std::to_string(key_lo) + ".." +
            std::to_string(key_hi) + ")");
   }
-  // Every count takes at least one byte: check before allocating.
-  if (in.size() < n) refuse("truncated bucket array");
-  std::vector<std::uint64_t> counts(static_cast<std::size_t>(n));
+  // At most the bound's array (checked above), however few bytes describe it.
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(n), 0);
   std::uint64_t total = 0;
-  for (auto& c : counts) {
-    c = take_varint(in);
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const std::uint64_t c = take_varint(in);
+    if (c == 0) {
+      const std::uint64_t run = take_varint(in);
+      if (run == 0 || run > counts.size() - i) refuse("a run of empty buckets is out of range");
+      i += static_cast<std::size_t>(run - 1);
+      continue;
+    }
     if (c > std::numeric_limits<std::uint64_t>::max() - total) refuse("bucket counts overflow");
+    counts[i] = c;
     total += c;
   }
   if (counts.front() == 0 || counts.back() == 0) refuse("bucket range is not trimmed");
