@@ -103,8 +103,9 @@ class QuantileSketch {
   std::size_t memory_bytes() const;
 
   /// A compact, versioned, little-endian binary form of the whole sketch (settings, exact
-  /// figures, and each store's non-empty key range as varint counts), the same on every
-  /// platform. Equal sketches give equal bytes.
+  /// figures, and each store's non-empty key range as varint counts, a run of empty buckets as
+  /// its length; the layout is in quantile_sketch_codec.cpp), the same on every platform. Equal
+  /// sketches give equal bytes. About 9 kB for 10^6 lognormal values of sigma 1.5.
   std::string encode() const;
 
   /// The sketch `encode` wrote. Throws std::invalid_argument naming the problem for input that
