@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -10,6 +11,7 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/sse_parser.h"
+#include "tokenbench/metrics/quantile_sketch.h"
 #include "tokenbench/metrics/summary.h"
 
 namespace {
@@ -94,6 +96,45 @@ void BM_Summarize(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_Summarize)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// Latency-like values in seconds: lognormal, median 50 ms, sigma 1.5.
+std::vector<double> lognormal_values(std::size_t n) {
+  std::mt19937_64 rng(27);
+  std::lognormal_distribution<double> dist(std::log(0.05), 1.5);
+  std::vector<double> v(n);
+  for (double& x : v) x = dist(rng);
+  return v;
+}
+
+// One add() to a sketch that has seen the values before (its steady state: no allocation).
+void BM_QuantileSketchAdd(benchmark::State& state) {
+  const std::vector<double> values = lognormal_values(1 << 16);
+  tokenbench::metrics::QuantileSketch sketch;
+  for (double v : values) sketch.add(v);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    sketch.add(values[i++ & (values.size() - 1)]);
+  }
+  benchmark::DoNotOptimize(sketch.count());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_QuantileSketchAdd);
+
+// One quantile() of a sketch of 10^6 values, cycling through p50, p90, p99 and p99.9; the
+// counters are the sketch's bytes in memory and encoded.
+void BM_QuantileSketchQuantile(benchmark::State& state) {
+  tokenbench::metrics::QuantileSketch sketch;
+  for (double v : lognormal_values(1'000'000)) sketch.add(v);
+  constexpr double kPs[] = {50.0, 90.0, 99.0, 99.9};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sketch.quantile(kPs[i++ & 3]));
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["memory_bytes"] = static_cast<double>(sketch.memory_bytes());
+  state.counters["encoded_bytes"] = static_cast<double>(sketch.encode().size());
+}
+BENCHMARK(BM_QuantileSketchQuantile);
 
 }  // namespace
 

@@ -13,4 +13,5 @@ set(TOKENBENCH_FUZZ_TARGETS
   hf_tokenizer_json
   tiktoken
   sim_request
-  sim_http_request)
+  sim_http_request
+  quantile_sketch)

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "tokenbench/metrics/quantile_sketch.h"
+
+namespace tokenbench::metrics {
+
+/// One figure's distribution, exact while small and a QuantileSketch beyond: every value is kept
+/// (a vector of doubles, 8 bytes each) up to `exact_limit` values, and the sketch is fed in
+/// parallel. The value that takes the count past `exact_limit` frees the kept values; from then
+/// on quantile() answers from the sketch, within relative_error(). count, sum, mean, stddev, min
+/// and max come from the sketch's exact figures at all times. NaN and +-inf are refused (counted
+/// in refused()), as by the sketch.
+///
+/// Memory: at most exact_limit * 8 bytes of values plus the sketch (QuantileSketch's bound).
+/// Not thread-safe, not even the const members: quantile() sorts the kept values in place the
+/// first time it is called after an add or a merge.
+class StreamingDistribution {
+ public:
+  /// Empty, exact until more than `exact_limit` values (0: a sketch from the start). Throws
+  /// std::invalid_argument for a relative error the sketch refuses.
+  explicit StreamingDistribution(std::size_t exact_limit,
+                                 double relative_error = kDefaultRelativeError);
+
+  /// Counts `value`; NaN and +-inf are refused. Amortized O(1); allocates while exact (the
+  /// vector grows) and, once a sketch, only as QuantileSketch::add does.
+  void add(double value);
+
+  /// Adds every value `other` counted. The result stays exact when both are exact and their
+  /// union fits this one's exact_limit (the kept values are this one's followed by other's);
+  /// otherwise it is a sketch. Throws std::invalid_argument when the relative errors differ.
+  void merge(const StreamingDistribution& other);
+
+  /// The p-th percentile (p in [0, 100]): while exact, bit for bit percentile(values, p) of
+  /// percentile.h (numpy "linear"); after, QuantileSketch::quantile. kUndefined when empty.
+  /// Throws std::invalid_argument when p is outside [0, 100] or NaN.
+  double quantile(double p) const;
+
+  /// True while every value is kept and quantile() is exact.
+  bool exact() const { return exact_; }
+  /// 0 while exact; the sketch's relative error (alpha) after.
+  double relative_error() const { return exact_ ? 0.0 : sketch_.relative_error(); }
+  /// The most values kept exactly.
+  std::size_t exact_limit() const { return exact_limit_; }
+
+  /// The number of values counted.
+  std::uint64_t count() const { return sketch_.count(); }
+  /// The number of values refused (NaN, +-inf).
+  std::uint64_t refused() const { return sketch_.refused(); }
+  /// The sum of the values, in the order added (merges add the other's sum); 0 when empty.
+  double sum() const { return sketch_.sum(); }
+  /// sum() / count(); kUndefined when empty.
+  double mean() const { return sketch_.mean(); }
+  /// The population standard deviation (ddof = 0, Welford's); kUndefined when empty.
+  double stddev() const { return sketch_.stddev(); }
+  /// The smallest value; kUndefined when empty.
+  double min() const { return sketch_.min(); }
+  /// The largest value; kUndefined when empty.
+  double max() const { return sketch_.max(); }
+  /// The sketch fed with every value, exact or not (for encoding and merging across ranks).
+  const QuantileSketch& sketch() const { return sketch_; }
+
+ private:
+  void drop_values();
+
+  std::size_t exact_limit_;
+  bool exact_ = true;
+  mutable bool sorted_ = true;
+  mutable std::vector<double> values_;
+  QuantileSketch sketch_;
+};
+
+}  // namespace tokenbench::metrics
