@@ -60,6 +60,9 @@ struct Distribution {
   double median = kUndefined;
   /// (p, value) pairs, ascending and unique in p. Values are kUndefined when count is 0.
   std::vector<std::pair<double, double>> percentiles;
+  /// 0: the percentiles are exact; else the relative error bound of each (a QuantileSketch's:
+  /// metrics/streaming_distribution.h). count, mean, std, min and max are exact either way.
+  double relative_error = 0;
 
   /// The value at percentile p if p was requested, else kUndefined.
   double at(double p) const;

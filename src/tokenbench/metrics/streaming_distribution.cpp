@@ -52,4 +52,28 @@ double StreamingDistribution::quantile(double p) const {
   return percentile_sorted(values_, p);
 }
 
+Distribution make_distribution(const StreamingDistribution& d,
+                               std::span<const double> percentiles) {
+  if (d.exact()) {
+    return make_distribution(std::vector<double>(d.values().begin(), d.values().end()),
+                             percentiles);
+  }
+  std::vector<double> ps(percentiles.begin(), percentiles.end());
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  Distribution out;
+  out.count = static_cast<std::size_t>(d.count());
+  out.relative_error = d.relative_error();
+  if (out.count > 0) {
+    out.mean = d.mean();
+    out.std = d.stddev();
+    out.min = d.min();
+    out.max = d.max();
+    out.median = d.quantile(50.0);
+  }
+  out.percentiles.reserve(ps.size());
+  for (double p : ps) out.percentiles.emplace_back(p, d.quantile(p));
+  return out;
+}
+
 }  // namespace tokenbench::metrics

@@ -2,8 +2,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "tokenbench/metrics/percentile.h"
 #include "tokenbench/metrics/quantile_sketch.h"
 
 namespace tokenbench::metrics {
@@ -60,6 +62,9 @@ class StreamingDistribution {
   double min() const { return sketch_.min(); }
   /// The largest value; kUndefined when empty.
   double max() const { return sketch_.max(); }
+  /// The values kept, in the order added (possibly sorted by an earlier quantile()); empty once
+  /// the distribution is a sketch.
+  std::span<const double> values() const { return values_; }
   /// The sketch fed with every value, exact or not (for encoding and merging across ranks).
   const QuantileSketch& sketch() const { return sketch_; }
 
@@ -72,5 +77,11 @@ class StreamingDistribution {
   mutable std::vector<double> values_;
   QuantileSketch sketch_;
 };
+
+/// The Distribution of `d` at `percentiles` (any order; duplicates dropped): while `d` is exact,
+/// make_distribution of its values (the same figures, bit for bit); after, the sketch's
+/// percentiles, with Distribution::relative_error saying their bound. Throws
+/// std::invalid_argument for a percentile outside [0, 100].
+Distribution make_distribution(const StreamingDistribution& d, std::span<const double> percentiles);
 
 }  // namespace tokenbench::metrics

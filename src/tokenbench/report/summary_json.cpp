@@ -7,6 +7,7 @@
 
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/secret_fields.h"
+#include "tokenbench/metrics/summary_builder.h"
 
 namespace tokenbench::report {
 namespace {
@@ -97,6 +98,9 @@ json distribution_to_json(const metrics::Distribution& d) {
       {"max", number(d.max)},
       {"median", number(d.median)},
       {"percentiles", std::move(percentiles)},
+      // 0: every value was kept and the percentiles are exact; else their relative error
+      // bound (the figure passed metrics::kDefaultExactLimit values: a quantile sketch).
+      {"relative_error", d.relative_error},
   };
 }
 
@@ -194,6 +198,8 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   tb["token_sources"] = json{{"prompt", s.prompt_sources}, {"output", s.output_sources}};
   tb["max_concurrency_observed"] = s.max_concurrency_observed;
   tb["percentiles"] = s.percentiles;
+  tb["percentiles_exact_up_to"] = json{{"per_request", metrics::kDefaultExactLimit},
+                                       {"per_gap", metrics::kDefaultGapExactLimit}};
   tb["warnings"] = s.warnings;
   tb["config"] = config_to_json(config);
   out["tokenbench"] = std::move(tb);

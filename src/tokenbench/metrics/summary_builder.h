@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/metrics/streaming_distribution.h"
+#include "tokenbench/metrics/summary.h"
+
+namespace tokenbench::metrics {
+
+/// The most values a per-request distribution of the summary (TTFT, TPOT, E2EL, ...) keeps
+/// exactly; beyond it the figure's percentiles come from its QuantileSketch, within
+/// kDefaultRelativeError, and say so (Distribution::relative_error). 512 KiB per figure.
+inline constexpr std::size_t kDefaultExactLimit = std::size_t{1} << 16;
+/// The same for the per-gap distributions (ITL and ITL per token), which have a value per chunk:
+/// 8 MiB each, so that a run of a million chunks keeps its ITL percentiles exact.
+inline constexpr std::size_t kDefaultGapExactLimit = std::size_t{1} << 20;
+
+/// The most intervals in flight at once among events (time, +1 at a start, -1 at an end); an
+/// end sorts before a start at the same instant, so touching intervals do not overlap.
+std::int64_t peak_in_flight(std::vector<std::pair<core::Nanos, int>> events);
+
+/// Builds the Summary of a run from its records fed one at a time, in any order, without keeping
+/// them: counters and sums are exact, and each distribution is a StreamingDistribution (exact up
+/// to `exact_limit` values, a sketch beyond). summarize() is this builder fed every record, so
+/// its figures are the same bit for bit while no distribution passes the limit.
+///
+/// What still grows with the run, for now: the distinct session ids of a multi-turn run, and two
+/// stamps per measured request for max_concurrency_observed (16 bytes each).
+///
+/// Not thread-safe: one thread feeds it.
+class SummaryBuilder {
+ public:
+  /// Throws std::invalid_argument for a percentile outside [0, 100].
+  explicit SummaryBuilder(const SummaryOptions& options,
+                          std::size_t exact_limit = kDefaultExactLimit,
+                          std::size_t gap_exact_limit = kDefaultGapExactLimit);
+
+  /// Counts `record` (any phase: only Phase::kMeasure records are aggregated).
+  void add(const core::RequestRecord& record);
+
+  /// The summary of every record added. May be called more than once.
+  Summary finish() const;
+
+ private:
+  // One distribution per figure, as Summary names them.
+  struct Figures {
+    Figures(std::size_t limit, std::size_t gap_limit);
+    StreamingDistribution ttft, ttfr, ttfa, tpot, itl, itl_per_token, e2el, decode_tps, output_tps,
+        total_tps, queue, ttft_from_intended, e2el_from_intended, input_tokens, output_tokens;
+  };
+  // The figures of one turn index of a multi-turn run.
+  struct Turn {
+    explicit Turn(std::size_t limit) : ttft(limit), e2el(limit) {}
+    StreamingDistribution ttft, e2el;
+    double input = 0;
+    std::int64_t completed = 0;
+  };
+
+  void add_measured(const core::RequestRecord& r);
+  void add_successful(const core::RequestRecord& r);
+  void add_to_turn(const core::RequestRecord& r);
+  void add_distributions(Summary& s) const;
+
+  std::size_t exact_limit_;
+  Summary counts_;  // the counters, totals and maps; distributions are filled by finish()
+  std::vector<double> percentiles_;  // s.percentiles plus kConsolePercentiles
+  Figures figures_;
+  std::map<std::int32_t, Turn> turns_;
+  std::unordered_set<std::int64_t> sessions_;
+  std::vector<std::pair<core::Nanos, int>> concurrency_events_;
+  std::int64_t chunk_counted_ = 0;    // successful requests whose output was counted from chunks
+  core::Nanos start_ = core::kNever;  // the measure phase's first scheduled (or sent) stamp
+  core::Nanos end_ = core::kNever;    // and its last transfer end (or last chunk)
+};
+
+}  // namespace tokenbench::metrics
