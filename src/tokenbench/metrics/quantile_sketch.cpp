@@ -177,6 +177,7 @@ void QuantileSketch::merge(const QuantileSketch& other) {
                                 std::to_string(alpha_) + " and " + std::to_string(max_buckets_));
   }
   if (&other == this) {
+    // NOLINTNEXTLINE(performance-unnecessary-copy-initialization): merge writes what it reads
     const QuantileSketch copy = other;
     merge(copy);
     return;

@@ -29,6 +29,7 @@ void StreamingDistribution::add(double value) {
 
 void StreamingDistribution::merge(const StreamingDistribution& other) {
   if (&other == this) {
+    // NOLINTNEXTLINE(performance-unnecessary-copy-initialization): merge writes what it reads
     const StreamingDistribution copy = other;
     merge(copy);
     return;
