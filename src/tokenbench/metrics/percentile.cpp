@@ -112,12 +112,17 @@ double Distribution::at(double p) const {
 }
 
 Distribution make_distribution(std::vector<double> values, std::span<const double> percentiles) {
+  std::sort(values.begin(), values.end());
+  return make_distribution_sorted(values, percentiles);
+}
+
+Distribution make_distribution_sorted(std::span<const double> values,
+                                      std::span<const double> percentiles) {
   std::vector<double> ps(percentiles.begin(), percentiles.end());
   for (double p : ps) check_percentile(p);
   std::sort(ps.begin(), ps.end());
   ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
 
-  std::sort(values.begin(), values.end());
   Distribution d;
   d.count = values.size();
   if (!values.empty()) {

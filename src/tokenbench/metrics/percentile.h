@@ -72,4 +72,8 @@ struct Distribution {
 /// duplicates are dropped). Throws std::invalid_argument for a percentile outside [0, 100].
 Distribution make_distribution(std::vector<double> values, std::span<const double> percentiles);
 
+/// The same for `values` already sorted ascending.
+Distribution make_distribution_sorted(std::span<const double> values,
+                                      std::span<const double> percentiles);
+
 }  // namespace tokenbench::metrics

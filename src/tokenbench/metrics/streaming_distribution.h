@@ -11,11 +11,11 @@
 namespace tokenbench::metrics {
 
 /// One figure's distribution, exact while small and a QuantileSketch beyond: every value is kept
-/// (a vector of doubles, 8 bytes each) up to `exact_limit` values, and the sketch is fed in
-/// parallel. The value that takes the count past `exact_limit` frees the kept values; from then
-/// on quantile() answers from the sketch, within relative_error(). count, sum, mean, stddev, min
-/// and max come from the sketch's exact figures at all times. NaN and +-inf are refused (counted
-/// in refused()), as by the sketch.
+/// (a vector of doubles, 8 bytes each) up to `exact_limit` values, with its running sum, min and
+/// max. The value that takes the count past `exact_limit` moves the kept values into the sketch
+/// and frees them; from then on quantile() answers from the sketch, within relative_error(). The
+/// sketch costs nothing while the figure is exact (no log per value). count, sum, mean, stddev,
+/// min and max are exact at all times. NaN and +-inf are refused (counted in refused()).
 ///
 /// Memory: at most exact_limit * 8 bytes of values plus the sketch (QuantileSketch's bound).
 /// Not thread-safe, not even the const members: quantile() sorts the kept values in place the
@@ -30,6 +30,10 @@ class StreamingDistribution {
   /// Counts `value`; NaN and +-inf are refused. Amortized O(1); allocates while exact (the
   /// vector grows) and, once a sketch, only as QuantileSketch::add does.
   void add(double value);
+
+  /// Makes room for `n` values in all (at most exact_limit), so that adding them does not grow
+  /// the kept values step by step. No effect once a sketch.
+  void reserve(std::size_t n);
 
   /// Adds every value `other` counted. The result stays exact when both are exact and their
   /// union fits this one's exact_limit (the kept values are this one's followed by other's);
@@ -49,33 +53,40 @@ class StreamingDistribution {
   std::size_t exact_limit() const { return exact_limit_; }
 
   /// The number of values counted.
-  std::uint64_t count() const { return sketch_.count(); }
+  std::uint64_t count() const { return exact_ ? values_.size() : sketch_.count(); }
   /// The number of values refused (NaN, +-inf).
   std::uint64_t refused() const { return sketch_.refused(); }
   /// The sum of the values, in the order added (merges add the other's sum); 0 when empty.
-  double sum() const { return sketch_.sum(); }
+  double sum() const { return exact_ ? sum_ : sketch_.sum(); }
   /// sum() / count(); kUndefined when empty.
-  double mean() const { return sketch_.mean(); }
-  /// The population standard deviation (ddof = 0, Welford's); kUndefined when empty.
-  double stddev() const { return sketch_.stddev(); }
+  double mean() const;
+  /// The population standard deviation (ddof = 0: two passes over the kept values while exact,
+  /// Welford's after); kUndefined when empty.
+  double stddev() const;
   /// The smallest value; kUndefined when empty.
-  double min() const { return sketch_.min(); }
+  double min() const;
   /// The largest value; kUndefined when empty.
-  double max() const { return sketch_.max(); }
+  double max() const;
   /// The values kept, in the order added (possibly sorted by an earlier quantile()); empty once
   /// the distribution is a sketch.
   std::span<const double> values() const { return values_; }
-  /// The sketch fed with every value, exact or not (for encoding and merging across ranks).
-  const QuantileSketch& sketch() const { return sketch_; }
+  /// The values kept, sorted ascending (in place, as quantile() does); empty once a sketch.
+  std::span<const double> sorted_values() const;
+  /// A sketch of every value, exact or not (for encoding and merging across ranks): built from
+  /// the kept values while exact.
+  QuantileSketch sketch() const;
 
  private:
-  void drop_values();
+  void to_sketch();
 
   std::size_t exact_limit_;
   bool exact_ = true;
   mutable bool sorted_ = true;
   mutable std::vector<double> values_;
-  QuantileSketch sketch_;
+  double sum_ = 0.0;  // while exact: the running sum, min and max of values_
+  double min_ = 0.0;
+  double max_ = 0.0;
+  QuantileSketch sketch_;  // while exact: only the refused values
 };
 
 /// The Distribution of `d` at `percentiles` (any order; duplicates dropped): while `d` is exact,

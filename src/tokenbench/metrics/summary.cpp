@@ -127,6 +127,9 @@ std::int64_t max_concurrency_observed(const std::vector<RequestRecord>& records)
 
 Summary summarize(const std::vector<RequestRecord>& records, const SummaryOptions& options) {
   SummaryBuilder builder(options);
+  std::size_t chunks = 0;
+  for (const RequestRecord& r : records) chunks += r.chunks.size();
+  builder.reserve(records.size(), chunks);
   for (const RequestRecord& r : records) builder.add(r);
   return builder.finish();
 }

@@ -156,6 +156,17 @@ SummaryBuilder::SummaryBuilder(const SummaryOptions& options, std::size_t exact_
   percentiles_.insert(percentiles_.end(), kConsolePercentiles.begin(), kConsolePercentiles.end());
 }
 
+void SummaryBuilder::reserve(std::size_t records, std::size_t chunks) {
+  for (StreamingDistribution* d :
+       {&figures_.ttft, &figures_.tpot, &figures_.e2el, &figures_.output_tps, &figures_.total_tps,
+        &figures_.queue, &figures_.input_tokens, &figures_.output_tokens}) {
+    d->reserve(records);
+  }
+  figures_.itl.reserve(chunks);
+  figures_.itl_per_token.reserve(chunks);
+  concurrency_events_.reserve(2 * records);
+}
+
 void SummaryBuilder::add(const RequestRecord& r) {
   Summary& s = counts_;
   switch (r.phase) {

@@ -41,6 +41,10 @@ class SummaryBuilder {
                           std::size_t exact_limit = kDefaultExactLimit,
                           std::size_t gap_exact_limit = kDefaultGapExactLimit);
 
+  /// Makes room for `records` requests with `chunks` chunks in all (summarize knows them; a
+  /// builder fed during a run does not need it).
+  void reserve(std::size_t records, std::size_t chunks);
+
   /// Counts `record` (any phase: only Phase::kMeasure records are aggregated).
   void add(const core::RequestRecord& record);
 
