@@ -195,7 +195,14 @@ Sample run_once(std::uint16_t port, pid_t sim, int streams, int tokens, bool pac
   c.output_len = tokens;
   tokenbench::driver::Benchmark bench(c, {tokenbench::driver::Target{}},
                                       tokenbench::workload::build_workload(c));
-  tokenbench::records::Recorder recorder("/tmp/tokenbench-load-bench.jsonl");
+  double chunks = 0;
+  double failed = 0;
+  tokenbench::records::Recorder recorder(
+      "/tmp/tokenbench-load-bench.jsonl", {}, tokenbench::records::RecordsCompression::kNone, 0,
+      [&chunks, &failed](const tokenbench::core::RequestRecord& r) {
+        chunks += static_cast<double>(r.chunks.size());
+        failed += r.ok() ? 0 : 1;
+      });
   const double cpu0 = cpu_seconds_self();
   const Lateness late0 = parse_lateness(scrape_metrics(port));
   const double sim0 = cpu_seconds_of(sim);
@@ -207,10 +214,8 @@ Sample run_once(std::uint16_t port, pid_t sim, int streams, int tokens, bool pac
   s.client_cpu_s = cpu_seconds_self() - cpu0;
   s.server_cpu_s = cpu_seconds_of(sim) - sim0;
   s.lateness = minus(parse_lateness(scrape_metrics(port)), late0);
-  for (const auto& r : recorder.records()) {
-    s.tokens += static_cast<double>(r.chunks.size());
-    s.failed += r.ok() ? 0 : 1;
-  }
+  s.tokens = chunks;
+  s.failed = failed;
   return s;
 }
 

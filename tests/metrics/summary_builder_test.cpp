@@ -126,10 +126,10 @@ TEST(SummaryBuilder, PastTheExactLimitPercentilesAreWithinTheSketchBound) {
 }
 
 TEST(SummaryBuilder, PeakInFlightCountsTouchingIntervalsOnce) {
-  EXPECT_EQ(peak_in_flight({}), 0);
+  EXPECT_EQ(peak_in_flight({}, {}), 0);
   // [0, 10) and [10, 20) touch; [5, 15) overlaps both.
-  EXPECT_EQ(peak_in_flight({{0, 1}, {10, -1}, {10, 1}, {20, -1}}), 1);
-  EXPECT_EQ(peak_in_flight({{0, 1}, {10, -1}, {10, 1}, {20, -1}, {5, 1}, {15, -1}}), 2);
+  EXPECT_EQ(peak_in_flight({10, 0}, {20, 10}), 1);
+  EXPECT_EQ(peak_in_flight({0, 10, 5}, {10, 20, 15}), 2);
 }
 
 }  // namespace

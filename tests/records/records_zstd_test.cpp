@@ -198,5 +198,39 @@ TEST_F(RecordsZstdTest, RecorderFlushesACompressedFileWhileTheRunGoesOn) {
   EXPECT_TRUE(report.warning.empty()) << report.warning;
 }
 
+// A record at a time: zstd's output blocks (128 KiB) cut lines anywhere; every record comes back
+// whole, in order, as from the plain file.
+TEST_F(RecordsZstdTest, ForEachRecordStreamsAcrossBlocks) {
+  const std::vector<core::RequestRecord> records = many_records(3000);
+  for (const auto compression : {RecordsCompression::kNone, RecordsCompression::kZstd}) {
+    const std::string file = path(requests_file_name(compression));
+    {
+      RecordsSink sink(file, compression);
+      for (const auto& r : records) sink.append(record_to_jsonl_line(r));
+      sink.close();
+    }
+    if (compression == RecordsCompression::kZstd) {
+      ASSERT_GT(fs::file_size(file), 0u);
+    }
+    std::vector<std::uint64_t> ids;
+    std::size_t chunks = 0;
+    RecordsReadReport report;
+    for_each_record(
+        file,
+        [&](core::RequestRecord&& r) {
+          ids.push_back(r.id);
+          chunks += r.chunks.size();
+        },
+        &report);
+    ASSERT_EQ(ids.size(), records.size()) << file;
+    for (std::size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(ids[i], i) << file;
+    EXPECT_EQ(chunks, 32u * records.size());
+    EXPECT_EQ(report.lines_read, 3000);
+    EXPECT_FALSE(report.cut_frame);
+  }
+  // Decoded, the file is far larger than one zstd block: lines were cut between blocks.
+  EXPECT_GT(slurp(path(kRequestsFile)).size(), 4u * 131072);
+}
+
 }  // namespace
 }  // namespace tokenbench::records

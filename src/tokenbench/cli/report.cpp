@@ -94,8 +94,21 @@ int report_command(const ReportFlags& f) {
     if (std::filesystem::is_regular_file(config_path)) {
       config = core::run_config_from_yaml(records::read_text_file(config_path));
     }
+    // One pass over the file, a record at a time: the figures fold each (report/run_figures.h),
+    // so that memory does not grow with the file; only --as and --export csv keep more.
+    const bool want_csv = csv || report::wants_csv_export(config.exports);
+    report::RunFigures figures(config);
+    std::string csv_text = want_csv ? report::requests_csv_header() : std::string();
+    std::vector<core::RequestRecord> records;  // --as only: a peer's view takes them all
     records::RecordsReadReport read;
-    const auto records = records::read_records_jsonl(requests_path, &read);
+    records::for_each_record(
+        requests_path,
+        [&](core::RequestRecord&& r) {
+          figures.add(r);
+          if (want_csv) csv_text += report::requests_csv_row(r);
+          if (peer) records.push_back(std::move(r));
+        },
+        &read);
     if (!read.warning.empty()) {
       std::fprintf(stderr, "tokenbench: warning: %s\n", read.warning.c_str());
     }
@@ -112,12 +125,9 @@ int report_command(const ReportFlags& f) {
         previous["tokenbench"].value("stopped", nlohmann::json()).is_string()) {
       notes.stopped = previous["tokenbench"]["stopped"].get<std::string>();
     }
-    const auto out = report::write_run_outputs(f.dir, records, config, notes);
+    const auto out = report::write_run_outputs(f.dir, figures, config, notes);
     // A run made with --export csv keeps its export in step with the rebuilt summary.
-    if (csv || report::wants_csv_export(config.exports)) {
-      records::write_text_file(f.dir + "/" + report::kRequestsCsvFile,
-                               report::requests_to_csv(records));
-    }
+    if (want_csv) records::write_text_file(f.dir + "/" + report::kRequestsCsvFile, csv_text);
     std::fputs(out.console.c_str(), stdout);
     if (peer) {
       std::fputs("\n", stdout);

@@ -78,9 +78,13 @@ void open_records(const core::RunConfig& config, const std::vector<Part>& parts,
     }
     const std::string records_path = c.output_dir + "/" + cohort.records_file(compression);
     const bool fresh = !std::filesystem::exists(records_path);
+    // Each part's figures are fed on its recorder's thread as records are written: no record is
+    // kept (report/run_figures.h).
+    auto& figures = records.figures.emplace_back(std::make_unique<report::RunFigures>(c));
     records.recorders.push_back(std::make_unique<records::Recorder>(
         records_path, finalize, compression,
-        c.save_detailed ? records::Recorder::kMaxDetailTotalBytes : 0));
+        c.save_detailed ? records::Recorder::kMaxDetailTotalBytes : 0,
+        [f = figures.get()](const core::RequestRecord& r) { f->add(r); }));
     if (fresh) created.push_back(records_path);
     if (leads) {
       records::make_reserve(c.output_dir);

@@ -8,6 +8,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/measure/cohort.h"
 #include "tokenbench/records/recorder.h"
+#include "tokenbench/report/run_figures.h"
 
 namespace tokenbench::measure {
 
@@ -31,6 +32,9 @@ void refuse_results_in(const std::vector<Part>& parts);
 /// A measurement's requests files, one recorder per part, and what was created for them
 /// (directories, config.yaml, the summary's reserve), undone when the measurement cannot start.
 struct Records {
+  /// Each part's figures, fed by its recorder (read them after the recorder is closed).
+  /// Declared first: the recorders' threads, which feed them, stop before they are destroyed.
+  std::vector<std::unique_ptr<report::RunFigures>> figures;
   std::vector<std::unique_ptr<records::Recorder>> recorders;
   std::vector<std::string> created;
 

@@ -2,14 +2,15 @@
 
 #include "tokenbench/measure/results.h"
 
+#include "tokenbench/records/records_io.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
 
-LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>& records,
-                       const records::RunNotes& notes) {
+LevelResult write_part(const Part& part, const report::RunFigures& figures,
+                       const std::string& requests_file, const records::RunNotes& notes) {
   const core::RunConfig& config = part.config;
   LevelResult result;
   result.name = part.name;
@@ -18,7 +19,7 @@ LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>&
   // cannot be written (a full disk): what was measured is never lost to a side file.
   report::RunOutputs out;
   try {
-    out = report::write_run_outputs(config.output_dir, records, config, notes);
+    out = report::write_run_outputs(config.output_dir, figures, config, notes);
   } catch (const std::exception& e) {
     throw RunError(e.what(), true);
   }
@@ -30,8 +31,9 @@ LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>&
     records::write_optional([&] { records::write_telemetry(dir, notes); });
   }
   if (report::wants_csv_export(config.exports)) {
-    records::write_optional_file(dir + "/" + report::kRequestsCsvFile,
-                                 [&] { return report::requests_to_csv(records); });
+    records::write_optional_file(dir + "/" + report::kRequestsCsvFile, [&] {
+      return report::requests_to_csv(records::read_records_jsonl(requests_file));
+    });
   }
   result.summary = std::move(out.summary);
   result.summary_json = std::move(out.summary_json);

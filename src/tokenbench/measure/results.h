@@ -13,8 +13,9 @@ namespace tokenbench::measure {
 /// (report::write_run_outputs), then environment.json, telemetry.jsonl and requests.csv, each a
 /// warning when it cannot be written (a full disk): what was measured is never lost to a side
 /// file. `notes`: why a guard stopped the run early, the server's /metrics scrapes. Throws
-/// RunError when the summary cannot be written.
-LevelResult write_part(const Part& part, const std::vector<core::RequestRecord>& records,
-                       const records::RunNotes& notes);
+/// RunError when the summary cannot be written. `figures` were fed the part's records;
+/// requests.csv (--export csv) is made from `requests_file`, where they were written.
+LevelResult write_part(const Part& part, const report::RunFigures& figures,
+                       const std::string& requests_file, const records::RunNotes& notes);
 
 }  // namespace tokenbench::measure

@@ -23,6 +23,7 @@
 #include "tokenbench/measure/telemetry.h"
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/records/recorder.h"
+#include "tokenbench/records/records_io.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/telemetry/environment.h"
 
@@ -192,7 +193,9 @@ void Runner::merge(const core::RunConfig& config, const std::vector<Part>& parts
   for (const auto& part : parts) dirs.push_back(part.config.output_dir);
   const auto own = [this, &m] {
     distributed::LeaderShare share;
-    for (auto& r : m.records.recorders) share.parts.push_back(r->records());
+    // The records are not kept in memory during the run: they are read back from the files.
+    for (auto& r : m.records.recorders)
+      share.parts.push_back(records::read_records_jsonl(r->path()));
     share.cpu = last_bench_->cpu_samples();
     share.measure_start = m.measure_start;
     share.measure_end = m.measure_end;
@@ -228,8 +231,17 @@ void Runner::write_results(const core::RunConfig& config, const std::vector<Part
         plan_.host, options_.command_line, config.started_at,
         servers.empty() ? nlohmann::json() : servers[std::min(i, servers.size() - 1)], watch.gpus(),
         m.labels, [this](std::string s) { return redact(std::move(s)); });
-    m.outcome.parts.push_back(write_part(
-        parts[i], m.merged ? m.merged->parts[i] : m.records.recorders[i]->records(), notes));
+    const std::string requests_file = m.records.recorders[i]->path();
+    if (!m.merged) {
+      m.outcome.parts.push_back(write_part(parts[i], *m.records.figures[i], requests_file, notes));
+      continue;
+    }
+    // A distributed run: every rank's records, merged on rank 0 (docs/SCALE.md).
+    report::RunFigures figures(parts[i].config);
+    for (const auto& r : m.merged->parts[i]) figures.add(r);
+    const std::string merged_file =
+        parts[i].config.output_dir + "/" + records::requests_file_name(config.records_compress);
+    m.outcome.parts.push_back(write_part(parts[i], figures, merged_file, notes));
   }
 }
 

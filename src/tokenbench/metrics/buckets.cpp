@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace tokenbench::metrics {
 namespace {
@@ -66,34 +68,45 @@ BucketSpec parse_bucket_spec(const std::string& item) {
   return spec;
 }
 
+BucketsBuilder::BucketsBuilder(BucketSpec spec, const SummaryOptions& options,
+                               std::size_t exact_limit, std::size_t gap_exact_limit)
+    : spec_(std::move(spec)) {
+  // Below the first edge is a bucket of its own only when the first edge is above 0.
+  if (spec_.edges.front() > 0) lows_.push_back(0);
+  lows_.insert(lows_.end(), spec_.edges.begin(), spec_.edges.end());
+  parts_.reserve(lows_.size());
+  for (std::size_t i = 0; i < lows_.size(); ++i) {
+    parts_.emplace_back(options, exact_limit, gap_exact_limit);
+  }
+}
+
+void BucketsBuilder::add(const core::RequestRecord& r) {
+  if (r.phase != core::Phase::kMeasure) return;
+  const std::int64_t len =
+      spec_.dimension == BucketDimension::kInput ? r.prompt_tokens : r.output_tokens;
+  // The last bucket whose low edge is at most len; below every edge, none.
+  const auto above = std::upper_bound(lows_.begin(), lows_.end(), len);
+  if (above == lows_.begin()) return;
+  parts_[static_cast<std::size_t>(above - lows_.begin()) - 1].add(r);
+}
+
+std::vector<Bucket> BucketsBuilder::finish() const {
+  std::vector<Bucket> out;
+  for (std::size_t i = 0; i < lows_.size(); ++i) {
+    Bucket b;
+    b.lo = lows_[i];
+    b.hi = i + 1 < lows_.size() ? lows_[i + 1] : kOpen;
+    b.summary = parts_[i].finish();
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 std::vector<Bucket> bucketed(const std::vector<core::RequestRecord>& records,
                              const BucketSpec& spec, const SummaryOptions& options) {
-  std::vector<Bucket> out;
-  std::vector<std::vector<core::RequestRecord>> parts;
-  // Below the first edge is a bucket of its own only when the first edge is above 0.
-  std::vector<std::int64_t> lows;
-  if (spec.edges.front() > 0) lows.push_back(0);
-  lows.insert(lows.end(), spec.edges.begin(), spec.edges.end());
-  for (std::size_t i = 0; i < lows.size(); ++i) {
-    Bucket b;
-    b.lo = lows[i];
-    b.hi = i + 1 < lows.size() ? lows[i + 1] : kOpen;
-    out.push_back(b);
-  }
-  parts.resize(out.size());
-  for (const auto& r : records) {
-    if (r.phase != core::Phase::kMeasure) continue;
-    const std::int64_t len =
-        spec.dimension == BucketDimension::kInput ? r.prompt_tokens : r.output_tokens;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (len >= out[i].lo && len < out[i].hi) {
-        parts[i].push_back(r);
-        break;
-      }
-    }
-  }
-  for (std::size_t i = 0; i < out.size(); ++i) out[i].summary = summarize(parts[i], options);
-  return out;
+  BucketsBuilder builder(spec, options);
+  for (const auto& r : records) builder.add(r);
+  return builder.finish();
 }
 
 nlohmann::json buckets_to_json(const BucketSpec& spec, const std::vector<Bucket>& buckets) {

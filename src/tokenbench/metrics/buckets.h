@@ -8,6 +8,7 @@
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/metrics/summary_builder.h"
 
 namespace tokenbench::metrics {
 
@@ -38,6 +39,29 @@ struct Bucket {
 /// present, empty ones too.
 std::vector<Bucket> bucketed(const std::vector<core::RequestRecord>& records,
                              const BucketSpec& spec, const SummaryOptions& options);
+
+/// The most values a bucket's (or a replica's) figure keeps exactly, and its per-gap figures (ITL):
+/// lower than the run's own, as a run may have many buckets; beyond, a sketch (summary_builder.h).
+inline constexpr std::size_t kPartExactLimit = std::size_t{1} << 14;
+inline constexpr std::size_t kPartGapExactLimit = std::size_t{1} << 18;
+
+/// bucketed fed one record at a time, in any order, without keeping them: a SummaryBuilder per
+/// bucket. Not thread-safe.
+class BucketsBuilder {
+ public:
+  /// Throws std::invalid_argument for a percentile of `options` outside [0, 100].
+  BucketsBuilder(BucketSpec spec, const SummaryOptions& options,
+                 std::size_t exact_limit = kPartExactLimit,
+                 std::size_t gap_exact_limit = kPartGapExactLimit);
+  void add(const core::RequestRecord& record);
+  std::vector<Bucket> finish() const;
+  const BucketSpec& spec() const { return spec_; }
+
+ private:
+  BucketSpec spec_;
+  std::vector<std::int64_t> lows_;  // each bucket's low edge, ascending
+  std::vector<SummaryBuilder> parts_;
+};
 
 /// summary.json's `tokenbench.buckets` entry of one spec: its dimension and, per bucket, its
 /// bounds, counts and the TTFT, TPOT, ITL and E2EL mean, p50, p95 and p99.

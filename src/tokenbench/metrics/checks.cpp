@@ -39,25 +39,16 @@ nlohmann::json tail_json(const std::optional<TailCheck>& t) {
           {"reading", t->reading}};
 }
 
-// `factor` (--sim-time, metrics/model_time.h): a wait for a slot is the server's doing, so it is
-// in model time like the latencies it is compared with.
-std::optional<ArrivalWait> arrival_wait(const std::vector<core::RequestRecord>& records,
-                                        const Summary& summary, double factor) {
+// The arrival wait's figures from the waits counted (ms, already in the figures' time) and the
+// summary's latencies; nullopt when no measured request had an intended arrival.
+std::optional<ArrivalWait> arrival_wait(const StreamingDistribution& waits, std::int64_t waited,
+                                        const Summary& summary) {
+  if (waits.count() == 0) return std::nullopt;
   ArrivalWait w;
-  std::vector<double> waits;
-  for (const auto& r : records) {
-    if (r.phase != core::Phase::kMeasure || r.retried || r.intended == core::kNever ||
-        r.scheduled == core::kNever) {
-      continue;
-    }
-    ++w.requests;
-    const core::Nanos wait = std::max<core::Nanos>(0, r.scheduled - r.intended);
-    if (wait > 0) ++w.waited;
-    waits.push_back(core::to_ms(wait) * factor);
-  }
-  if (w.requests == 0) return std::nullopt;
+  w.requests = static_cast<std::int64_t>(waits.count());
+  w.waited = waited;
   static constexpr std::array<double, 2> kWaitPercentiles{50, 99};
-  const Distribution d = make_distribution(std::move(waits), kWaitPercentiles);
+  const Distribution d = make_distribution(waits, kWaitPercentiles);
   w.wait_p50_ms = d.at(50);
   w.wait_p99_ms = d.at(99);
   w.ttft_p99_ms = summary.ttft_ms.at(99);
@@ -100,9 +91,28 @@ ClientHealth client_health(const std::vector<std::vector<core::CpuSample>>& samp
   return h;
 }
 
-Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
-                  const core::RunConfig& config,
-                  const std::vector<std::vector<core::CpuSample>>& client_cpu) {
+ChecksBuilder::ChecksBuilder(double factor, std::size_t exact_limit)
+    : factor_(factor), waits_(exact_limit) {}
+
+void ChecksBuilder::add(const core::RequestRecord& r) {
+  consistency_.add(r);
+  if (r.phase != core::Phase::kMeasure || r.retried) return;
+  if (r.sent != core::kNever) {
+    ++stamp_sources_[std::string(core::to_string(r.stamps))];
+    ++sent_;
+    first_sent_ = first_sent_ == core::kNever ? r.sent : std::min(first_sent_, r.sent);
+    last_sent_ = last_sent_ == core::kNever ? r.sent : std::max(last_sent_, r.sent);
+  }
+  if (r.intended != core::kNever && r.scheduled != core::kNever) {
+    // A wait for a slot is the server's doing: in model time (factor_) like the latencies.
+    const core::Nanos wait = std::max<core::Nanos>(0, r.scheduled - r.intended);
+    if (wait > 0) ++waited_;
+    waits_.add(core::to_ms(wait) * factor_);
+  }
+}
+
+Checks ChecksBuilder::finish(const Summary& summary, const core::RunConfig& config,
+                             const std::vector<std::vector<core::CpuSample>>& client_cpu) const {
   Checks c;
   c.ttft = tail_of(summary.ttft_ms);
   c.e2el = tail_of(summary.e2el_ms);
@@ -115,27 +125,26 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
                                        (*tail)->reading));
     }
   }
+  c.stamp_sources = stamp_sources_;
+  add_offered(summary, config, c);
+  add_consistency(c);
+  add_arrival_wait(summary, c);
+  add_client_health(client_cpu, c);
+  return c;
+}
 
+void ChecksBuilder::add_offered(const Summary& summary, const core::RunConfig& config,
+                                Checks& c) const {
   OfferedLoad& o = c.offered;
   o.requested_rate = std::isinf(config.request_rate) ? kUndefined : config.request_rate;
   o.concurrency_limit = config.max_concurrency;
   o.concurrency_observed = summary.max_concurrency_observed;
   o.send_lag_p50_ms = summary.queue_time_ms.at(50);
   o.send_lag_p99_ms = summary.queue_time_ms.at(99);
-  core::Nanos first = core::kNever;
-  core::Nanos last = core::kNever;
-  std::int64_t sent = 0;
-  for (const auto& r : records) {
-    if (r.phase != core::Phase::kMeasure || r.retried || r.sent == core::kNever) continue;
-    ++c.stamp_sources[std::string(core::to_string(r.stamps))];
-    ++sent;
-    first = first == core::kNever ? r.sent : std::min(first, r.sent);
-    last = last == core::kNever ? r.sent : std::max(last, r.sent);
+  if (sent_ >= 2 && last_sent_ > first_sent_) {
+    o.achieved_rate = static_cast<double>(sent_ - 1) / core::to_seconds(last_sent_ - first_sent_);
   }
-  if (sent >= 2 && last > first) {
-    o.achieved_rate = static_cast<double>(sent - 1) / core::to_seconds(last - first);
-  }
-  if (is_defined(o.requested_rate) && is_defined(o.achieved_rate) && sent >= kMinRequestsForRate &&
+  if (is_defined(o.requested_rate) && is_defined(o.achieved_rate) && sent_ >= kMinRequestsForRate &&
       config.ramp_up == core::RampKind::kNone &&
       o.achieved_rate < kRateShortfall * o.requested_rate) {
     const bool slot_bound =
@@ -150,8 +159,10 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
                           "not the server, limited the test",
                           o.achieved_rate, o.requested_rate));
   }
+}
 
-  c.consistency = check_consistency(records);
+void ChecksBuilder::add_consistency(Checks& c) const {
+  c.consistency = consistency_.finish();
   for (const auto& k : c.consistency) {
     if (k.outside == 0) continue;
     std::string ids;
@@ -161,8 +172,10 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
         k.rule, ids, k.outside > static_cast<std::int64_t>(k.first_ids.size()) ? ", ..." : "",
         k.reading));
   }
+}
 
-  c.arrival_wait = arrival_wait(records, summary, model_time_factor(config));
+void ChecksBuilder::add_arrival_wait(const Summary& summary, Checks& c) const {
+  c.arrival_wait = arrival_wait(waits_, waited_, summary);
   if (c.arrival_wait && is_defined(c.arrival_wait->wait_p99_ms) &&
       c.arrival_wait->wait_p99_ms > kClientLagWarnMs) {
     const ArrivalWait& w = *c.arrival_wait;
@@ -174,7 +187,10 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
         ms_or_dash(w.ttft_p99_ms), ms_or_dash(w.e2el_from_intended_p99_ms),
         ms_or_dash(w.e2el_p99_ms)));
   }
+}
 
+void ChecksBuilder::add_client_health(const std::vector<std::vector<core::CpuSample>>& client_cpu,
+                                      Checks& c) {
   if (!client_cpu.empty()) {
     c.client = client_health(client_cpu);
     for (std::size_t i = 0; i < c.client->workers.size(); ++i) {
@@ -187,7 +203,14 @@ Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary
           i, w.busy_peak_pct, w.busy_mean_pct));
     }
   }
-  return c;
+}
+
+Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
+                  const core::RunConfig& config,
+                  const std::vector<std::vector<core::CpuSample>>& client_cpu) {
+  ChecksBuilder builder(model_time_factor(config));
+  for (const auto& r : records) builder.add(r);
+  return builder.finish(summary, config, client_cpu);
 }
 
 nlohmann::json checks_to_json(const Checks& c) {

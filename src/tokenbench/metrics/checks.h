@@ -10,6 +10,7 @@
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/consistency.h"
+#include "tokenbench/metrics/streaming_distribution.h"
 #include "tokenbench/metrics/summary.h"
 
 namespace tokenbench::metrics {
@@ -89,6 +90,35 @@ struct Checks {
 Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
                   const core::RunConfig& config,
                   const std::vector<std::vector<core::CpuSample>>& client_cpu = {});
+
+/// run_checks fed one record at a time (as measured: real time), in any order, without keeping
+/// them; finish() runs the checks that need the summary. Its memory is bounded: the arrival
+/// waits are a StreamingDistribution (exact up to `exact_limit` values). Not thread-safe.
+class ChecksBuilder {
+ public:
+  /// `factor`: metrics::model_time_factor of the run (the arrival wait is in the figures' time).
+  explicit ChecksBuilder(double factor, std::size_t exact_limit = std::size_t{1} << 16);
+  void add(const core::RequestRecord& record);
+  /// The checks, as run_checks gives them for the records added.
+  Checks finish(const Summary& summary, const core::RunConfig& config,
+                const std::vector<std::vector<core::CpuSample>>& client_cpu = {}) const;
+
+ private:
+  void add_offered(const Summary& summary, const core::RunConfig& config, Checks& c) const;
+  void add_consistency(Checks& c) const;
+  void add_arrival_wait(const Summary& summary, Checks& c) const;
+  static void add_client_health(const std::vector<std::vector<core::CpuSample>>& client_cpu,
+                                Checks& c);
+
+  double factor_;
+  ConsistencyChecker consistency_;
+  std::map<std::string, std::int64_t> stamp_sources_;
+  std::int64_t sent_ = 0;
+  core::Nanos first_sent_ = core::kNever;
+  core::Nanos last_sent_ = core::kNever;
+  StreamingDistribution waits_;  // ms, in the figures' time
+  std::int64_t waited_ = 0;
+};
 
 nlohmann::json checks_to_json(const Checks& checks);
 

@@ -37,4 +37,17 @@ inline constexpr std::int64_t kTokenTolerance = 2;  ///< ... or kRelativeToleran
 /// A check that no request could take has checked == 0.
 std::vector<ConsistencyCheck> check_consistency(const std::vector<core::RequestRecord>& records);
 
+/// check_consistency fed one record at a time, in any order, in bounded memory (the ids kept are
+/// the smallest kConsistencyIdsShown). Not thread-safe.
+class ConsistencyChecker {
+ public:
+  ConsistencyChecker();
+  void add(const core::RequestRecord& record);
+  /// The four checks, in check_consistency's order.
+  std::vector<ConsistencyCheck> finish() const;
+
+ private:
+  ConsistencyCheck e2el_, tps_, chunks_, tokenizer_;
+};
+
 }  // namespace tokenbench::metrics

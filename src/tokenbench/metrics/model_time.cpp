@@ -9,8 +9,9 @@ core::Nanos times(double factor, core::Nanos t) {
   return static_cast<core::Nanos>(std::llround(static_cast<double>(t) * factor));
 }
 
-// One record's stamps in model time (in_model_time).
-void rescale(core::RequestRecord& r, double factor) {
+}  // namespace
+
+void rescale_to_model_time(core::RequestRecord& r, double factor) {
   const core::Nanos sent = r.sent;
   core::Nanos new_sent = core::kNever;
   if (sent != core::kNever) {
@@ -37,8 +38,6 @@ void rescale(core::RequestRecord& r, double factor) {
   }
 }
 
-}  // namespace
-
 double model_time_factor(const core::RunConfig& config) {
   return config.sim_time && config.sim_time_scale > 0 ? config.sim_time_scale : 1.0;
 }
@@ -46,7 +45,7 @@ double model_time_factor(const core::RunConfig& config) {
 std::vector<core::RequestRecord> in_model_time(std::vector<core::RequestRecord> records,
                                                double factor) {
   if (factor == 1.0) return records;
-  for (auto& r : records) rescale(r, factor);
+  for (auto& r : records) rescale_to_model_time(r, factor);
   return records;
 }
 

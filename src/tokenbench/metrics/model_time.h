@@ -18,6 +18,9 @@ double model_time_factor(const core::RunConfig& config);
 /// stays as measured. So a record's scheduled stamp becomes X * scheduled, its sent stamp
 /// X * scheduled + (sent - scheduled), and a later stamp t the new sent plus X * (t - sent).
 /// kNever stays kNever. A factor of 1 returns the records unchanged.
+/// One record of in_model_time, in place.
+void rescale_to_model_time(core::RequestRecord& record, double factor);
+
 std::vector<core::RequestRecord> in_model_time(std::vector<core::RequestRecord> records,
                                                double factor);
 

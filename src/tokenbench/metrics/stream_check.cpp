@@ -14,11 +14,11 @@ using nlohmann::json;
 
 constexpr std::array<double, 2> kPercentiles{50, 95};
 
-StreamSide side_of(std::vector<double> e2el, std::vector<double> per_token) {
+StreamSide side_of(const StreamingDistribution& e2el, const StreamingDistribution& per_token) {
   StreamSide s;
-  s.count = static_cast<std::int64_t>(e2el.size());
-  const Distribution e = make_distribution(std::move(e2el), kPercentiles);
-  const Distribution p = make_distribution(std::move(per_token), kPercentiles);
+  s.count = static_cast<std::int64_t>(e2el.count());
+  const Distribution e = make_distribution(e2el, kPercentiles);
+  const Distribution p = make_distribution(per_token, kPercentiles);
   s.e2el_mean_ms = e.mean;
   s.e2el_p50_ms = e.at(50);
   s.e2el_p95_ms = e.at(95);
@@ -48,26 +48,32 @@ std::string ms(double v) { return is_defined(v) ? fmt::format("{:.2f}", v) : "-"
 
 }  // namespace
 
+StreamCheckBuilder::StreamCheckBuilder(std::size_t exact_limit)
+    : e2el_{StreamingDistribution(exact_limit), StreamingDistribution(exact_limit)},
+      per_token_{StreamingDistribution(exact_limit), StreamingDistribution(exact_limit)} {}
+
+void StreamCheckBuilder::add(const core::RequestRecord& r) {
+  if (r.phase != core::Phase::kMeasure || r.retried) return;
+  sampled_ = sampled_ || r.nonstream_sample;
+  if (!r.ok()) return;
+  const auto latency = e2el_ms(r);
+  if (!latency) return;
+  const int side = r.nonstream_sample ? 1 : 0;
+  e2el_[side].add(*latency);
+  if (r.output_tokens > 0) per_token_[side].add(*latency / static_cast<double>(r.output_tokens));
+}
+
 std::optional<StreamCheck> stream_check(const std::vector<core::RequestRecord>& records) {
-  std::vector<double> e2el[2];
-  std::vector<double> per_token[2];
-  bool sampled = false;
-  for (const core::RequestRecord& r : records) {
-    if (r.phase != core::Phase::kMeasure || r.retried) continue;
-    sampled = sampled || r.nonstream_sample;
-    if (!r.ok()) continue;
-    const auto latency = e2el_ms(r);
-    if (!latency) continue;
-    const int side = r.nonstream_sample ? 1 : 0;
-    e2el[side].push_back(*latency);
-    if (r.output_tokens > 0) {
-      per_token[side].push_back(*latency / static_cast<double>(r.output_tokens));
-    }
-  }
-  if (!sampled) return std::nullopt;
+  StreamCheckBuilder builder;
+  for (const auto& r : records) builder.add(r);
+  return builder.finish();
+}
+
+std::optional<StreamCheck> StreamCheckBuilder::finish() const {
+  if (!sampled_) return std::nullopt;
   StreamCheck c;
-  c.streamed = side_of(std::move(e2el[0]), std::move(per_token[0]));
-  c.non_streamed = side_of(std::move(e2el[1]), std::move(per_token[1]));
+  c.streamed = side_of(e2el_[0], per_token_[0]);
+  c.non_streamed = side_of(e2el_[1], per_token_[1]);
   c.e2el_p50_ratio = ratio(c.non_streamed.e2el_p50_ms, c.streamed.e2el_p50_ms);
   c.per_token_p50_ratio = ratio(c.non_streamed.per_token_p50_ms, c.streamed.per_token_p50_ms);
   if (c.streamed.count < kStreamCheckMinCount || c.non_streamed.count < kStreamCheckMinCount ||

@@ -8,6 +8,7 @@
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/metrics/percentile.h"
+#include "tokenbench/metrics/streaming_distribution.h"
 
 namespace tokenbench::metrics {
 
@@ -44,6 +45,20 @@ struct StreamCheck {
 /// The check over the measured, successful, last attempts of `records`; nullopt when none of
 /// them is of the non-streamed sample (RequestRecord::nonstream_sample). Pure.
 std::optional<StreamCheck> stream_check(const std::vector<core::RequestRecord>& records);
+
+/// stream_check fed one record at a time, in any order, in bounded memory (each side's figures a
+/// StreamingDistribution, exact up to `exact_limit` values). Not thread-safe.
+class StreamCheckBuilder {
+ public:
+  explicit StreamCheckBuilder(std::size_t exact_limit = std::size_t{1} << 16);
+  void add(const core::RequestRecord& record);
+  std::optional<StreamCheck> finish() const;
+
+ private:
+  bool sampled_ = false;
+  StreamingDistribution e2el_[2];  // [0] streamed, [1] the non-streamed sample
+  StreamingDistribution per_token_[2];
+};
 
 nlohmann::json stream_check_to_json(const StreamCheck& check);
 

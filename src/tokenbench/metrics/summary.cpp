@@ -116,13 +116,13 @@ bool meets_slo(const RequestRecord& record, const SloSpec& slo) {
 }
 
 std::int64_t max_concurrency_observed(const std::vector<RequestRecord>& records) {
-  std::vector<std::pair<Nanos, int>> events;
+  std::vector<Nanos> sends, ends;
   for (const RequestRecord& r : records) {
     if (r.phase != Phase::kMeasure || r.sent == kNever || r.done == kNever) continue;
-    events.emplace_back(r.sent, +1);
-    events.emplace_back(r.done, -1);
+    sends.push_back(r.sent);
+    ends.push_back(r.done);
   }
-  return peak_in_flight(std::move(events));
+  return peak_in_flight(std::move(sends), std::move(ends));
 }
 
 Summary summarize(const std::vector<RequestRecord>& records, const SummaryOptions& options) {

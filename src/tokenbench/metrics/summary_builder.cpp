@@ -119,13 +119,18 @@ void add_sketch_warning(Summary& s) {
 
 }  // namespace
 
-std::int64_t peak_in_flight(std::vector<std::pair<Nanos, int>> events) {
-  std::sort(events.begin(), events.end());
+std::int64_t peak_in_flight(std::vector<Nanos> starts, std::vector<Nanos> ends) {
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
   std::int64_t in_flight = 0;
   std::int64_t peak = 0;
-  for (const auto& [t, delta] : events) {
-    in_flight += delta;
-    peak = std::max(peak, in_flight);
+  std::size_t e = 0;
+  for (const Nanos start : starts) {
+    while (e < ends.size() && ends[e] <= start) {
+      --in_flight;
+      ++e;
+    }
+    peak = std::max(peak, ++in_flight);
   }
   return peak;
 }
@@ -164,7 +169,8 @@ void SummaryBuilder::reserve(std::size_t records, std::size_t chunks) {
   }
   figures_.itl.reserve(chunks);
   figures_.itl_per_token.reserve(chunks);
-  concurrency_events_.reserve(2 * records);
+  sends_.reserve(records);
+  ends_.reserve(records);
 }
 
 void SummaryBuilder::add(const RequestRecord& r) {
@@ -183,8 +189,8 @@ void SummaryBuilder::add(const RequestRecord& r) {
       break;
   }
   if (r.sent != kNever && r.done != kNever) {
-    concurrency_events_.emplace_back(r.sent, +1);
-    concurrency_events_.emplace_back(r.done, -1);
+    sends_.push_back(r.sent);
+    ends_.push_back(r.done);
   }
   // Measure phase: from the earliest scheduled (or, lacking it, sent) stamp to the latest
   // transfer end (or, lacking it, last content chunk).
@@ -325,7 +331,7 @@ Summary SummaryBuilder::finish() const {
     s.request_goodput = per_second(static_cast<double>(s.good_completed), s.duration_s);
   }
   add_distributions(s);
-  s.max_concurrency_observed = peak_in_flight(concurrency_events_);
+  s.max_concurrency_observed = peak_in_flight(sends_, ends_);
   add_warnings(s, chunk_counted_, s.warnings);
   add_sketch_warning(s);
   return s;

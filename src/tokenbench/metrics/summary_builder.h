@@ -21,9 +21,9 @@ inline constexpr std::size_t kDefaultExactLimit = std::size_t{1} << 16;
 /// 8 MiB each, so that a run of a million chunks keeps its ITL percentiles exact.
 inline constexpr std::size_t kDefaultGapExactLimit = std::size_t{1} << 20;
 
-/// The most intervals in flight at once among events (time, +1 at a start, -1 at an end); an
-/// end sorts before a start at the same instant, so touching intervals do not overlap.
-std::int64_t peak_in_flight(std::vector<std::pair<core::Nanos, int>> events);
+/// The most intervals [starts[i], ends[i]) in flight at once (the two in any order, each sorted
+/// here); an end comes before a start at the same instant, so touching intervals do not overlap.
+std::int64_t peak_in_flight(std::vector<core::Nanos> starts, std::vector<core::Nanos> ends);
 
 /// Builds the Summary of a run from its records fed one at a time, in any order, without keeping
 /// them: counters and sums are exact, and each distribution is a StreamingDistribution (exact up
@@ -31,7 +31,7 @@ std::int64_t peak_in_flight(std::vector<std::pair<core::Nanos, int>> events);
 /// its figures are the same bit for bit while no distribution passes the limit.
 ///
 /// What still grows with the run, for now: the distinct session ids of a multi-turn run, and two
-/// stamps per measured request for max_concurrency_observed (16 bytes each).
+/// stamps per measured request for max_concurrency_observed (16 bytes in all).
 ///
 /// Not thread-safe: one thread feeds it.
 class SummaryBuilder {
@@ -50,6 +50,13 @@ class SummaryBuilder {
 
   /// The summary of every record added. May be called more than once.
   Summary finish() const;
+
+  /// The figures report.html charts, over the records added so far (successful, streamed,
+  /// measured, last attempts: the summary's own).
+  const StreamingDistribution& ttft() const { return figures_.ttft; }
+  const StreamingDistribution& tpot() const { return figures_.tpot; }
+  const StreamingDistribution& itl() const { return figures_.itl; }
+  const StreamingDistribution& e2el() const { return figures_.e2el; }
 
  private:
   // One distribution per figure, as Summary names them.
@@ -77,7 +84,7 @@ class SummaryBuilder {
   Figures figures_;
   std::map<std::int32_t, Turn> turns_;
   std::unordered_set<std::int64_t> sessions_;
-  std::vector<std::pair<core::Nanos, int>> concurrency_events_;
+  std::vector<core::Nanos> sends_, ends_;  // of the measured requests, for the peak in flight
   std::int64_t chunk_counted_ = 0;    // successful requests whose output was counted from chunks
   core::Nanos start_ = core::kNever;  // the measure phase's first scheduled (or sent) stamp
   core::Nanos end_ = core::kNever;    // and its last transfer end (or last chunk)

@@ -15,9 +15,10 @@
 namespace tokenbench::records {
 
 Recorder::Recorder(const std::string& path, Finalizer finalize, RecordsCompression compression,
-                   std::int64_t text_budget)
+                   std::int64_t text_budget, Observer observe)
     : path_(path),
       finalize_(std::move(finalize)),
+      observe_(std::move(observe)),
       sink_(std::make_unique<RecordsSink>(path, compression)),
       text_budget_(text_budget) {
   thread_ = std::thread([this] { loop(); });
@@ -110,18 +111,10 @@ void Recorder::write_pending(std::vector<core::RequestRecord>& batch) {
   for (auto& record : batch) {
     if (finalize_) finalize_(record);
     bound_texts(record);
-    // The summary sees the stamps as the file keeps them. A vector far larger than its stamps
-    // (room reserved for max_tokens) is fitted, so kept records hold no empty room.
+    // The figures see the stamps as the file keeps them, so that `report` rebuilds the same.
     quantize_chunk_stamps_in_place(record.chunks);
-    if (record.chunks.capacity() > record.chunks.size() + record.chunks.size() / 4 + 16) {
-      record.chunks.shrink_to_fit();
-    }
     ok &= sink_->append(record_to_jsonl_line(record));
-    // What only the finalizer needed is dropped; the summary needs the stamps alone.
-    record.output_text = std::string();
-    record.prompt_text = std::string();
-    record.chunk_text_bytes = std::vector<std::int32_t>();
-    records_.push_back(std::move(record));
+    if (observe_) observe_(record);
   }
   batch.clear();
   ok &= sink_->flush();

@@ -19,9 +19,10 @@ namespace tokenbench::records {
 
 /// Receives finished requests from the engine's workers and appends them to requests.jsonl (or
 /// requests.jsonl.zst) on its own thread, flushing at least once a second, so that a killed run
-/// keeps what it measured. Keeps every record in memory for the summary, as the file holds it
-/// (chunk stamps rounded to the microsecond, records/chunk_codec.h), so that `report` rebuilds
-/// the same figures.
+/// keeps what it measured. It keeps no record once written: each is handed, as the file holds it
+/// (chunk stamps rounded to the microsecond, records/chunk_codec.h), to an Observer on the same
+/// thread (the run's figures: report::RunFigures), so that `report` rebuilds the same figures
+/// and memory does not grow with the run.
 ///
 /// add() is thread-safe and cheap (a lock and a move); everything else is for the owning thread.
 class Recorder {
@@ -29,16 +30,18 @@ class Recorder {
   /// Runs on the recorder thread for each record before it is written: work that must not slow
   /// the engine's threads (e.g. counting output tokens with a local tokenizer).
   using Finalizer = std::function<void(core::RequestRecord&)>;
+  /// Runs on the recorder thread for each record just after it is written, as written.
+  using Observer = std::function<void(const core::RequestRecord&)>;
 
   /// Opens (truncates) `path`, compressed as `compression` says. With a `text_budget` above 0
   /// (--save-detailed: kMaxDetailTotalBytes), each record's prompt_text and output_text are
   /// written too, each cut to core::kMaxDetailTextBytes (text_truncated), until `text_budget`
   /// bytes of text were written; the records after are written without (text_dropped), said once
-  /// on stderr. With 0, no text is written. Throws std::runtime_error naming the path when it
-  /// cannot open it.
+  /// on stderr. With 0, no text is written. `observe` sees each record once written. Throws
+  /// std::runtime_error naming the path when it cannot open it.
   explicit Recorder(const std::string& path, Finalizer finalize = {},
                     RecordsCompression compression = RecordsCompression::kNone,
-                    std::int64_t text_budget = 0);
+                    std::int64_t text_budget = 0, Observer observe = {});
   ~Recorder();
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
@@ -52,9 +55,6 @@ class Recorder {
   /// Writes every record handed over so far to the file now, and waits (at most `timeout`) until
   /// it is written. Thread-safe. For a second Ctrl-C: the process exits at once, after this.
   void flush_now(std::chrono::milliseconds timeout);
-
-  /// Every record added, in the order they ended. Call after close().
-  const std::vector<core::RequestRecord>& records() const { return records_; }
 
   /// Requests that ended so far, and how many of those failed. Any thread.
   std::int64_t finished() const { return finished_.load(std::memory_order_relaxed); }
@@ -80,6 +80,7 @@ class Recorder {
 
   std::string path_;
   Finalizer finalize_;
+  Observer observe_;
   std::unique_ptr<RecordsSink> sink_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -88,8 +89,7 @@ class Recorder {
   std::uint64_t flush_asked_ = 0;           // guarded by mutex_
   std::uint64_t flushed_ = 0;               // guarded by mutex_
   std::condition_variable flushed_cv_;
-  std::vector<core::RequestRecord> records_;  // writer thread only, until close()
-  bool write_failed_ = false;                 // writer thread only
+  bool write_failed_ = false;  // writer thread only
   std::int64_t text_budget_ = 0;
   std::int64_t text_bytes_ = 0;  // writer thread only: texts written so far
   bool texts_spent_ = false;     // writer thread only: text_budget_ reached

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,8 +48,16 @@ std::string record_to_jsonl_line(const core::RequestRecord& record);
 /// on a chunks field that chunk_stamps_from_field rejects, or one beside chunk_ns/chunk_tokens.
 core::RequestRecord record_from_json(const nlohmann::json& object);
 
-/// Parses one requests.jsonl line (with or without its '\n'). Throws std::runtime_error with a
-/// one-line message when it is not a JSON object or record_from_json rejects it.
+/// What record_from_jsonl_line throws for a line that is not JSON at all (as a final line cut
+/// short by a killed run is).
+class RecordNotJson : public std::runtime_error {
+ public:
+  RecordNotJson() : std::runtime_error("not valid JSON") {}
+};
+
+/// Parses one requests.jsonl line (with or without its '\n'). Throws RecordNotJson when it is
+/// not JSON, and std::runtime_error with a one-line message when it is not a JSON object or
+/// record_from_json rejects it.
 core::RequestRecord record_from_jsonl_line(std::string_view line);
 
 /// What read_records_jsonl passed over.
@@ -73,6 +83,14 @@ struct RecordsReadReport {
 /// the same phase (warmup, or measure with its dropped requests).
 std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
                                                     RecordsReadReport* report = nullptr);
+
+/// read_records_jsonl a record at a time: `each` gets every record, in file order, with the same
+/// checks, errors and report, while the reader holds one line (and of a compressed file, one
+/// block of zstd's output): memory does not grow with the file, save a bit per request id for
+/// the check that ids do not repeat.
+void for_each_record(const std::string& path,
+                     const std::function<void(core::RequestRecord&&)>& each,
+                     RecordsReadReport* report = nullptr);
 
 /// The records of requests.jsonl text already in memory (plain, not compressed), checked as
 /// read_records_jsonl checks a file's; `name` stands for the path in its messages (e.g. "rank 2's

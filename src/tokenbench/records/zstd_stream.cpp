@@ -56,7 +56,7 @@ ZstdDecoded zstd_decompress(std::string_view data) {
     void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
   };
   std::unique_ptr<ZSTD_DCtx, Free> dctx(ZSTD_createDCtx());
-  if (!dctx) throw std::runtime_error("zstd: cannot allocate a decompression context");
+  if (!dctx) throw ZstdError("zstd: cannot allocate a decompression context");
   ZstdDecoded decoded;
   std::vector<char> buffer(ZSTD_DStreamOutSize());
   ZSTD_inBuffer in{data.data(), data.size(), 0};
@@ -65,7 +65,7 @@ ZstdDecoded zstd_decompress(std::string_view data) {
     ZSTD_outBuffer out{buffer.data(), buffer.size(), 0};
     hint = ZSTD_decompressStream(dctx.get(), &out, &in);
     if (ZSTD_isError(hint)) {
-      throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(hint));
+      throw ZstdError(std::string("zstd: ") + ZSTD_getErrorName(hint));
     }
     decoded.text.append(buffer.data(), out.pos);
     // Done when the input is taken and zstd had no more output to give than fitted.
@@ -73,6 +73,34 @@ ZstdDecoded zstd_decompress(std::string_view data) {
   }
   decoded.cut = hint != 0;
   return decoded;
+}
+
+bool zstd_decompress_stream(std::istream& in, const std::function<void(std::string_view)>& each) {
+  struct Free {
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+  };
+  std::unique_ptr<ZSTD_DCtx, Free> dctx(ZSTD_createDCtx());
+  if (!dctx) throw ZstdError("zstd: cannot allocate a decompression context");
+  std::vector<char> input(ZSTD_DStreamInSize());
+  std::vector<char> output(ZSTD_DStreamOutSize());
+  std::size_t hint = 0;  // 0 once a frame is complete
+  bool any = false;
+  while (in) {
+    in.read(input.data(), static_cast<std::streamsize>(input.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    any = true;
+    ZSTD_inBuffer in_buffer{input.data(), got, 0};
+    while (true) {
+      ZSTD_outBuffer out{output.data(), output.size(), 0};
+      hint = ZSTD_decompressStream(dctx.get(), &out, &in_buffer);
+      if (ZSTD_isError(hint)) throw ZstdError(std::string("zstd: ") + ZSTD_getErrorName(hint));
+      if (out.pos > 0) each(std::string_view(output.data(), out.pos));
+      // This input is done when it is taken and zstd had no more output than fitted.
+      if (in_buffer.pos == in_buffer.size && out.pos < out.size) break;
+    }
+  }
+  return any && hint != 0;
 }
 
 }  // namespace tokenbench::records

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
+#include <istream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -44,9 +47,21 @@ struct ZstdDecoded {
   bool cut = false;
 };
 
+/// What the decoders throw on data that is not zstd or is damaged: zstd's one-line reason.
+class ZstdError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Decodes the zstd frames read from `in` a block at a time, handing each block of decoded bytes
+/// to `each` (which may throw), so that memory does not grow with the file. Returns true when the
+/// last frame was cut short (a writer killed before its end: what its complete blocks decode to
+/// was handed over). Throws ZstdError on data that is not zstd or is damaged.
+bool zstd_decompress_stream(std::istream& in, const std::function<void(std::string_view)>& each);
+
 /// Decodes one or more concatenated zstd frames. A last frame cut short is not an error: what it
 /// decoded so far is kept and `cut` says so. Throws std::runtime_error with zstd's one-line
-/// reason on data that is not zstd or is damaged.
+/// reason (a ZstdError) on data that is not zstd or is damaged.
 ZstdDecoded zstd_decompress(std::string_view data);
 
 }  // namespace tokenbench::records

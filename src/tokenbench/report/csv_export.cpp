@@ -101,44 +101,46 @@ std::string requests_csv_header() {
 
 std::string requests_to_csv(const std::vector<core::RequestRecord>& records) {
   std::string out = requests_csv_header();
-  for (const core::RequestRecord& r : records) {
-    const metrics::RequestMetrics m = metrics::derive_request_metrics(r);
-    // A plain double (NaN when undefined): g++ 12 misreads an optional built by a ternary.
-    const double itl_mean = m.itl_ms.empty() ? metrics::kUndefined : metrics::mean(m.itl_ms);
-    out += join({
-        fmt::format("{}", r.id),
-        std::string(core::to_string(r.phase)),
-        r.streamed ? "true" : "false",
-        fmt::format("{}", r.endpoint),
-        fmt::format("{}", r.attempt),
-        r.retried ? "true" : "false",
-        r.nonstream_sample ? "true" : "false",
-        stamp_ms(r.scheduled),
-        stamp_ms(r.sent),
-        stamp_ms(r.headers),
-        stamp_ms(r.first_token),
-        stamp_ms(r.last_token),
-        stamp_ms(r.done),
-        number(m.ttft_ms),
-        number(m.tpot_ms),
-        number(m.e2el_ms),
-        number(itl_mean),
-        fmt::format("{}", r.chunks.size()),
-        number(m.decode_tps),
-        number(m.output_tps),
-        fmt::format("{}", r.prompt_tokens),
-        std::string(core::to_string(r.prompt_source)),
-        fmt::format("{}", r.output_tokens),
-        std::string(core::to_string(r.output_source)),
-        fmt::format("{}", r.http_status),
-        std::string(core::to_string(r.error)),
-        csv_text_field(r.error_message),
-        csv_text_field(r.finish_reason),
-        csv_text_field(r.request_id),
-        csv_text_field(r.response_id),
-    });
-  }
+  for (const core::RequestRecord& r : records) out += requests_csv_row(r);
   return out;
+}
+
+std::string requests_csv_row(const core::RequestRecord& r) {
+  const metrics::RequestMetrics m = metrics::derive_request_metrics(r);
+  // A plain double (NaN when undefined): g++ 12 misreads an optional built by a ternary.
+  const double itl_mean = m.itl_ms.empty() ? metrics::kUndefined : metrics::mean(m.itl_ms);
+  return join({
+      fmt::format("{}", r.id),
+      std::string(core::to_string(r.phase)),
+      r.streamed ? "true" : "false",
+      fmt::format("{}", r.endpoint),
+      fmt::format("{}", r.attempt),
+      r.retried ? "true" : "false",
+      r.nonstream_sample ? "true" : "false",
+      stamp_ms(r.scheduled),
+      stamp_ms(r.sent),
+      stamp_ms(r.headers),
+      stamp_ms(r.first_token),
+      stamp_ms(r.last_token),
+      stamp_ms(r.done),
+      number(m.ttft_ms),
+      number(m.tpot_ms),
+      number(m.e2el_ms),
+      number(itl_mean),
+      fmt::format("{}", r.chunks.size()),
+      number(m.decode_tps),
+      number(m.output_tps),
+      fmt::format("{}", r.prompt_tokens),
+      std::string(core::to_string(r.prompt_source)),
+      fmt::format("{}", r.output_tokens),
+      std::string(core::to_string(r.output_source)),
+      fmt::format("{}", r.http_status),
+      std::string(core::to_string(r.error)),
+      csv_text_field(r.error_message),
+      csv_text_field(r.finish_reason),
+      csv_text_field(r.request_id),
+      csv_text_field(r.response_id),
+  });
 }
 
 std::string levels_to_csv(const nlohmann::json& sweep) {

@@ -30,6 +30,8 @@ std::string requests_csv_header();
 /// `phase` column tells them apart). Stamps in ms since the run's origin, derived figures as
 /// metrics/request_metrics.h defines them; an undefined value is an empty field.
 std::string requests_to_csv(const std::vector<core::RequestRecord>& records);
+/// One row of requests.csv (ending in CRLF), as requests_to_csv writes it.
+std::string requests_csv_row(const core::RequestRecord& record);
 
 /// levels.csv from a sweep.json document (experiment::sweep_to_json): one row per entry of its
 /// "levels" array with the load parameters, counts, throughputs, goodput and the

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <span>
 
 #include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/report/html_assets.h"  // generated at configure time (CMakeLists.txt)
@@ -55,7 +56,7 @@ namespace {
 // The histogram of `sorted` (ascending, all finite). A value's bin is a non-decreasing function
 // of the value, so each bin's first value is found by binary search: O(bins log n), and exactly
 // the bins a pass over every value would give.
-Histogram histogram_of_sorted(const std::vector<double>& sorted, std::size_t bins, bool log) {
+Histogram histogram_of_sorted(std::span<const double> sorted, std::size_t bins, bool log) {
   Histogram h;
   if (sorted.empty() || bins == 0) return h;
   double lo = sorted.front();
@@ -93,7 +94,7 @@ Histogram histogram_of_sorted(const std::vector<double>& sorted, std::size_t bin
   return h;
 }
 
-Cdf cdf_of_sorted(const std::vector<double>& sorted, std::size_t max_points) {
+Cdf cdf_of_sorted(std::span<const double> sorted, std::size_t max_points) {
   Cdf c;
   const std::size_t n = sorted.size();
   for (std::size_t i : even_sample(n, max_points)) {
@@ -143,15 +144,27 @@ using nlohmann::json;
 constexpr std::size_t kHistogramBins = 60;
 
 double sec(core::Nanos t) { return static_cast<double>(t) / 1e9; }
-json stamp(core::Nanos t, core::Nanos t0) {
-  return t == core::kNever ? json() : json(std::round(sec(t - t0) * 1e6) / 1e6);
-}
+// Values standing for a sketched distribution: its quantiles at the middles of kSketchPoints
+// equal shares, each worth count / kSketchPoints values (within the sketch's relative error).
+constexpr std::size_t kSketchPoints = 4096;
 
-json distribution(std::vector<double> values, bool log, const char* unit) {
-  const std::size_t n = values.size();
-  sort_finite(values);  // once, for both the histogram and the CDF
-  const Histogram h = histogram_of_sorted(values, kHistogramBins, log);
-  const Cdf c = cdf_of_sorted(values, kMaxSeriesPoints);
+json distribution(const metrics::StreamingDistribution& d, bool log, const char* unit) {
+  const std::size_t n = d.count();
+  std::vector<double> stand_in;
+  std::span<const double> sorted = d.sorted_values();
+  double weight = 1;
+  if (!d.exact()) {
+    stand_in.reserve(kSketchPoints);
+    for (std::size_t i = 0; i < kSketchPoints; ++i) {
+      stand_in.push_back(
+          d.quantile(100.0 * (static_cast<double>(i) + 0.5) / static_cast<double>(kSketchPoints)));
+    }
+    sorted = stand_in;
+    weight = static_cast<double>(n) / static_cast<double>(kSketchPoints);
+  }
+  Histogram h = histogram_of_sorted(sorted, kHistogramBins, log);
+  for (double& c : h.counts) c *= weight;
+  const Cdf c = cdf_of_sorted(sorted, kMaxSeriesPoints);
   return json{{"n", n},
               {"unit", unit},
               {"log", log},
@@ -159,130 +172,12 @@ json distribution(std::vector<double> values, bool log, const char* unit) {
               {"counts", h.counts},
               {"cdf_x", c.x},
               {"cdf_y", c.y},
-              {"cdf_sampled", n > kMaxSeriesPoints}};
+              {"cdf_sampled", n > kMaxSeriesPoints},
+              {"relative_error", d.relative_error()}};
 }
 
 bool counted(const core::RequestRecord& r) {
   return r.phase == core::Phase::kMeasure && !r.retried;
-}
-
-// The chosen bin width: 1 s, or wider so that the run fits in kMaxSeriesPoints bins.
-double bin_width_s(double span_s) {
-  double w = 1;
-  while (span_s / w > static_cast<double>(kMaxSeriesPoints)) w *= 2;
-  return w;
-}
-
-// The most requests in flight (sent, not yet done) at any instant of each bin: the step function
-// of +1 at each send and -1 at each end, ends before sends at the same instant (as
-// metrics::max_concurrency_observed counts), so it never exceeds --max-concurrency.
-template <typename BinOf>
-std::vector<double> in_flight_peaks(const std::vector<core::RequestRecord>& records,
-                                    std::size_t bins, const BinOf& bin_of) {
-  std::vector<std::pair<core::Nanos, int>> events;
-  for (const auto& r : records) {
-    if (r.sent == core::kNever || r.done == core::kNever) continue;
-    events.emplace_back(r.sent, +1);
-    events.emplace_back(r.done, -1);
-  }
-  std::sort(events.begin(), events.end());
-  std::vector<double> peak(bins, 0);
-  double level = 0;
-  std::size_t bin = 0;
-  for (const auto& [t, delta] : events) {
-    const std::size_t b = bin_of(t);
-    for (; bin < b; ++bin) peak[bin + 1] = level;  // carried into the bins without an event
-    level += delta;
-    peak[b] = std::max(peak[b], level);
-  }
-  return peak;
-}
-
-json series_over_time(const std::vector<core::RequestRecord>& records, core::Nanos t0,
-                      core::Nanos t1) {
-  const double span = std::max(1e-9, sec(t1 - t0));
-  const double w = bin_width_s(span);
-  const auto bins = static_cast<std::size_t>(std::ceil(span / w)) + 1;
-  std::vector<double> tokens(bins, 0), errors(bins, 0), done(bins, 0);
-  const auto bin_of = [&](core::Nanos t) {
-    return std::min(bins - 1, static_cast<std::size_t>(std::max(0.0, sec(t - t0) / w)));
-  };
-  for (const auto& r : records) {
-    if (r.done == core::kNever) continue;
-    const std::size_t b = bin_of(r.done);
-    if (r.ok()) {
-      done[b] += 1;
-      // Output tokens spread over the chunks' arrival (each chunk by its share of the chunks'
-      // tokens) when known, else at the end.
-      double chunk_tokens = 0;
-      for (const auto& c : r.chunks) chunk_tokens += std::max(0, c.tokens);
-      if (chunk_tokens > 0 && r.output_tokens > 0) {
-        const double scale = static_cast<double>(r.output_tokens) / chunk_tokens;
-        for (const auto& c : r.chunks) {
-          if (c.t != core::kNever) tokens[bin_of(c.t)] += std::max(0, c.tokens) * scale;
-        }
-      } else {
-        tokens[b] += static_cast<double>(r.output_tokens);
-      }
-    } else {
-      errors[b] += 1;
-    }
-  }
-  json t = json::array();
-  for (std::size_t i = 0; i < bins; ++i) {
-    tokens[i] /= w;
-    t.push_back(static_cast<double>(i) * w);
-  }
-  return json{{"bin_s", w},
-              {"t", std::move(t)},
-              {"output_tok_s", tokens},
-              {"in_flight", in_flight_peaks(records, bins, bin_of)},
-              {"completed", done},
-              {"errors", errors}};
-}
-
-json timeline(const std::vector<core::RequestRecord>& records, core::Nanos t0) {
-  std::vector<std::size_t> order(records.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return records[a].scheduled < records[b].scheduled;
-  });
-  json rows = {{"scheduled", json::array()},   {"sent", json::array()},
-               {"first_token", json::array()}, {"done", json::array()},
-               {"outcome", json::array()},     {"index", json::array()}};
-  for (std::size_t k : even_sample(order.size(), kMaxTimelineRequests)) {
-    const auto& r = records[order[k]];
-    rows["index"].push_back(k);
-    rows["scheduled"].push_back(stamp(r.scheduled, t0));
-    rows["sent"].push_back(stamp(r.sent, t0));
-    rows["first_token"].push_back(stamp(r.first_token, t0));
-    rows["done"].push_back(stamp(r.done, t0));
-    rows["outcome"].push_back(r.ok() ? "ok" : std::string(core::to_string(r.error)));
-  }
-  rows["total"] = records.size();
-  return rows;
-}
-
-json errors_table(const std::vector<core::RequestRecord>& records) {
-  struct Group {
-    std::size_t count = 0;
-    std::string example;
-  };
-  std::map<std::pair<std::string, int>, Group> groups;
-  for (const auto& r : records) {
-    if (r.ok() || !counted(r)) continue;
-    auto& g = groups[{std::string(core::to_string(r.error)), r.http_status}];
-    ++g.count;
-    if (g.example.empty()) g.example = r.error_message.substr(0, 500);
-  }
-  json out = json::array();
-  for (const auto& [key, g] : groups) {
-    out.push_back({{"class", key.first},
-                   {"status", key.second},
-                   {"count", g.count},
-                   {"example", redact_urls(g.example)}});
-  }
-  return out;
 }
 
 // What the page's times are: {"model": true, "scale": X} when they are the simulator's model
@@ -370,9 +265,9 @@ json figure_cdfs(const std::vector<core::RequestRecord>& records, std::size_t ma
   return out;
 }
 
-json html_report_data(const std::vector<core::RequestRecord>& records, const json& summary_json,
-                      const std::string& console, const std::string& config_yaml,
-                      const records::RunNotes& notes) {
+json html_report_data(const RunPageBuilder& page, const metrics::SummaryBuilder& figures,
+                      const json& summary_json, const std::string& console,
+                      const std::string& config_yaml, const records::RunNotes& notes) {
   json data = json::object();
   data["config_yaml"] = redact_urls(config_yaml);
   data["console"] = redact_urls(console);
@@ -381,34 +276,34 @@ json html_report_data(const std::vector<core::RequestRecord>& records, const jso
     if (v.is_number() || v.is_string() || v.is_boolean()) key.push_back({k, v});
   }
   data["key"] = std::move(key);
-
-  core::Nanos t0 = std::numeric_limits<core::Nanos>::max();
-  core::Nanos t1 = std::numeric_limits<core::Nanos>::min();
-  for (const auto& r : records) {
-    for (core::Nanos t : {r.scheduled, r.sent, r.done}) {
-      if (t == core::kNever) continue;
-      t0 = std::min(t0, t);
-      t1 = std::max(t1, t);
-    }
-  }
-  if (t0 > t1) t0 = t1 = 0;
-  FigureValues v = figure_values(records);
   data["kind"] = "run";
-  data["distributions"] = {{"TTFT", distribution(std::move(v.ttft), true, "ms")},
-                           {"TPOT", distribution(std::move(v.tpot), true, "ms")},
-                           {"ITL", distribution(std::move(v.itl), true, "ms")},
-                           {"E2EL", distribution(std::move(v.e2el), true, "ms")}};
-  data["timeline"] = timeline(records, t0);
-  data["series"] = series_over_time(records, t0, t1);
-  data["errors"] = errors_table(records);
+  data["distributions"] = {{"TTFT", distribution(figures.ttft(), true, "ms")},
+                           {"TPOT", distribution(figures.tpot(), true, "ms")},
+                           {"ITL", distribution(figures.itl(), true, "ms")},
+                           {"E2EL", distribution(figures.e2el(), true, "ms")}};
+  data["timeline"] = page.timeline();
+  data["series"] = page.series();
+  data["errors"] = page.errors();
   const json* tb = summary_json.contains("tokenbench") ? &summary_json["tokenbench"] : nullptr;
   data["checks"] = tb && tb->contains("checks") ? (*tb)["checks"] : json();
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();
   data["warnings"] = tb && tb->contains("warnings") ? (*tb)["warnings"] : json::array();
   data["buckets"] = tb && tb->contains("buckets") ? (*tb)["buckets"] : json::array();
   data["time"] = time_basis(summary_json);
-  data["telemetry"] = telemetry_series(notes, t0, model_time_factor_of(summary_json));
+  data["telemetry"] = telemetry_series(notes, page.t0(), model_time_factor_of(summary_json));
   return data;
+}
+
+json html_report_data(const std::vector<core::RequestRecord>& records, const json& summary_json,
+                      const std::string& console, const std::string& config_yaml,
+                      const records::RunNotes& notes) {
+  RunPageBuilder page;
+  metrics::SummaryBuilder figures(metrics::SummaryOptions{});
+  for (const auto& r : records) {
+    page.add(r);
+    figures.add(r);
+  }
+  return html_report_data(page, figures, summary_json, console, config_yaml, notes);
 }
 
 std::string render_html_report(const json& data) {

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "tokenbench/core/request.h"
+#include "tokenbench/metrics/summary_builder.h"
 #include "tokenbench/records/run_notes.h"
+#include "tokenbench/report/run_page.h"
 
 namespace tokenbench::report {
 
@@ -64,9 +66,15 @@ nlohmann::json figure_cdfs(const std::vector<core::RequestRecord>& records, std:
 /// What the report shows, as one JSON object (the data blob the page's script reads): the
 /// configuration text, the console tables, key figures, distributions, the timeline, the series
 /// over time, errors, checks and telemetry, and which clock they are on ("time": model time under
-/// --sim-time). `records` are in the figures' time (under --sim-time, metrics::in_model_time's),
-/// telemetry's stamps in real time. `summary_json` is summary.json's content and `console`
+/// --sim-time). `page` and `figures` were fed the records in the figures' time (under --sim-time,
+/// metrics::in_model_time's): the distributions are `figures`' TTFT, TPOT, ITL and E2EL (from
+/// their sketch, within its relative error, past their exact limit); telemetry's stamps are in
+/// real time. `summary_json` is summary.json's content and `console`
 /// report.txt's; `config_yaml` is config.yaml's text (secrets already redacted).
+nlohmann::json html_report_data(const RunPageBuilder& page, const metrics::SummaryBuilder& figures,
+                                const nlohmann::json& summary_json, const std::string& console,
+                                const std::string& config_yaml, const records::RunNotes& notes);
+/// The same, from the records at once (the run's distributions at default options).
 nlohmann::json html_report_data(const std::vector<core::RequestRecord>& records,
                                 const nlohmann::json& summary_json, const std::string& console,
                                 const std::string& config_yaml, const records::RunNotes& notes);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
+#include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/report/console.h"
 
@@ -18,32 +21,46 @@ std::string cell(double v, const char* format) {
 
 }  // namespace
 
-std::vector<ReplicaFigures> per_replica(const std::vector<core::RequestRecord>& records,
-                                        const std::vector<std::string>& urls,
-                                        const metrics::SummaryOptions& options, double duration_s) {
-  std::vector<std::vector<core::RequestRecord>> parts(urls.size());
-  std::vector<double> in_flight_s(urls.size(), 0.0);
-  for (const auto& r : records) {
-    if (r.endpoint >= urls.size()) continue;
-    parts[r.endpoint].push_back(r);
-    if (r.phase == core::Phase::kMeasure && r.ok() && r.sent != core::kNever &&
-        r.done != core::kNever) {
-      in_flight_s[r.endpoint] += core::to_seconds(r.done - r.sent);
-    }
+ReplicasBuilder::ReplicasBuilder(std::vector<std::string> urls,
+                                 const metrics::SummaryOptions& options)
+    : urls_(std::move(urls)), in_flight_s_(urls_.size(), 0.0) {
+  parts_.reserve(urls_.size());
+  for (std::size_t i = 0; i < urls_.size(); ++i) {
+    parts_.emplace_back(options, metrics::kPartExactLimit, metrics::kPartGapExactLimit);
   }
+}
+
+void ReplicasBuilder::add(const core::RequestRecord& r) {
+  if (r.endpoint >= urls_.size()) return;
+  parts_[r.endpoint].add(r);
+  if (r.phase == core::Phase::kMeasure && r.ok() && r.sent != core::kNever &&
+      r.done != core::kNever) {
+    in_flight_s_[r.endpoint] += core::to_seconds(r.done - r.sent);
+  }
+}
+
+std::vector<ReplicaFigures> ReplicasBuilder::finish(double duration_s) const {
   std::vector<ReplicaFigures> out;
-  for (std::size_t i = 0; i < urls.size(); ++i) {
+  for (std::size_t i = 0; i < urls_.size(); ++i) {
     ReplicaFigures f;
-    f.url = urls[i];
-    f.summary = metrics::summarize(parts[i], options);
+    f.url = urls_[i];
+    f.summary = parts_[i].finish();
     if (duration_s > 0) {
-      f.mean_batch = in_flight_s[i] / duration_s;
+      f.mean_batch = in_flight_s_[i] / duration_s;
       const double tpot_s = f.summary.tpot_ms.mean / 1e3;
       if (tpot_s > 0) f.batch_tps = f.mean_batch / tpot_s;
     }
     out.push_back(std::move(f));
   }
   return out;
+}
+
+std::vector<ReplicaFigures> per_replica(const std::vector<core::RequestRecord>& records,
+                                        const std::vector<std::string>& urls,
+                                        const metrics::SummaryOptions& options, double duration_s) {
+  ReplicasBuilder builder(urls, options);
+  for (const auto& r : records) builder.add(r);
+  return builder.finish(duration_s);
 }
 
 json replicas_to_json(const std::vector<ReplicaFigures>& replicas) {

@@ -6,6 +6,7 @@
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/metrics/summary_builder.h"
 
 namespace tokenbench::report {
 
@@ -26,6 +27,20 @@ struct ReplicaFigures {
 std::vector<ReplicaFigures> per_replica(const std::vector<core::RequestRecord>& records,
                                         const std::vector<std::string>& urls,
                                         const metrics::SummaryOptions& options, double duration_s);
+
+/// per_replica fed one record at a time, in any order, without keeping them: a SummaryBuilder per
+/// replica (metrics::kPartExactLimit). Not thread-safe.
+class ReplicasBuilder {
+ public:
+  ReplicasBuilder(std::vector<std::string> urls, const metrics::SummaryOptions& options);
+  void add(const core::RequestRecord& record);
+  std::vector<ReplicaFigures> finish(double duration_s) const;
+
+ private:
+  std::vector<std::string> urls_;
+  std::vector<metrics::SummaryBuilder> parts_;
+  std::vector<double> in_flight_s_;
+};
 
 /// The `replicas` section of summary.json: one object per replica.
 nlohmann::json replicas_to_json(const std::vector<ReplicaFigures>& replicas);

@@ -6,10 +6,6 @@
 
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
-#include "tokenbench/metrics/buckets.h"
-#include "tokenbench/metrics/checks.h"
-#include "tokenbench/metrics/model_time.h"
-#include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/html_report.h"
@@ -19,7 +15,6 @@
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/telemetry/gpu_account.h"
 #include "tokenbench/telemetry/server_account.h"
-#include "tokenbench/telemetry/timings_account.h"
 
 namespace tokenbench::report {
 
@@ -52,18 +47,19 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config, const records::RunNotes& notes) {
+  RunFigures figures(config);
+  for (const auto& r : records) figures.add(r);
+  return write_run_outputs(dir, figures, config, notes);
+}
+
+RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
+                             const core::RunConfig& config, const records::RunNotes& notes) {
   const std::string& stopped = notes.stopped;
-  metrics::SummaryOptions options;
-  options.percentiles = config.percentiles;
-  options.slo = metrics::parse_slo(config.goodput);
   RunOutputs out;
   // Under --sim-time every figure of the server is in the simulator's model time; the client's
   // own costs (queue time, CPU) stay real (metrics/model_time.h).
-  const double factor = metrics::model_time_factor(config);
-  const std::vector<core::RequestRecord> model =
-      factor != 1.0 ? metrics::in_model_time(records, factor) : std::vector<core::RequestRecord>{};
-  const std::vector<core::RequestRecord>& figures = factor != 1.0 ? model : records;
-  out.summary = metrics::summarize(figures, options);
+  const double factor = figures.factor();
+  out.summary = figures.summary().finish();
   add_config_warnings(out.summary, config);
   if (!stopped.empty()) out.summary.warnings.push_back("stopped early: " + stopped);
   // Server text in error examples may be invalid UTF-8: replaced, never a lost summary.
@@ -72,11 +68,10 @@ RunOutputs write_run_outputs(const std::string& dir,
       stopped.empty() ? nlohmann::json() : nlohmann::json(stopped);
   out.console = render_console_report(out.summary, config);
   if (out.summary.completed > 0) {
-    const metrics::Checks checks =
-        metrics::run_checks(records, out.summary, config, notes.client_cpu);
+    const metrics::Checks checks = figures.checks().finish(out.summary, config, notes.client_cpu);
     out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
     out.console += metrics::render_checks(checks);
-    if (const auto stream = metrics::stream_check(figures)) {
+    if (const auto stream = figures.stream().finish()) {
       out.summary_json["tokenbench"]["checks"]["stream_vs_nonstream"] =
           metrics::stream_check_to_json(*stream);
       out.console += metrics::render_stream_check(*stream);
@@ -95,23 +90,21 @@ RunOutputs write_run_outputs(const std::string& dir,
     out.summary_json["tokenbench"]["gpu"] = telemetry::gpu_account_to_json(gpu);
     out.console += telemetry::render_gpu_account(gpu);
   }
-  if (const auto timings = telemetry::timings_account(figures)) {
+  if (const auto timings = figures.timings().finish()) {
     out.summary_json["tokenbench"]["server_timings"] = telemetry::timings_account_to_json(*timings);
     out.console += telemetry::render_timings_account(*timings);
   }
-  if (!config.buckets.empty()) {
+  if (!figures.buckets().empty()) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& item : config.buckets) {
-      const metrics::BucketSpec spec = metrics::parse_bucket_spec(item);
-      const auto buckets = metrics::bucketed(figures, spec, options);
-      list.push_back(metrics::buckets_to_json(spec, buckets));
-      out.console += metrics::render_buckets(spec, buckets);
+    for (const auto& builder : figures.buckets()) {
+      const auto buckets = builder.finish();
+      list.push_back(metrics::buckets_to_json(builder.spec(), buckets));
+      out.console += metrics::render_buckets(builder.spec(), buckets);
     }
     out.summary_json["tokenbench"]["buckets"] = std::move(list);
   }
-  if (config.replica_urls.size() > 1) {
-    const auto replicas =
-        per_replica(figures, config.replica_urls, options, out.summary.duration_s);
+  if (figures.replicas()) {
+    const auto replicas = figures.replicas()->finish(out.summary.duration_s);
     out.summary_json["tokenbench"]["replicas"] = replicas_to_json(replicas);
     out.console += render_replicas(replicas, out.summary, core::to_string(config.balance));
   }
@@ -147,8 +140,8 @@ RunOutputs write_run_outputs(const std::string& dir,
     const std::string config_yaml = std::filesystem::is_regular_file(config_path)
                                         ? records::read_text_file(config_path)
                                         : core::to_yaml(config);
-    return render_html_report(
-        html_report_data(figures, out.summary_json, out.console, config_yaml, notes));
+    return render_html_report(html_report_data(figures.page(), figures.summary(), out.summary_json,
+                                               out.console, config_yaml, notes));
   });
   return out;
 }

@@ -8,6 +8,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/summary.h"
 #include "tokenbench/records/run_notes.h"
+#include "tokenbench/report/run_figures.h"
 
 namespace tokenbench::report {
 
@@ -21,17 +22,20 @@ struct RunOutputs {
   std::string not_saved;
 };
 
-/// Summarises `records` as `config` asks (percentiles, SLOs), writes DIR/summary.json first, then
-/// DIR/report.txt (the console tables) and DIR/report.html (report/html_report.h), and returns the
-/// summary with its console tables. A run over several replicas (config.replica_urls) adds
-/// per-replica figures (report/replicas.h) to both. The same function serves `run` and `report`, so
-/// a report rebuilt from requests.jsonl is identical to the run's own. A summary.json that cannot
-/// be written is said in RunOutputs::not_saved; any other file that cannot be, in a warning on
-/// stderr (write_optional_file). Throws std::invalid_argument on a bad SLO item.
-/// `notes.stopped` becomes a warning and tokenbench.stopped; `notes.scrapes` the server's account
-/// (tokenbench.server, and the console's "Server" table); `notes.gpu_sampler` the GPU account
-/// (tokenbench.gpu, the "GPU" block); `notes.environment` tokenbench.environment and the
-/// "Environment" block.
+/// Summarises the records `figures` was fed as `config` asks (percentiles, SLOs), writes
+/// DIR/summary.json first, then DIR/report.txt (the console tables) and DIR/report.html
+/// (report/html_report.h), and returns the summary with its console tables. A run over several
+/// replicas (config.replica_urls) adds per-replica figures (report/replicas.h) to both. The same
+/// function serves `run` and `report`, so a report rebuilt from requests.jsonl is identical to the
+/// run's own. A summary.json that cannot be written is said in RunOutputs::not_saved; any other
+/// file that cannot be, in a warning on stderr (write_optional_file). Throws std::invalid_argument
+/// on a bad SLO item. `notes.stopped` becomes a warning and tokenbench.stopped; `notes.scrapes` the
+/// server's account (tokenbench.server, and the console's "Server" table); `notes.gpu_sampler` the
+/// GPU account (tokenbench.gpu, the "GPU" block); `notes.environment` tokenbench.environment and
+/// the "Environment" block.
+RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
+                             const core::RunConfig& config, const records::RunNotes& notes = {});
+/// The same for `records` all at once (a RunFigures fed each).
 RunOutputs write_run_outputs(const std::string& dir,
                              const std::vector<core::RequestRecord>& records,
                              const core::RunConfig& config, const records::RunNotes& notes = {});

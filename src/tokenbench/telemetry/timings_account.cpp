@@ -14,8 +14,8 @@ using nlohmann::json;
 
 constexpr std::array<double, 2> kPercentiles{50, 95};
 
-TimingStat stat_of(std::vector<double> values) {
-  const metrics::Distribution d = metrics::make_distribution(std::move(values), kPercentiles);
+TimingStat stat_of(const metrics::StreamingDistribution& values) {
+  const metrics::Distribution d = metrics::make_distribution(values, kPercentiles);
   return TimingStat{d.count, d.mean, d.at(50), d.at(95)};
 }
 
@@ -38,40 +38,51 @@ std::string_view ttft_share_reading(double share) {
   return "most of TTFT is spent outside the engine (HTTP server, tokenization, network or client)";
 }
 
-std::optional<TimingsAccount> timings_account(const std::vector<core::RequestRecord>& records) {
-  TimingsAccount a;
-  std::vector<double> prefill;
-  std::vector<double> decode;
-  std::vector<double> remainder;
-  std::vector<double> client_ttft;
-  for (const core::RequestRecord& r : records) {
-    if (r.phase != core::Phase::kMeasure || r.retried || !r.ok() || r.nonstream_sample ||
-        !r.server_timings) {
-      continue;
-    }
-    const core::ServerTimings& t = *r.server_timings;
-    ++a.requests;
-    a.prompt_tokens += t.prompt_n;
-    a.cached_tokens += t.cache_n;
-    prefill.push_back(t.prompt_ms);
-    // Per token after the first, as TPOT: the first token ends the prompt's processing.
-    decode.push_back(t.predicted_ms /
-                     static_cast<double>(std::max<std::int64_t>(t.predicted_n - 1, 1)));
-    if (const auto ttft = metrics::ttft_ms(r)) {
-      client_ttft.push_back(*ttft);
-      remainder.push_back(*ttft - t.prompt_ms);
-    }
+TimingsBuilder::TimingsBuilder(std::size_t exact_limit)
+    : prefill_(exact_limit), decode_(exact_limit), remainder_(exact_limit) {}
+
+void TimingsBuilder::add(const core::RequestRecord& r) {
+  if (r.phase != core::Phase::kMeasure || r.retried || !r.ok() || r.nonstream_sample ||
+      !r.server_timings) {
+    return;
   }
-  if (a.requests == 0) return std::nullopt;
-  a.prefill = stat_of(std::move(prefill));
-  a.decode_per_token = stat_of(std::move(decode));
-  a.ttft_remainder = stat_of(std::move(remainder));
-  a.client_ttft_mean_ms = metrics::mean(client_ttft);
+  const core::ServerTimings& t = *r.server_timings;
+  ++requests_;
+  prompt_tokens_ += t.prompt_n;
+  cached_tokens_ += t.cache_n;
+  prefill_.add(t.prompt_ms);
+  // Per token after the first, as TPOT: the first token ends the prompt's processing.
+  decode_.add(t.predicted_ms / static_cast<double>(std::max<std::int64_t>(t.predicted_n - 1, 1)));
+  if (const auto ttft = metrics::ttft_ms(r)) {
+    client_ttft_sum_ += *ttft;
+    ++client_ttft_count_;
+    remainder_.add(*ttft - t.prompt_ms);
+  }
+}
+
+std::optional<TimingsAccount> TimingsBuilder::finish() const {
+  if (requests_ == 0) return std::nullopt;
+  TimingsAccount a;
+  a.requests = requests_;
+  a.prompt_tokens = prompt_tokens_;
+  a.cached_tokens = cached_tokens_;
+  a.prefill = stat_of(prefill_);
+  a.decode_per_token = stat_of(decode_);
+  a.ttft_remainder = stat_of(remainder_);
+  a.client_ttft_mean_ms = client_ttft_count_ > 0
+                              ? client_ttft_sum_ / static_cast<double>(client_ttft_count_)
+                              : metrics::kUndefined;
   if (metrics::is_defined(a.ttft_remainder.mean_ms) && a.client_ttft_mean_ms > 0) {
     a.remainder_share = a.ttft_remainder.mean_ms / a.client_ttft_mean_ms;
     a.reading = ttft_share_reading(a.remainder_share);
   }
   return a;
+}
+
+std::optional<TimingsAccount> timings_account(const std::vector<core::RequestRecord>& records) {
+  TimingsBuilder builder;
+  for (const auto& r : records) builder.add(r);
+  return builder.finish();
 }
 
 json timings_account_to_json(const TimingsAccount& a) {

@@ -9,6 +9,7 @@
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/metrics/percentile.h"
+#include "tokenbench/metrics/streaming_distribution.h"
 
 namespace tokenbench::telemetry {
 
@@ -40,6 +41,23 @@ struct TimingsAccount {
 /// The account of `records` (any order, any phase); nullopt when no counted request carried
 /// timings. Pure.
 std::optional<TimingsAccount> timings_account(const std::vector<core::RequestRecord>& records);
+
+/// timings_account fed one record at a time, in any order, in bounded memory (each figure a
+/// metrics::StreamingDistribution, exact up to `exact_limit` values). Not thread-safe.
+class TimingsBuilder {
+ public:
+  explicit TimingsBuilder(std::size_t exact_limit = std::size_t{1} << 16);
+  void add(const core::RequestRecord& record);
+  std::optional<TimingsAccount> finish() const;
+
+ private:
+  std::int64_t requests_ = 0;
+  std::int64_t prompt_tokens_ = 0;
+  std::int64_t cached_tokens_ = 0;
+  metrics::StreamingDistribution prefill_, decode_, remainder_;
+  double client_ttft_sum_ = 0;
+  std::int64_t client_ttft_count_ = 0;
+};
 
 /// summary.json's `tokenbench.server_timings`.
 nlohmann::json timings_account_to_json(const TimingsAccount& account);

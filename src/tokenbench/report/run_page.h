@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tokenbench/core/clock.h"
+#include "tokenbench/core/request.h"
+
+namespace tokenbench::report {
+
+/// What report.html shows of the requests themselves, fed one record at a time (in the figures'
+/// time: under --sim-time, metrics::in_model_time's), in any order, without keeping them:
+///  - the per-request timeline: every request while there are at most twice
+///    kMaxTimelineRequests, then an even sample by order of arrival (every k-th, k a power of 2),
+///    shown in order of schedule and sampled evenly again to kMaxTimelineRequests;
+///  - the series over time (output tokens per second, completions, errors, the most requests in
+///    flight) in bins of 1 s or a power of 2 seconds, fine bins merged as the run grows, so that
+///    it never holds more than about 2 x kMaxSeriesPoints bins;
+///  - the errors by class and status, with one example each.
+/// What grows with the run: the send and end stamps of each request (16 bytes), for the most in
+/// flight at once.
+///
+/// Not thread-safe.
+class RunPageBuilder {
+ public:
+  void add(const core::RequestRecord& record);
+
+  /// The page's time origin: the earliest scheduled, sent or end stamp; 0 when none.
+  core::Nanos t0() const;
+  /// The report data's "timeline", "series" and "errors" (html_report_data).
+  nlohmann::json timeline() const;
+  nlohmann::json series() const;
+  nlohmann::json errors() const;
+
+ private:
+  struct Row {
+    core::Nanos scheduled, sent, first_token, done;
+    std::uint64_t arrival;
+    std::string outcome;
+  };
+  struct Bin {
+    double tokens = 0, completed = 0, errors = 0;
+  };
+  struct ErrorGroup {
+    std::size_t count = 0;
+    std::string example;
+  };
+
+  void add_to_series(const core::RequestRecord& r);
+  Bin& bin_at(core::Nanos t);
+  void coarsen();
+
+  core::Nanos t0_ = core::kNever;
+  core::Nanos t1_ = core::kNever;
+  std::uint64_t arrivals_ = 0;
+  std::uint64_t stride_ = 1;
+  std::vector<Row> rows_;
+  core::Nanos bin_width_ = 1'000'000'000;  // 1 s times a power of 2
+  std::int64_t first_bin_ = 0;             // the index (t / bin_width_, floored) of bins_[0]
+  std::vector<Bin> bins_;
+  std::vector<core::Nanos> sends_, ends_;
+  std::map<std::pair<std::string, int>, ErrorGroup> errors_;
+};
+
+}  // namespace tokenbench::report
