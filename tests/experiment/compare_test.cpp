@@ -719,6 +719,33 @@ TEST_F(CompareLoadTest, ReadsMeasurePhaseInSendOrder) {
   EXPECT_FALSE(is_defined(with_summary.output_throughput));
 }
 
+// A run longer than max_records is kept as an even sample (every 2nd, 4th, ... as they ended);
+// the counts shown are every request's, and the sample still compares with the whole run.
+TEST_F(CompareLoadTest, ALongRunIsAnEvenBoundedSample) {
+  RunSample run = lognormal_run(93, 1000);
+  run.records[10].error = core::ErrorClass::kHttp5xx;
+  std::string lines;
+  for (const auto& r : run.records) lines += records::record_to_jsonl_line(r);
+  write("requests.jsonl", lines);
+  const RunSample whole = load_run_sample(dir_);
+  EXPECT_EQ(whole.records.size(), 1000u);
+  EXPECT_EQ(whole.stride, 1u);
+  const RunSample sampled = load_run_sample(dir_, 300);
+  EXPECT_EQ(sampled.stride, 4u);  // 1000 -> every 2nd (500) -> every 4th (250)
+  EXPECT_EQ(sampled.records.size(), 250u);
+  EXPECT_EQ(sampled.measured, 1000u);
+  EXPECT_EQ(sampled.requests, 1000);
+  EXPECT_EQ(sampled.failed, 1);
+  for (const auto& r : sampled.records) EXPECT_EQ(r.id % 4, 0u);
+  // Its run-level rates are every record's, and the comparison shows every request.
+  EXPECT_DOUBLE_EQ(sampled.request_throughput, whole.request_throughput);
+  const Comparison c = compare_runs(whole, sampled, CompareOptions{});
+  EXPECT_EQ(c.base_measured, 1000);
+  EXPECT_EQ(c.new_measured, 1000);
+  EXPECT_EQ(c.new_failed, 1);
+  EXPECT_FALSE(c.figures.empty());
+}
+
 TEST_F(CompareLoadTest, ReadsConfigAndItsGoodputObjectives) {
   const RunSample run = lognormal_run(92, 200);
   std::string lines;

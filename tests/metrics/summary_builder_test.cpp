@@ -125,6 +125,24 @@ TEST(SummaryBuilder, PastTheExactLimitPercentilesAreWithinTheSketchBound) {
   }
 }
 
+// The engine's count at each send stands for the sweep: the most of it, measured requests only.
+TEST(SummaryBuilder, MaxConcurrencyIsTheMostInFlightCounted) {
+  SummaryBuilder builder(SummaryOptions{});
+  for (std::int64_t i = 0; i < 10; ++i) {
+    core::RequestRecord r;
+    r.id = static_cast<std::uint64_t>(i);
+    r.scheduled = r.sent = i * 1'000'000;
+    r.done = r.sent + 500'000;  // never two at once by the stamps
+    r.in_flight = i == 4 ? 7 : 1;
+    builder.add(r);
+  }
+  core::RequestRecord warm;
+  warm.phase = core::Phase::kWarmup;
+  warm.in_flight = 99;
+  builder.add(warm);
+  EXPECT_EQ(builder.finish().max_concurrency_observed, 7);
+}
+
 TEST(SummaryBuilder, PeakInFlightCountsTouchingIntervalsOnce) {
   EXPECT_EQ(peak_in_flight({}, {}), 0);
   // [0, 10) and [10, 20) touch; [5, 15) overlaps both.

@@ -154,6 +154,19 @@ TEST(RecordsIoTest, StampSourceAndConnectedAreWrittenOnlyWhenSet) {
   EXPECT_THROW(record_from_jsonl_line(R"({"connected_ns":-7})"), std::runtime_error);
 }
 
+// in_flight (the engine's count at the send) is written when counted; earlier files lack it.
+TEST(RecordsIoTest, InFlightIsWrittenWhenCountedAndReadBack) {
+  core::RequestRecord r = test_records::streamed_record(7, 0, 1, {{10, 1}, {12, 3}}, 20, 5);
+  const std::string plain = record_to_jsonl_line(r);
+  EXPECT_EQ(plain.find("in_flight"), std::string::npos) << plain;
+  EXPECT_EQ(record_from_jsonl_line(plain).in_flight, -1);
+  r.in_flight = 64;
+  const std::string line = record_to_jsonl_line(r);
+  EXPECT_NE(line.find("\"in_flight\":64"), std::string::npos) << line;
+  EXPECT_EQ(record_from_jsonl_line(line).in_flight, 64);
+  EXPECT_THROW(record_from_jsonl_line(R"({"in_flight":-3})"), std::runtime_error);
+}
+
 TEST(RecordsIoTest, RoundTripIsExact) {
   for (const core::RequestRecord& r : test_records::hand_built_run()) {
     expect_same_record(r, record_from_jsonl_line(record_to_jsonl_line(r)));
@@ -338,6 +351,20 @@ TEST_F(RecordsFileTest, LateSendAndNeverHappenedMomentsAreAccepted) {
   canceled.sent = core::kNever;
   write(record_to_jsonl_line(late) + record_to_jsonl_line(cut) + record_to_jsonl_line(canceled));
   EXPECT_EQ(read_records_jsonl(path_).size(), 3u);
+}
+
+// An id far beyond the count (a hostile or edited file) costs no room for the ids below it, and
+// its repeat is still refused.
+TEST_F(RecordsFileTest, AHugeIdIsCheckedWithoutRoomForTheIdsBelowIt) {
+  const std::vector<core::RequestRecord> records = test_records::hand_built_run();
+  core::RequestRecord huge = records[1];
+  huge.id = std::uint64_t{1} << 62;
+  write(record_to_jsonl_line(huge) + record_to_jsonl_line(records[2]));
+  EXPECT_EQ(read_records_jsonl(path_).size(), 2u);
+  const std::string twice = read_error(
+      record_to_jsonl_line(huge) + record_to_jsonl_line(records[2]) + record_to_jsonl_line(huge));
+  EXPECT_NE(twice.find(" line 3: id 4611686018427387904 appears twice"), std::string::npos)
+      << twice;
 }
 
 TEST_F(RecordsFileTest, DuplicateIdsInOnePhaseAreRefused) {

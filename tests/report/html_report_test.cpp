@@ -173,6 +173,26 @@ TEST(HtmlReport, InFlightIsTheMostAtOnceInEachBin) {
             nlohmann::json::parse("[1, 1, 1, 1, 0]"));
 }
 
+// The same with the engine's own count at each send (RequestRecord::in_flight): no stamps kept.
+TEST(HtmlReport, InFlightFromTheEnginesCountMatchesTheSweep) {
+  const auto counted = [](double sent_s, double done_s, std::int64_t in_flight) {
+    core::RequestRecord r = sent_done(sent_s, done_s);
+    r.in_flight = in_flight;
+    return r;
+  };
+  const std::vector<core::RequestRecord> records = {
+      counted(0.0, 0.3, 1), counted(0.3, 0.6, 1), counted(0.6, 1.0, 1), counted(1.0, 1.5, 1),
+      counted(1.2, 1.6, 2), counted(1.4, 1.7, 3), counted(2.5, 3.9, 1),
+  };
+  EXPECT_EQ(html_report_data(records, nlohmann::json::object(), "", "",
+                             records::RunNotes{})["series"]["in_flight"],
+            nlohmann::json::parse("[1, 3, 1, 1, 0]"));
+  const std::vector<core::RequestRecord> spanning = {counted(0.5, 3.5, 1), counted(3.6, 4.0, 1)};
+  EXPECT_EQ(html_report_data(spanning, nlohmann::json::object(), "", "",
+                             records::RunNotes{})["series"]["in_flight"],
+            nlohmann::json::parse("[1, 1, 1, 1, 0]"));
+}
+
 TEST(HtmlReport, SimTimeSaysSoAndPutsTelemetryOnTheModelsClock) {
   nlohmann::json summary = {
       {"tokenbench", {{"config", {{"sim_time", true}, {"sim_time_scale", 10.0}}}}}};

@@ -100,10 +100,13 @@ ReplyLimits reply_limits(const EngineConfig& config, std::int64_t max_tokens);
 
 /// Endpoint choice shared by an engine's workers (replica balancing). Thread-safe.
 struct RouteState {
-  explicit RouteState(std::size_t endpoints) : inflight(endpoints) {}
+  explicit RouteState(std::size_t endpoints) : inflight(endpoints), attempts(endpoints) {}
   std::atomic<std::uint64_t> next{0};               ///< round-robin counter
   std::atomic<std::int64_t> started{0};             ///< requests started (the live view)
   std::vector<std::atomic<std::int64_t>> inflight;  ///< requests in flight per endpoint
+  /// Attempts in flight per target (record.in_flight): by endpoint when each endpoint is a
+  /// target of its own (Routing::kBySpec), else all in [0] (replicas of one deployment).
+  std::vector<std::atomic<std::int64_t>> attempts;
 };
 
 /// Receives each finished request's record. Called from worker threads: must be thread-safe.

@@ -24,6 +24,7 @@ struct Transfer {
   const core::RequestSpec* spec = nullptr;
   std::uint32_t endpoint = 0;  // whose URL and headers the attempt uses
   bool stream = true;          // this request asks for a stream (not one of --nonstream-sample)
+  bool counted = false;        // its attempt is counted in RouteState::attempts
   core::RequestRecord rec;
   SseParser sse;
   std::string body;  // non-streamed or error reply (bounded)

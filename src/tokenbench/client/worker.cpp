@@ -291,6 +291,10 @@ void Worker::begin(Transfer* t, const SourcedRequest& request) {
   launch(t);
 }
 
+std::atomic<std::int64_t>& Worker::attempts_of(const Transfer& t) {
+  return route_.attempts[config_.routing == Routing::kBySpec ? t.endpoint : 0];
+}
+
 void Worker::launch(Transfer* t) {
   // Room for the expected chunks, so a stream does not allocate per token; capped, because a
   // request may ask for far more tokens than it gets.
@@ -324,6 +328,8 @@ void Worker::launch(Transfer* t) {
   t->usage_completion = -1;
   t->location.clear();
   t->transport = carrier_[t->endpoint];
+  t->rec.in_flight = attempts_of(*t).fetch_add(1, std::memory_order_relaxed) + 1;
+  t->counted = true;
   t->transport->submit(*t);
 }
 
@@ -370,6 +376,10 @@ bool Worker::schedule_retry(Transfer* t) {
 
 void Worker::release(Transfer* t) {
   core::RequestRecord& rec = t->rec;
+  if (t->counted) {  // the attempt has ended
+    attempts_of(*t).fetch_sub(1, std::memory_order_relaxed);
+    t->counted = false;
+  }
   if (schedule_retry(t)) return;
   t->active = false;
   --active_;

@@ -69,6 +69,8 @@ class Worker final : private TransferHost {
   core::Nanos issue_due(std::size_t slots);
   /// Starts `request` (a fresh record).
   void begin(Transfer* t, const SourcedRequest& request);
+  /// The count of attempts in flight that `t`'s attempt belongs to (its target's).
+  std::atomic<std::int64_t>& attempts_of(const Transfer& t);
   /// Resets `t`'s per-attempt state and hands it to its endpoint's transport.
   void launch(Transfer* t);
   /// Launches the retries whose backoff has passed; returns when the next one is due (or kNever).

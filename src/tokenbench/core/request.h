@@ -129,6 +129,12 @@ struct RequestRecord {
   /// A failed attempt that a later attempt of the same request replaced: counted as a retry, never
   /// in the request figures.
   bool retried = false;
+  /// Attempts the engine had in flight for the same target (handed to a transport, not yet
+  /// finished; every phase; all replicas of one deployment) just after this one was, itself
+  /// included; -1 when not counted (a record of an
+  /// earlier version). The most requests in flight at once is the most of these (at a send the
+  /// count only grows), found without keeping every request's stamps.
+  std::int64_t in_flight = -1;
 
   /// When the arrival schedule meant the request to arrive (open-loop runs only; kNever in a
   /// closed loop). Differs from `scheduled` when the request waited for a free slot

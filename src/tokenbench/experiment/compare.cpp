@@ -250,10 +250,11 @@ Comparison compare_runs(const RunSample& base, const RunSample& next,
   Comparison c;
   c.base_dir = base.dir;
   c.new_dir = next.dir;
-  c.base_measured = pb.measured_count;
-  c.base_failed = pb.failures;
-  c.new_measured = pn.measured_count;
-  c.new_failed = pn.failures;
+  // A sampled run (RunSample::stride) shows the counts of every request read.
+  c.base_measured = base.stride > 1 ? base.requests : pb.measured_count;
+  c.base_failed = base.stride > 1 ? base.failed : pb.failures;
+  c.new_measured = next.stride > 1 ? next.requests : pn.measured_count;
+  c.new_failed = next.stride > 1 ? next.failed : pn.failures;
 
   std::array<std::vector<double>, kFigures.size()> deltas;
   if (pb.n > 0 && pn.n > 0) deltas = compare_internal::bootstrap_deltas(pb, pn, options);

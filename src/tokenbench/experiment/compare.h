@@ -94,8 +94,16 @@ struct CompareOptions {
 /// configuration.
 struct RunSample {
   std::string dir;
-  /// Measure-phase records in send order (sent stamp, then scheduled stamp, then id).
+  /// Measure-phase records in send order (sent stamp, then scheduled stamp, then id): all of
+  /// them, or past load_run_sample's max_records an even sample (every stride-th as they ended).
   std::vector<core::RequestRecord> records;
+  /// Measure-phase records in the file, and how many each of `records` stands for (1: all kept).
+  std::uint64_t measured = 0;
+  std::uint64_t stride = 1;
+  /// Of every measure-phase record read: requests (attempts replaced by a retry aside) and the
+  /// failed among them, which the comparison shows when `records` is a sample.
+  std::int64_t requests = 0;
+  std::int64_t failed = 0;
   double request_throughput = metrics::kUndefined;      ///< req/s, from summary.json
   double output_throughput = metrics::kUndefined;       ///< tok/s, from summary.json
   double total_token_throughput = metrics::kUndefined;  ///< tok/s, from summary.json
@@ -110,12 +118,17 @@ struct RunSample {
   std::string warning;
 };
 
-/// Reads DIR/requests.jsonl or requests.jsonl.zst (measure phase only), DIR/summary.json and
-/// DIR/config.yaml. When summary.json is absent, the run-level figures are recomputed from the
-/// records by metrics::summarize, the code that wrote summary.json. Throws std::runtime_error with
-/// a one-line message when DIR is not a results directory, a file is unreadable or malformed, or
+/// The most records a RunSample keeps by default: the bootstrap works from at most this many
+/// requests a run (about 1 KB each with their chunk stamps), an even sample of a longer run.
+inline constexpr std::size_t kMaxCompareRecords = std::size_t{1} << 16;
+
+/// Reads DIR/requests.jsonl or requests.jsonl.zst a record at a time (measure phase only), keeping
+/// at most `max_records` of them (RunSample::stride), and DIR/summary.json and DIR/config.yaml.
+/// When summary.json is absent, the run-level figures are recomputed from every record by
+/// metrics::SummaryBuilder, the code that wrote summary.json. Throws std::runtime_error with a
+/// one-line message when DIR is not a results directory, a file is unreadable or malformed, or
 /// DIR has no measure-phase request.
-RunSample load_run_sample(const std::string& dir);
+RunSample load_run_sample(const std::string& dir, std::size_t max_records = kMaxCompareRecords);
 
 /// A setting of config.yaml on which two runs differ.
 struct ConfigDifference {

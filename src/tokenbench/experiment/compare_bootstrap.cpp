@@ -74,12 +74,14 @@ void prepare_windows(const RunSample& run, Prepared& p) {
     const double at = static_cast<double>(e - start) / span * kThroughputWindows;
     const auto w = static_cast<std::size_t>(std::clamp(at, 0.0, kThroughputWindows - 1.0));
     std::array<double, kNumRates>& window = p.windows[w];
-    window[rate_index(Source::kRequestThroughput)] += 1;
-    window[rate_index(Source::kOutputThroughput)] += static_cast<double>(r.output_tokens);
+    // A sampled run's record stands for `stride` requests.
+    const auto weight = static_cast<double>(run.stride);
+    window[rate_index(Source::kRequestThroughput)] += weight;
+    window[rate_index(Source::kOutputThroughput)] += weight * static_cast<double>(r.output_tokens);
     window[rate_index(Source::kTotalTokenThroughput)] +=
-        static_cast<double>(r.prompt_tokens + r.output_tokens);
+        weight * static_cast<double>(r.prompt_tokens + r.output_tokens);
     if (!r.nonstream_sample && !run.goodput.empty() && metrics::meets_slo(r, run.goodput)) {
-      window[rate_index(Source::kRequestGoodput)] += 1;
+      window[rate_index(Source::kRequestGoodput)] += weight;
     }
   }
   for (const auto& window : p.windows) {

@@ -16,6 +16,7 @@
 #include "tokenbench/experiment/compare.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/metrics/model_time.h"
+#include "tokenbench/metrics/summary_builder.h"
 #include "tokenbench/records/records_io.h"
 #include "tokenbench/records/results_dir.h"
 
@@ -65,15 +66,14 @@ std::vector<std::pair<std::string, std::string>> flat_config(const core::RunConf
 }
 
 // The numbers of summary.json that compare uses, or the records' own summary without one.
-void read_run_level(const std::string& dir, const std::vector<core::RequestRecord>& all,
-                    RunSample& sample) {
+// The run-level rates, from DIR/summary.json; without one, from `summary`, the records' own
+// (metrics::SummaryBuilder fed every record: the code that wrote summary.json).
+void read_run_level(const std::string& dir, const metrics::SummaryBuilder& all, RunSample& sample) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const std::string summary_path = dir + "/" + records::kSummaryFile;
   if (!fs::is_regular_file(summary_path, ec)) {
-    metrics::SummaryOptions options;
-    options.slo = sample.goodput;
-    const metrics::Summary s = metrics::summarize(all, options);
+    const metrics::Summary s = all.finish();
     sample.request_throughput = s.request_throughput;
     sample.output_throughput = s.output_throughput;
     sample.total_token_throughput = s.total_token_throughput;
@@ -112,7 +112,7 @@ void read_config(const std::string& dir, RunSample& sample) {
 
 }  // namespace
 
-RunSample load_run_sample(const std::string& dir) {
+RunSample load_run_sample(const std::string& dir, std::size_t max_records) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -130,18 +130,45 @@ RunSample load_run_sample(const std::string& dir) {
   RunSample sample;
   sample.dir = dir;
   read_config(dir, sample);
-  records::RecordsReadReport read;
+  metrics::SummaryOptions options;
+  options.slo = sample.goodput;
+  metrics::SummaryBuilder all(options);
   // A --sim-time run is compared in the model's time, as its summary.json and tables show it.
-  const std::vector<core::RequestRecord> all =
-      metrics::in_model_time(records::read_records_jsonl(requests, &read),
-                             sample.config ? metrics::model_time_factor(*sample.config) : 1.0);
+  const double factor = sample.config ? metrics::model_time_factor(*sample.config) : 1.0;
+  // The measure phase's records, every stride-th in the order read (which is the order they
+  // ended): all of them up to max_records, then every 2nd, 4th, ..., so that memory is bounded.
+  std::vector<std::pair<std::uint64_t, core::RequestRecord>> kept;
+  std::uint64_t measured = 0;
+  std::uint64_t stride = 1;
+  records::RecordsReadReport read;
+  records::for_each_record(
+      requests,
+      [&](core::RequestRecord&& r) {
+        if (factor != 1.0) metrics::rescale_to_model_time(r, factor);
+        all.add(r);
+        if (r.phase != core::Phase::kMeasure) return;
+        if (!r.retried) {  // counted as metrics::summarize and the bootstrap count them
+          ++sample.requests;
+          if (!r.ok()) ++sample.failed;
+        }
+        const std::uint64_t index = measured++;
+        if (index % stride != 0) return;
+        kept.emplace_back(index, std::move(r));
+        if (kept.size() > max_records) {
+          stride *= 2;
+          std::erase_if(kept, [stride](const auto& k) { return k.first % stride != 0; });
+        }
+      },
+      &read);
   sample.warning = read.warning;
-  for (const core::RequestRecord& r : all) {
-    if (r.phase == core::Phase::kMeasure) sample.records.push_back(r);
-  }
-  if (sample.records.empty()) {
+  if (kept.empty()) {
     throw std::runtime_error(fmt::format("{} has no measure-phase request", requests));
   }
+  sample.records.reserve(kept.size());
+  for (auto& [index, r] : kept) sample.records.push_back(std::move(r));
+  kept = {};
+  sample.measured = measured;
+  sample.stride = stride;
   const auto send_key = [](const core::RequestRecord& r) {
     return std::make_pair(r.sent != core::kNever ? r.sent : r.scheduled, r.id);
   };

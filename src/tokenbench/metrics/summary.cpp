@@ -117,12 +117,17 @@ bool meets_slo(const RequestRecord& record, const SloSpec& slo) {
 
 std::int64_t max_concurrency_observed(const std::vector<RequestRecord>& records) {
   std::vector<Nanos> sends, ends;
+  std::int64_t counted = 0;
   for (const RequestRecord& r : records) {
-    if (r.phase != Phase::kMeasure || r.sent == kNever || r.done == kNever) continue;
-    sends.push_back(r.sent);
-    ends.push_back(r.done);
+    if (r.phase != Phase::kMeasure) continue;
+    if (r.in_flight >= 0) {
+      counted = std::max(counted, r.in_flight);
+    } else if (r.sent != kNever && r.done != kNever) {
+      sends.push_back(r.sent);
+      ends.push_back(r.done);
+    }
   }
-  return peak_in_flight(std::move(sends), std::move(ends));
+  return std::max(counted, peak_in_flight(std::move(sends), std::move(ends)));
 }
 
 Summary summarize(const std::vector<RequestRecord>& records, const SummaryOptions& options) {

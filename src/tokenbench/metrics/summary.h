@@ -158,9 +158,10 @@ struct Summary {
 /// outside [0, 100].
 Summary summarize(const std::vector<core::RequestRecord>& records, const SummaryOptions& options);
 
-/// Most measure-phase requests in flight at once among `records` (those with both sent and done
-/// stamps), by a sweep over the stamps. A request ending at the instant another starts does not
-/// overlap it.
+/// Most measure-phase requests in flight at once among `records`: the most of their in_flight
+/// (the engine's count at each send), and for records without it (earlier versions' files) a
+/// sweep over their sent and done stamps, where a request ending at the instant another starts
+/// does not overlap it.
 std::int64_t max_concurrency_observed(const std::vector<core::RequestRecord>& records);
 
 }  // namespace tokenbench::metrics

@@ -188,8 +188,10 @@ void SummaryBuilder::add(const RequestRecord& r) {
     case Phase::kMeasure:
       break;
   }
-  if (r.sent != kNever && r.done != kNever) {
-    sends_.push_back(r.sent);
+  if (r.in_flight >= 0) {
+    peak_counted_ = std::max(peak_counted_, r.in_flight);  // the engine's count at its send
+  } else if (r.sent != kNever && r.done != kNever) {
+    sends_.push_back(r.sent);  // a record without it: the sweep over stamps
     ends_.push_back(r.done);
   }
   // Measure phase: from the earliest scheduled (or, lacking it, sent) stamp to the latest
@@ -331,7 +333,7 @@ Summary SummaryBuilder::finish() const {
     s.request_goodput = per_second(static_cast<double>(s.good_completed), s.duration_s);
   }
   add_distributions(s);
-  s.max_concurrency_observed = peak_in_flight(sends_, ends_);
+  s.max_concurrency_observed = std::max(peak_counted_, peak_in_flight(sends_, ends_));
   add_warnings(s, chunk_counted_, s.warnings);
   add_sketch_warning(s);
   return s;

@@ -30,8 +30,10 @@ std::int64_t peak_in_flight(std::vector<core::Nanos> starts, std::vector<core::N
 /// to `exact_limit` values, a sketch beyond). summarize() is this builder fed every record, so
 /// its figures are the same bit for bit while no distribution passes the limit.
 ///
-/// What still grows with the run, for now: the distinct session ids of a multi-turn run, and two
-/// stamps per measured request for max_concurrency_observed (16 bytes in all).
+/// max_concurrency_observed is the most of the records' in_flight (the engine's count at each
+/// send); for records without it (earlier versions' files), a sweep over their send and end
+/// stamps, kept for it (16 bytes a request). What still grows with the run: the distinct session
+/// ids of a multi-turn run.
 ///
 /// Not thread-safe: one thread feeds it.
 class SummaryBuilder {
@@ -84,7 +86,8 @@ class SummaryBuilder {
   Figures figures_;
   std::map<std::int32_t, Turn> turns_;
   std::unordered_set<std::int64_t> sessions_;
-  std::vector<core::Nanos> sends_, ends_;  // of the measured requests, for the peak in flight
+  std::int64_t peak_counted_ = 0;          // the most in_flight of the measured records
+  std::vector<core::Nanos> sends_, ends_;  // of measured records without in_flight
   std::int64_t chunk_counted_ = 0;    // successful requests whose output was counted from chunks
   core::Nanos start_ = core::kNever;  // the measure phase's first scheduled (or sent) stamp
   core::Nanos end_ = core::kNever;    // and its last transfer end (or last chunk)

@@ -258,6 +258,7 @@ json record_to_json(const core::RequestRecord& r) {
   if (r.tokenizer_output_tokens >= 0) out["tokenizer_output_tokens"] = r.tokenizer_output_tokens;
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
   if (r.attempt != 0) out["attempt"] = r.attempt;
+  if (r.in_flight >= 0) out["in_flight"] = r.in_flight;
   if (r.retried) out["retried"] = true;
   if (r.nonstream_sample) out["nonstream_sample"] = true;
   if (!r.request_id.empty()) out["request_id"] = r.request_id;
@@ -342,6 +343,7 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   }
   if (record.endpoint != 0) fmt::format_to(it, ",\"endpoint\":{}", record.endpoint);
   if (record.attempt != 0) fmt::format_to(it, ",\"attempt\":{}", record.attempt);
+  if (record.in_flight >= 0) fmt::format_to(it, ",\"in_flight\":{}", record.in_flight);
   if (record.retried) fmt::format_to(it, ",\"retried\":true");
   if (record.nonstream_sample) fmt::format_to(it, ",\"nonstream_sample\":true");
   if (!record.request_id.empty()) text("request_id", record.request_id);
@@ -383,6 +385,7 @@ core::RequestRecord record_from_json(const json& o) {
   read_field(o, "streamed", r.streamed);
   read_integer(o, "endpoint", r.endpoint, 0, std::numeric_limits<std::uint32_t>::max());
   read_integer(o, "attempt", r.attempt, 0, 1000);
+  read_integer(o, "in_flight", r.in_flight, 0, std::numeric_limits<std::int32_t>::max());
   read_field(o, "retried", r.retried);
   r.intended = stamp_from_json(o, "intended_ns");
   read_field(o, "nonstream_sample", r.nonstream_sample);

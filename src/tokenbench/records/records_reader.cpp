@@ -15,15 +15,18 @@ namespace tokenbench::records {
 namespace {
 
 // The (phase, id, attempt) triples seen, to refuse a repeat: a bit per id of a first attempt
-// (ids count from 0 in each phase), a set for the rest (retries, or ids far beyond the count).
+// (ids count from 0 in each phase, so the bits stay near the count read), a set for the rest
+// (retries, and ids far beyond the count, as a hostile file's would be).
 class SeenIds {
  public:
   // True when the triple was not seen before (and is now).
   bool insert(bool warmup, std::uint64_t id, std::uint32_t attempt) {
+    ++count_;
     std::vector<bool>& bits = bits_[warmup ? 1 : 0];
-    if (attempt == 0 && id < kMaxBitIds) {
+    if (attempt == 0 && id < std::max<std::uint64_t>(kFreeBitIds, 4 * count_)) {
       if (id >= bits.size()) bits.resize(std::max<std::size_t>(id + 1, 2 * bits.size()));
-      if (bits[id]) return false;
+      // An id beyond the bound when first seen went to the set.
+      if (bits[id] || (!others_.empty() && others_.contains({warmup, id, attempt}))) return false;
       bits[id] = true;
       return true;
     }
@@ -31,7 +34,8 @@ class SeenIds {
   }
 
  private:
-  static constexpr std::uint64_t kMaxBitIds = std::uint64_t{1} << 32;  // 512 MiB at most
+  static constexpr std::uint64_t kFreeBitIds = std::uint64_t{1} << 20;  // 128 KiB of bits
+  std::uint64_t count_ = 0;
   std::vector<bool> bits_[2];
   std::set<std::tuple<bool, std::uint64_t, std::uint32_t>> others_;
 };

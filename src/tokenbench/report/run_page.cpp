@@ -43,11 +43,8 @@ void RunPageBuilder::add(const core::RequestRecord& r) {
     }
   }
   ++arrivals_;
-  if (r.sent != core::kNever && r.done != core::kNever) {
-    sends_.push_back(r.sent);
-    ends_.push_back(r.done);
-  }
   add_to_series(r);
+  add_in_flight(r);
   if (!r.ok() && r.phase == core::Phase::kMeasure && !r.retried) {
     auto& g = errors_[{std::string(core::to_string(r.error)), r.http_status}];
     ++g.count;
@@ -73,6 +70,24 @@ void RunPageBuilder::add_to_series(const core::RequestRecord& r) {
     }
   } else {
     bin_at(r.done).tokens += static_cast<double>(r.output_tokens);
+  }
+}
+
+void RunPageBuilder::add_in_flight(const core::RequestRecord& r) {
+  if (r.sent == core::kNever || r.done == core::kNever) return;
+  if (r.in_flight < 0) {
+    sends_.push_back(r.sent);
+    ends_.push_back(r.done);
+    return;
+  }
+  bin_at(r.sent);
+  bin_at(r.done);  // both in the bins kept now (either may have widened them)
+  Bin& at_send = bins_[static_cast<std::size_t>(floor_div(r.sent, bin_width_) - first_bin_)];
+  at_send.peak = std::max(at_send.peak, static_cast<double>(r.in_flight));
+  // In flight at the start of each bin that starts within [sent, done).
+  for (std::int64_t j = floor_div(r.sent + bin_width_ - 1, bin_width_); j * bin_width_ < r.done;
+       ++j) {
+    bins_[static_cast<std::size_t>(j - first_bin_)].at_start += 1;
   }
 }
 
@@ -114,6 +129,15 @@ void RunPageBuilder::coarsen() {
     into.tokens += bins_[j].tokens;
     into.completed += bins_[j].completed;
     into.errors += bins_[j].errors;
+    // The merged bin starts where its even half does; an odd half's start is an instant within
+    // it, so the level there counts toward its peak.
+    const std::int64_t old_index = first_bin_ + static_cast<std::int64_t>(j);
+    if (old_index == 2 * floor_div(old_index, 2)) {
+      into.at_start = bins_[j].at_start;
+    } else {
+      into.peak = std::max(into.peak, bins_[j].at_start);
+    }
+    into.peak = std::max(into.peak, bins_[j].peak);
   }
   bins_ = std::move(merged);
   first_bin_ = first;
@@ -171,28 +195,12 @@ json RunPageBuilder::series() const {
     done[b] += bins_[j].completed;
     errors[b] += bins_[j].errors;
   }
-  // The most requests in flight (sent, not yet done: [sent, done)) at any instant of each bin:
-  // the level at the bin's start, or just after one of its sends, whichever is higher. The level
-  // at x is the sends at or before x less the ends at or before x, so a request that ends as
-  // another is sent (or as a bin starts) is not counted with it.
-  std::vector<core::Nanos> sends = sends_;
-  std::vector<core::Nanos> ends = ends_;
-  std::sort(sends.begin(), sends.end());
-  std::sort(ends.begin(), ends.end());
-  const auto level_at = [&](core::Nanos x) {
-    return static_cast<double>(std::upper_bound(sends.begin(), sends.end(), x) - sends.begin()) -
-           static_cast<double>(std::upper_bound(ends.begin(), ends.end(), x) - ends.begin());
-  };
-  std::vector<double> peak(bins, 0);
-  for (std::size_t b = 1; b < bins; ++b) {
-    peak[b] = level_at((first + static_cast<std::int64_t>(b)) * width);
-  }
-  std::size_t e = 0;
-  for (std::size_t s = 0; s < sends.size(); ++s) {
-    if (s + 1 < sends.size() && sends[s + 1] == sends[s]) continue;  // the last of equal sends
-    while (e < ends.size() && ends[e] <= sends[s]) ++e;
-    const std::size_t b = bin_of(sends[s]);
-    peak[b] = std::max(peak[b], static_cast<double>(s + 1) - static_cast<double>(e));
+  // The most requests in flight in each bin: from the records' own counts, and from their
+  // stamps for those without.
+  std::vector<double> peak = stamp_peaks(bins, first, width);
+  for (std::size_t j = 0; j < bins_.size(); ++j) {
+    const std::size_t b = bin_of((first_bin_ + static_cast<std::int64_t>(j)) * bin_width_);
+    peak[b] = std::max({peak[b], bins_[j].at_start, bins_[j].peak});
   }
   json t = json::array();
   const double w = sec(width);
@@ -203,6 +211,39 @@ json RunPageBuilder::series() const {
   }
   return json{{"bin_s", w},        {"t", std::move(t)}, {"output_tok_s", tokens},
               {"in_flight", peak}, {"completed", done}, {"errors", errors}};
+}
+
+// The most requests in flight (sent, not yet done: [sent, done)) at any instant of each bin, from
+// the stamps of the records without in_flight: the level at the bin's start, or just after one of
+// its sends, whichever is higher. The level at x is the sends at or before x less the ends at or
+// before x, so a request that ends as another is sent (or as a bin starts) is not counted with it.
+std::vector<double> RunPageBuilder::stamp_peaks(std::size_t bins, std::int64_t first,
+                                                core::Nanos width) const {
+  std::vector<double> peak(bins, 0);
+  if (sends_.empty()) return peak;
+  std::vector<core::Nanos> sends = sends_;
+  std::vector<core::Nanos> ends = ends_;
+  std::sort(sends.begin(), sends.end());
+  std::sort(ends.begin(), ends.end());
+  const auto level_at = [&](core::Nanos x) {
+    return static_cast<double>(std::upper_bound(sends.begin(), sends.end(), x) - sends.begin()) -
+           static_cast<double>(std::upper_bound(ends.begin(), ends.end(), x) - ends.begin());
+  };
+  for (std::size_t b = 1; b < bins; ++b) {
+    peak[b] = level_at((first + static_cast<std::int64_t>(b)) * width);
+  }
+  const auto bin_of = [&](core::Nanos t) {
+    return static_cast<std::size_t>(std::clamp<std::int64_t>(floor_div(t, width) - first, 0,
+                                                             static_cast<std::int64_t>(bins) - 1));
+  };
+  std::size_t e = 0;
+  for (std::size_t s = 0; s < sends.size(); ++s) {
+    if (s + 1 < sends.size() && sends[s + 1] == sends[s]) continue;  // the last of equal sends
+    while (e < ends.size() && ends[e] <= sends[s]) ++e;
+    const std::size_t b = bin_of(sends[s]);
+    peak[b] = std::max(peak[b], static_cast<double>(s + 1) - static_cast<double>(e));
+  }
+  return peak;
 }
 
 json RunPageBuilder::errors() const {

@@ -21,8 +21,9 @@ namespace tokenbench::report {
 ///    flight) in bins of 1 s or a power of 2 seconds, fine bins merged as the run grows, so that
 ///    it never holds more than about 2 x kMaxSeriesPoints bins;
 ///  - the errors by class and status, with one example each.
-/// What grows with the run: the send and end stamps of each request (16 bytes), for the most in
-/// flight at once.
+/// The most requests in flight in each bin comes from the records' in_flight (the engine's count
+/// at each send) and the requests spanning each bin's start; for records without it (earlier
+/// versions' files) from a sweep over their send and end stamps, kept for it (16 bytes each).
 ///
 /// Not thread-safe.
 class RunPageBuilder {
@@ -44,6 +45,9 @@ class RunPageBuilder {
   };
   struct Bin {
     double tokens = 0, completed = 0, errors = 0;
+    // Requests in flight (of records with in_flight) at the bin's start, and the most at a send
+    // within it; once merged, the most at any instant of the merged bins kept.
+    double at_start = 0, peak = 0;
   };
   struct ErrorGroup {
     std::size_t count = 0;
@@ -51,6 +55,8 @@ class RunPageBuilder {
   };
 
   void add_to_series(const core::RequestRecord& r);
+  void add_in_flight(const core::RequestRecord& r);
+  std::vector<double> stamp_peaks(std::size_t bins, std::int64_t first, core::Nanos width) const;
   Bin& bin_at(core::Nanos t);
   void coarsen();
 
@@ -62,7 +68,7 @@ class RunPageBuilder {
   core::Nanos bin_width_ = 1'000'000'000;  // 1 s times a power of 2
   std::int64_t first_bin_ = 0;             // the index (t / bin_width_, floored) of bins_[0]
   std::vector<Bin> bins_;
-  std::vector<core::Nanos> sends_, ends_;
+  std::vector<core::Nanos> sends_, ends_;  // of records without in_flight
   std::map<std::pair<std::string, int>, ErrorGroup> errors_;
 };
 
