@@ -16,6 +16,7 @@
 #include "tokenbench/experiment/compare.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/metrics/model_time.h"
+#include "tokenbench/metrics/stride_sample.h"
 #include "tokenbench/metrics/summary_builder.h"
 #include "tokenbench/records/records_io.h"
 #include "tokenbench/records/results_dir.h"
@@ -135,11 +136,9 @@ RunSample load_run_sample(const std::string& dir, std::size_t max_records) {
   metrics::SummaryBuilder all(options);
   // A --sim-time run is compared in the model's time, as its summary.json and tables show it.
   const double factor = sample.config ? metrics::model_time_factor(*sample.config) : 1.0;
-  // The measure phase's records, every stride-th in the order read (which is the order they
-  // ended): all of them up to max_records, then every 2nd, 4th, ..., so that memory is bounded.
-  std::vector<std::pair<std::uint64_t, core::RequestRecord>> kept;
-  std::uint64_t measured = 0;
-  std::uint64_t stride = 1;
+  // The measure phase's records in the order read (the order they ended): all of them up to
+  // max_records, then every 2nd, 4th, ..., so that memory is bounded.
+  metrics::StrideSample<core::RequestRecord> kept(max_records);
   records::RecordsReadReport read;
   records::for_each_record(
       requests,
@@ -151,24 +150,18 @@ RunSample load_run_sample(const std::string& dir, std::size_t max_records) {
           ++sample.requests;
           if (!r.ok()) ++sample.failed;
         }
-        const std::uint64_t index = measured++;
-        if (index % stride != 0) return;
-        kept.emplace_back(index, std::move(r));
-        if (kept.size() > max_records) {
-          stride *= 2;
-          std::erase_if(kept, [stride](const auto& k) { return k.first % stride != 0; });
-        }
+        kept.add([&r] { return std::move(r); });
       },
       &read);
   sample.warning = read.warning;
-  if (kept.empty()) {
+  if (kept.kept().empty()) {
     throw std::runtime_error(fmt::format("{} has no measure-phase request", requests));
   }
-  sample.records.reserve(kept.size());
-  for (auto& [index, r] : kept) sample.records.push_back(std::move(r));
-  kept = {};
-  sample.measured = measured;
-  sample.stride = stride;
+  sample.records.reserve(kept.kept().size());
+  for (auto& [place, r] : kept.kept()) sample.records.push_back(std::move(r));
+  kept.kept() = {};
+  sample.measured = kept.seen();
+  sample.stride = kept.stride();
   const auto send_key = [](const core::RequestRecord& r) {
     return std::make_pair(r.sent != core::kNever ? r.sent : r.scheduled, r.id);
   };

@@ -27,22 +27,18 @@ std::int64_t floor_div(core::Nanos t, core::Nanos width) {
 
 }  // namespace
 
+RunPageBuilder::RunPageBuilder() : rows_(2 * kMaxTimelineRequests) {}
+
 void RunPageBuilder::add(const core::RequestRecord& r) {
   for (core::Nanos t : {r.scheduled, r.sent, r.done}) {
     if (t == core::kNever) continue;
     t0_ = t0_ == core::kNever ? t : std::min(t0_, t);
     t1_ = t1_ == core::kNever ? t : std::max(t1_, t);
   }
-  // The timeline: every stride_-th arrival; past twice the rows shown, every other of those.
-  if (arrivals_ % stride_ == 0) {
-    rows_.push_back(Row{r.scheduled, r.sent, r.first_token, r.done, arrivals_,
-                        r.ok() ? "ok" : std::string(core::to_string(r.error))});
-    if (rows_.size() > 2 * kMaxTimelineRequests) {
-      stride_ *= 2;
-      std::erase_if(rows_, [this](const Row& row) { return row.arrival % stride_ != 0; });
-    }
-  }
-  ++arrivals_;
+  rows_.add([&r] {
+    return Row{r.scheduled, r.sent, r.first_token, r.done,
+               r.ok() ? "ok" : std::string(core::to_string(r.error))};
+  });
   add_to_series(r);
   add_in_flight(r);
   if (!r.ok() && r.phase == core::Phase::kMeasure && !r.retried) {
@@ -147,8 +143,8 @@ core::Nanos RunPageBuilder::t0() const { return t0_ == core::kNever ? 0 : t0_; }
 
 json RunPageBuilder::timeline() const {
   std::vector<const Row*> order;
-  order.reserve(rows_.size());
-  for (const Row& row : rows_) order.push_back(&row);
+  order.reserve(rows_.kept().size());
+  for (const auto& [place, row] : rows_.kept()) order.push_back(&row);
   std::stable_sort(order.begin(), order.end(),
                    [](const Row* a, const Row* b) { return a->scheduled < b->scheduled; });
   json rows = {{"scheduled", json::array()},   {"sent", json::array()},
@@ -158,18 +154,19 @@ json RunPageBuilder::timeline() const {
   // A row's index is its place among all the requests in order of schedule (estimated from its
   // place in the sample once the timeline is sampled).
   const double scale =
-      order.empty() ? 1.0 : static_cast<double>(arrivals_) / static_cast<double>(order.size());
+      order.empty() ? 1.0 : static_cast<double>(rows_.seen()) / static_cast<double>(order.size());
   for (std::size_t k : even_sample(order.size(), kMaxTimelineRequests)) {
     const Row& r = *order[k];
     rows["index"].push_back(
-        stride_ == 1 ? k : static_cast<std::size_t>(std::floor(static_cast<double>(k) * scale)));
+        rows_.stride() == 1 ? k
+                            : static_cast<std::size_t>(std::floor(static_cast<double>(k) * scale)));
     rows["scheduled"].push_back(stamp(r.scheduled, t0));
     rows["sent"].push_back(stamp(r.sent, t0));
     rows["first_token"].push_back(stamp(r.first_token, t0));
     rows["done"].push_back(stamp(r.done, t0));
     rows["outcome"].push_back(r.outcome);
   }
-  rows["total"] = arrivals_;
+  rows["total"] = rows_.seen();
   return rows;
 }
 

@@ -9,6 +9,7 @@
 
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
+#include "tokenbench/metrics/stride_sample.h"
 
 namespace tokenbench::report {
 
@@ -28,6 +29,7 @@ namespace tokenbench::report {
 /// Not thread-safe.
 class RunPageBuilder {
  public:
+  RunPageBuilder();
   void add(const core::RequestRecord& record);
 
   /// The page's time origin: the earliest scheduled, sent or end stamp; 0 when none.
@@ -40,7 +42,6 @@ class RunPageBuilder {
  private:
   struct Row {
     core::Nanos scheduled, sent, first_token, done;
-    std::uint64_t arrival;
     std::string outcome;
   };
   struct Bin {
@@ -62,9 +63,7 @@ class RunPageBuilder {
 
   core::Nanos t0_ = core::kNever;
   core::Nanos t1_ = core::kNever;
-  std::uint64_t arrivals_ = 0;
-  std::uint64_t stride_ = 1;
-  std::vector<Row> rows_;
+  metrics::StrideSample<Row> rows_;        // the timeline's, twice the rows shown at most
   core::Nanos bin_width_ = 1'000'000'000;  // 1 s times a power of 2
   std::int64_t first_bin_ = 0;             // the index (t / bin_width_, floored) of bins_[0]
   std::vector<Bin> bins_;
