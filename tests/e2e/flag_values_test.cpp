@@ -107,24 +107,27 @@ TEST(FlagValues, ConfigFileWithNaNIsRefused) {
   EXPECT_NE(r.err.find("--ramp-up-duration nan"), std::string::npos) << r.err;
 }
 
-// Item 16: a workload that cannot fit is refused with its estimate before it is built (10^7
-// prompts took 5 GB and 30 s before the first request).
+// Item 16: a workload that cannot fit is refused with its estimate before it is built. Since
+// issue 27 a long single-turn run makes its prompts as it goes; a multi-turn run holds its
+// sessions.
 TEST(FlagValues, WorkloadBeyondTheMemoryLimitIsRefused) {
   const std::string dir = make_temp_dir("workload-memory") + "/out";
-  const auto r = refused({"--num-prompts", "100000", "--input-len", "1000", "--duration", "2",
-                          "--max-workload-memory", "100MiB"},
+  const auto r = refused({"--num-prompts", "100000", "--input-len", "1000", "--multi-turn",
+                          "--turns", "2", "--max-workload-memory", "100MiB"},
                          dir);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  // 100,000 x (2 copies x 7,000 bytes + the request's own) is about 1.3 GiB.
-  EXPECT_NE(r.err.find("the workload of 100000 requests needs about 1.3 GiB up front, more than "
-                       "--max-workload-memory 100MiB"),
+  // 200,000 turns x (7,000 bytes + the request's own): 1.4 GiB.
+  EXPECT_NE(r.err.find("the workload needs about 1.4 GiB (200000 prompts held for the run, 0 "
+                       "requests made ahead), more than --max-workload-memory 100MiB"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir));
-  // Within the limit, the run goes on (to the preflight: nothing listens).
-  const auto fits = refused(
-      {"--num-prompts", "1000", "--input-len", "1000", "--max-workload-memory", "100MiB"}, dir);
+  // Within the limit, the run goes on (to the preflight: nothing listens): 10^7 prompts of a
+  // single-turn run are made as it goes.
+  const auto fits = refused({"--num-prompts", "10000000", "--input-len", "1000", "--duration", "2",
+                             "--max-workload-memory", "100MiB"},
+                            dir);
   EXPECT_EQ(fits.exit_code, 2) << fits.err;
 }
 

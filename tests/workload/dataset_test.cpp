@@ -143,54 +143,112 @@ TEST(Workload, WarmupNeverSendsMeasuredPrompts) {
   c.warmup = 3;
   c.input_len = 8;
   const auto w = build_workload(c);
-  ASSERT_EQ(w.warmup.size(), 3u);
-  ASSERT_EQ(w.measure.size(), 10u);
-  for (const auto& wu : w.warmup) {
-    for (const auto& m : w.measure) EXPECT_NE(wu.prompt, m.prompt);
+  ASSERT_EQ(w.warmup->size(), 3u);
+  ASSERT_EQ(w.measure->size(), 10u);
+  for (const auto& wu : all_prompts(*w.warmup)) {
+    for (const auto& m : all_prompts(*w.measure)) EXPECT_NE(wu.prompt, m.prompt);
   }
   c.dataset = core::Dataset::kJsonl;
   c.dataset_path =
       write_temp("w.jsonl", "{\"prompt\":\"a\"}\n{\"prompt\":\"b\"}\n{\"prompt\":\"c\"}\n");
   c.warmup = 1;
   const auto j = build_workload(c);
-  ASSERT_EQ(j.warmup.size(), 1u);
-  EXPECT_EQ(j.warmup[0].prompt, "a");
-  ASSERT_EQ(j.measure.size(), 2u);  // the warmup line is never measured
-  EXPECT_EQ(j.measure[0].prompt, "b");
-  EXPECT_EQ(j.measure[1].prompt, "c");
+  ASSERT_EQ(j.warmup->size(), 1u);
+  EXPECT_EQ(all_prompts(*j.warmup)[0].prompt, "a");
+  const auto measured = all_prompts(*j.measure);
+  ASSERT_EQ(measured.size(), 2u);  // the warmup line is never measured
+  EXPECT_EQ(measured[0].prompt, "b");
+  EXPECT_EQ(measured[1].prompt, "c");
   c.warmup = 3;
   EXPECT_THROW(build_workload(c), std::runtime_error);
   c.dataset_path.clear();  // a file dataset without its file (an unknown name is refused at
   EXPECT_THROW(build_workload(c), std::runtime_error);  // the edge: RunOptions' tests)
 }
 
-// Issue 25 item 16: the estimate that refuses a workload too large for memory, made before
-// anything is built, is of the size a built workload's prompts really have.
-TEST(WorkloadEstimate, CountsPromptsTwiceAndEveryRequest) {
+// Issue 27: a long generated phase is made as it is asked for, prompt for prompt what the whole
+// list would have been, so the same seed sends the same prompts whatever the run's length.
+TEST(Workload, LongGeneratedPhasesAreMadeAsTheyGoWithTheSamePrompts) {
+  core::RunConfig c;
+  c.num_prompts = static_cast<std::int64_t>(kHeldPrompts) + 5;
+  c.warmup = 2;
+  c.input_len = 6;
+  c.range_ratio = 0.5;
+  c.seed = 9;
+  const Workload w = build_workload(c);
+  ASSERT_EQ(w.measure->size(), kHeldPrompts + 5);
+  EXPECT_EQ(w.measure->held(), nullptr);  // made as it goes
+  ASSERT_NE(w.warmup->held(), nullptr);   // two prompts are held
+  RandomDatasetOptions o;
+  o.input_len = 6;
+  o.output_len = c.output_len;
+  o.range_ratio = 0.5;
+  o.seed = 9;
+  const auto whole = make_random_dataset(o, kHeldPrompts + 7);
+  const auto warm = all_prompts(*w.warmup);
+  EXPECT_EQ(warm[1].prompt, whole[1].prompt);
+  for (std::size_t i = 0; i < kHeldPrompts + 5; ++i) {
+    const core::RequestSpec spec = w.measure->next();
+    ASSERT_EQ(spec.prompt, whole[i + 2].prompt) << i;
+    ASSERT_EQ(spec.id, i + 2);
+    ASSERT_EQ(spec.max_tokens, whole[i + 2].max_tokens);
+  }
+  // The cycle starts again with the same prompts; a restarted copy too.
+  EXPECT_EQ(w.measure->next().prompt, whole[2].prompt);
+  EXPECT_EQ(w.measure->restart()->next().prompt, whole[2].prompt);
+  // --batch-size groups them as the held list did.
+  c.batch_size = 3;
+  c.warmup = 0;
+  const Workload batched = build_workload(c);
+  const core::RequestSpec first = batched.measure->next();
+  EXPECT_EQ(first.prompt, whole[0].prompt);
+  EXPECT_EQ(first.more_inputs, (std::vector<std::string>{whole[1].prompt, whole[2].prompt}));
+  EXPECT_EQ(first.input_tokens,
+            whole[0].input_tokens + whole[1].input_tokens + whole[2].input_tokens);
+  EXPECT_EQ(batched.measure->next().id, 1u);
+}
+
+// Issue 27: the estimate that refuses a workload too large for memory counts what a run holds
+// whatever its length: held prompts, the requests made ahead and the schedule.
+TEST(WorkloadEstimate, CountsHeldPromptsAndTheRequestsMadeAhead) {
   core::RunConfig c;
   c.num_prompts = 200;
   c.warmup = 10;
   c.input_len = 100;
-  const WorkloadEstimate e = estimate_workload(c);
-  EXPECT_EQ(e.requests, 210);
-  // Each prompt as text and inside its body: 2 x 100 tokens x 7 bytes, plus the request's own.
-  EXPECT_EQ(e.bytes, 210 * (2 * 700 + static_cast<std::int64_t>(sizeof(core::RequestSpec)) + 320));
+  const std::int64_t own = static_cast<std::int64_t>(sizeof(core::RequestSpec)) + 320;
+  const std::int64_t one = request_bytes(c);
+  EXPECT_EQ(one, own + 2 * 700);  // the prompt in its spec and in its body
+  WorkloadEstimate e = estimate_workload(c);
+  EXPECT_EQ(e.requests, 210);  // few enough to hold
+  EXPECT_EQ(e.ahead, 210);     // each phase's feed holds at most the phase
+  EXPECT_EQ(e.bytes, 210 * (own + 700) + 210 * one);
   // The synthetic prompts are no larger than the estimate says.
   const Workload w = build_workload(c);
   std::int64_t text = 0;
-  for (const auto& s : w.measure) text += static_cast<std::int64_t>(s.prompt.size());
+  for (const auto& s : all_prompts(*w.measure)) text += static_cast<std::int64_t>(s.prompt.size());
   EXPECT_LE(text, 200 * 700);
   EXPECT_GT(text, 200 * 300);
-  // --duration alone cycles a pool; 10^7 prompts are 10^7 requests (the issue's 5 GB and more).
-  c.num_prompts = 0;
-  c.duration_s = 2;
-  EXPECT_EQ(estimate_workload(c).requests, 10 + static_cast<std::int64_t>(kDurationPoolSize));
+  // 10^7 prompts for 2 s at 1,000/s hold nothing but the requests made ahead and the schedule.
   c.num_prompts = 10'000'000;
-  EXPECT_GT(estimate_workload(c).bytes, std::int64_t{10} << 30);
-  // A file's prompts are bounded by the file: only the requests count.
+  c.duration_s = 2;
+  c.request_rate = 1000;
+  e = estimate_workload(c);
+  EXPECT_EQ(e.requests, 10);
+  EXPECT_EQ(e.ahead, 10 + static_cast<std::int64_t>(kMadeAhead));
+  EXPECT_LT(e.bytes, std::int64_t{64} << 20);
+  // A multi-turn run holds its sessions.
+  c.multi_turn = true;
+  c.turns = 4;
+  EXPECT_EQ(estimate_workload(c).requests, 4 * 10'000'010);
+  EXPECT_GT(estimate_workload(c).bytes, std::int64_t{40} << 30);
+  // A file's prompts are bounded by the file: the feeds count, at 4 KiB a prompt.
+  c.multi_turn = false;
   c.dataset = core::Dataset::kJsonl;
-  EXPECT_EQ(estimate_workload(c).bytes,
-            (10'000'010) * (static_cast<std::int64_t>(sizeof(core::RequestSpec)) + 320));
+  EXPECT_EQ(estimate_workload(c).requests, 0);
+  EXPECT_EQ(request_bytes(c), own + 2 * 4096);
+  // Requests made ahead take at most 64 MiB, and never fewer than 16.
+  EXPECT_EQ(made_ahead(1000), kMadeAhead);
+  EXPECT_EQ(made_ahead(std::int64_t{1} << 20), 64u);
+  EXPECT_EQ(made_ahead(std::int64_t{1} << 30), 16u);
 }
 
 }  // namespace

@@ -131,9 +131,9 @@ TEST(SyntheticImage, EveryRequestOfAWorkloadCarriesItsImages) {
   c.image_count = 2;
   c.image_size = "64x48";
   const Workload w = build_workload(c);
-  ASSERT_EQ(w.measure.size(), 5u);
-  for (const auto* phase : {&w.warmup, &w.measure}) {
-    for (const auto& spec : *phase) {
+  ASSERT_EQ(w.measure->size(), 5u);
+  for (const auto* phase : {w.warmup.get(), w.measure.get()}) {
+    for (const auto& spec : all_prompts(*phase)) {
       const auto content = nlohmann::json::parse(spec.messages_json)[0]["content"];
       ASSERT_EQ(content.size(), 3u);
       EXPECT_EQ(content[0]["text"], spec.prompt);

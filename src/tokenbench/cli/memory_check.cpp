@@ -58,10 +58,10 @@ void check_workload_memory(const core::RunConfig& config, const std::string& lim
   const workload::WorkloadEstimate e = workload::estimate_workload(config);
   if (e.bytes <= most) return;
   throw UsageError(
-      fmt::format("the workload of {} requests needs about {} up front, more than {}: give fewer "
-                  "--num-prompts (--duration alone cycles {} prompts), a shorter --input-len, or "
-                  "--max-workload-memory SIZE (0: no check)",
-                  e.requests, size_text(e.bytes), what, workload::kDurationPoolSize));
+      fmt::format("the workload needs about {} ({} prompts held for the run, {} requests made "
+                  "ahead), more than {}: give fewer --num-prompts (--duration alone cycles {} "
+                  "prompts), a shorter --input-len, or --max-workload-memory SIZE (0: no check)",
+                  size_text(e.bytes), e.requests, e.ahead, what, workload::kDurationPoolSize));
 }
 
 }  // namespace tokenbench::cli

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,13 @@ namespace tokenbench::client {
 inline constexpr std::size_t kUnboundedCount = std::numeric_limits<std::size_t>::max();
 
 /// One request a worker is to send now. The spec and body stay valid until the source's done() is
-/// called for its record (or the phase ends).
+/// called for its record (or the phase ends), or, when `hold` owns them, for as long as the
+/// transfer sending the request keeps `hold`.
 struct SourcedRequest {
   const core::RequestSpec* spec = nullptr;
   const std::string* body = nullptr;
-  std::uint64_t id = 0;  ///< the record's id
+  std::shared_ptr<const void> hold;  ///< owns spec and body when set (a request made as it goes)
+  std::uint64_t id = 0;              ///< the record's id
   core::Phase phase = core::Phase::kMeasure;
   /// One of --nonstream-sample: sent with stream false (`body` is the non-streamed one).
   bool nonstream_sample = false;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,7 @@ struct Transfer {
   bool aborted = false;  // the engine ended the transfer itself; rec.error says why
   bool active = false;   // in flight (between start and finish), backoff waits included
   const std::string* request_body = nullptr;
+  std::shared_ptr<const void> hold;  // owns spec and request_body when the source made them
   std::uint32_t attempt = 0;
   double retry_after_s = 0;              // the reply's Retry-After, in seconds (0: none)
   core::Nanos retry_at = core::kNever;   // when the next attempt is due

@@ -266,6 +266,7 @@ void Worker::begin(Transfer* t, const SourcedRequest& request) {
   t->spec = &spec;
   t->stream = config_.stream && !nonstream_sample;
   t->request_body = request.body;
+  t->hold = request.hold;
   t->rec = core::RequestRecord{};
   t->rec.nonstream_sample = nonstream_sample;
   t->rec.id = request.id;
@@ -389,6 +390,7 @@ void Worker::release(Transfer* t) {
   if (slots_limited_) freed_at_.push_back(rec.done);
   source_->done(rec);
   (*sink_)(std::move(rec));
+  t->hold.reset();
   free_.push_back(t);
 }
 

@@ -31,41 +31,34 @@ client::BodyOptions body_options(const core::RunConfig& config, bool stream) {
   return options;
 }
 
-std::vector<std::string> build_bodies(const std::vector<core::RequestSpec>& specs,
-                                      const core::RunConfig& config,
-                                      const std::vector<Target>& targets, bool stream) {
-  const auto adapter = client::make_adapter(config.api);
-  client::BodyOptions options = body_options(config, stream);
-  std::vector<std::string> bodies;
-  bodies.reserve(specs.size());
-  for (const auto& spec : specs) {
-    const std::string& model = targets.at(spec.target).model;
-    options.model = model.empty() ? config.model : model;
-    if (!config.lora_modules.empty()) {
-      options.model = config.lora_modules[lora_choice(
-          config.lora_modules.size(), config.lora_assignment, config.seed, spec.id)];
+// Requests a phase's feed makes ahead of its schedule (workload::made_ahead), never more than the
+// phase has: held prompts say what a request costs, else the configuration does.
+std::size_t feed_capacity(const core::RunConfig& config, const workload::PromptSource& prompts,
+                          std::size_t requests) {
+  std::int64_t bytes = workload::request_bytes(config);
+  if (const auto* held = prompts.held(); held != nullptr && !held->empty()) {
+    std::int64_t text = 0;
+    for (const auto& spec : *held) {
+      text += static_cast<std::int64_t>(spec.prompt.size() + spec.messages_json.size());
     }
-    bodies.push_back(adapter->build_body(spec, options));
+    bytes = workload::request_bytes(text / static_cast<std::int64_t>(held->size()), config);
   }
-  return bodies;
-}
-
-// Every spec once per target, target-minor: the targets see the same prompts in the same order.
-std::vector<core::RequestSpec> interleave(const std::vector<core::RequestSpec>& specs,
-                                          std::size_t targets) {
-  std::vector<core::RequestSpec> out;
-  out.reserve(specs.size() * targets);
-  for (const auto& spec : specs) {
-    for (std::size_t t = 0; t < targets; ++t) {
-      out.push_back(spec);
-      out.back().id = spec.id * targets + t;
-      out.back().target = static_cast<std::uint32_t>(t);
-    }
-  }
-  return out;
+  return std::max<std::size_t>(1, std::min(workload::made_ahead(bytes), requests));
 }
 
 }  // namespace
+
+struct Benchmark::PhaseRun {
+  core::Phase phase = core::Phase::kMeasure;
+  std::size_t count = 0;  // requests asked for (kUnbounded: until the deadline)
+  std::unique_ptr<workload::PromptSource> own;  // a target's own copy of the prompts
+  ArrivalSchedule schedule;
+  load::Shard shard;
+  PhaseWork work;
+  std::unique_ptr<RequestFeed> feed;
+  std::unique_ptr<load::WorkQueue> queue;
+  std::unique_ptr<ScheduleSource> source;
+};
 
 int choose_workers(int requested, int max_concurrency) {
   int n = requested > 0 ? requested
@@ -89,7 +82,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
                      workload::Workload workload, bool keep_text)
     : config_(config), workload_(std::move(workload)) {
   if (targets.empty()) throw std::invalid_argument("a benchmark needs a target");
-  if (workload_.measure.empty() && workload_.sessions.empty()) {
+  if (workload_.measure == nullptr && workload_.sessions.empty()) {
     throw std::invalid_argument("the workload has no requests");
   }
   if (config.num_prompts <= 0 && !(config.duration_s > 0)) {
@@ -100,27 +93,12 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
         "--duration with an unlimited request rate needs --max-concurrency N (or --request-rate)");
   }
   const bool compare_targets = !config.targets.empty() && targets.size() > 1;
-  if (compare_targets) {
-    per_prompt_ = targets.size();
-    workload_.warmup = interleave(workload_.warmup, per_prompt_);
-    workload_.measure = interleave(workload_.measure, per_prompt_);
-  }
-  warmup_bodies_ = build_bodies(workload_.warmup, config, targets, config.stream);
-  measure_bodies_ = build_bodies(workload_.measure, config, targets, config.stream);
-  if (config.stream && config.nonstream_sample > 0) {
-    measure_whole_bodies_ = build_bodies(workload_.measure, config, targets, false);
-  }
-  model_ = targets.front().model.empty() ? config.model : targets.front().model;
+  if (compare_targets) per_prompt_ = targets.size();
+  for (const Target& t : targets) models_.push_back(t.model.empty() ? config.model : t.model);
+  model_ = models_.front();
   int max_concurrency = config.max_concurrency;
   if (compare_targets && config.target_load == core::TargetLoad::kEach) {
-    // Each target its own schedule and slots: the interleaved specs dealt back out by target.
-    lanes_.resize(per_prompt_);
-    for (std::size_t i = 0; i < workload_.measure.size(); ++i) {
-      Lane& lane = lanes_[i % per_prompt_];
-      lane.specs.push_back(workload_.measure[i]);
-      lane.bodies.push_back(measure_bodies_[i]);
-      if (!measure_whole_bodies_.empty()) lane.whole_bodies.push_back(measure_whole_bodies_[i]);
-    }
+    each_target_ = true;  // each target its own schedule and slots
     if (max_concurrency > 0) max_concurrency *= static_cast<int>(per_prompt_);
   }
   workers_ = choose_workers(config.workers, max_concurrency);
@@ -183,23 +161,36 @@ void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
     if (hook) hook(false);
     return;
   }
-  if (!workload_.warmup.empty()) {
-    run_phase(core::Phase::kWarmup, workload_.warmup, warmup_bodies_, workload_.warmup.size(), sink,
-              clock_.now());
-  }
-  core::Nanos start = gate_ ? gate_() : core::kNever;
-  if (engine_->canceled()) return;
   const std::size_t count = config_.num_prompts > 0
                                 ? static_cast<std::size_t>(config_.num_prompts) * per_prompt_
                                 : ArrivalSchedule::kUnbounded;
+  // The measured requests are made while warmup runs.
+  std::vector<std::unique_ptr<PhaseRun>> measure;
+  if (each_target_) {
+    for (std::size_t t = 0; t < per_prompt_; ++t) {
+      measure.push_back(prepare(core::Phase::kMeasure, *workload_.measure,
+                                count == ArrivalSchedule::kUnbounded ? count : count / per_prompt_,
+                                t));
+    }
+  } else {
+    measure.push_back(prepare(core::Phase::kMeasure, *workload_.measure, count, kAllTargets));
+  }
+  if (workload_.warmup != nullptr) {
+    const auto warmup = prepare(core::Phase::kWarmup, *workload_.warmup,
+                                workload_.warmup->size() * per_prompt_, kAllTargets);
+    warmup->feed->wait_full();
+    run_phases({warmup.get()}, sink, clock_.now());
+    if (!failure_.empty()) engine_->cancel();  // (a distributed rank still passes the gate)
+  }
+  for (const auto& lane : measure) lane->feed->wait_full();
+  core::Nanos start = gate_ ? gate_() : core::kNever;
+  if (engine_->canceled()) return;
   if (hook) hook(true);
   if (!gate_) start = clock_.now();
-  if (lanes_.empty()) {
-    run_phase(core::Phase::kMeasure, workload_.measure, measure_bodies_, count, sink, start);
-  } else {
-    run_each_target(count == ArrivalSchedule::kUnbounded ? count : count / per_prompt_, sink,
-                    start);
-  }
+  std::vector<PhaseRun*> runs;
+  runs.reserve(measure.size());
+  for (const auto& lane : measure) runs.push_back(lane.get());
+  run_phases(runs, sink, start);
   if (hook) hook(false);
 }
 
@@ -233,15 +224,16 @@ void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Sess
       sink);
 }
 
-ArrivalSchedule Benchmark::phase_schedule(core::Phase phase,
-                                          const std::vector<core::RequestSpec>& specs,
-                                          std::size_t count) const {
+ArrivalSchedule Benchmark::phase_schedule(core::Phase phase, const workload::PromptSource& prompts,
+                                          std::size_t count, std::size_t per_prompt) const {
   const bool replay = phase == core::Phase::kMeasure && config_.replay;
   if (replay) {
     // The trace's own clock, from its first measured request; the trace is not cycled.
+    const auto* held = prompts.held();
+    if (held == nullptr) throw std::invalid_argument("--replay needs a dataset with times");
     std::vector<double> times;
-    times.reserve(specs.size());
-    for (const auto& s : specs) times.push_back(s.trace_s);
+    times.reserve(held->size() * per_prompt);
+    for (const auto& s : *held) times.insert(times.end(), per_prompt, s.trace_s);
     return ArrivalSchedule::replay(times, count, config_.duration_s, config_.replay_speed);
   }
   // Warmup warms connections and caches; it runs closed-loop and is never rate-limited.
@@ -254,85 +246,134 @@ ArrivalSchedule Benchmark::phase_schedule(core::Phase phase,
   return ArrivalSchedule::immediate(count);
 }
 
-PhaseWork Benchmark::phase_work(core::Phase phase, const std::vector<core::RequestSpec>& specs,
-                                const std::vector<std::string>& bodies,
-                                const std::vector<std::string>& whole_bodies, std::size_t count,
-                                std::size_t per_prompt, core::Nanos start, bool open_loop) const {
+PhaseWork Benchmark::phase_work(core::Phase phase, std::size_t prompts, std::size_t count,
+                                std::size_t per_prompt, bool open_loop) const {
   PhaseWork work;
-  work.specs = &specs;
-  work.bodies = &bodies;
   work.phase = phase;
   work.id_base = 0;  // each phase numbers its requests from 0: measured ids are 0 .. N-1
   work.open_loop = open_loop;
-  if (phase == core::Phase::kMeasure && !whole_bodies.empty()) {
+  if (phase == core::Phase::kMeasure && config_.stream && config_.nonstream_sample > 0) {
     // Picked by prompt, so that every target compared gets the same prompts non-streamed; a
     // --duration run picks among the prompts it cycles through.
-    work.nonstream_bodies = &whole_bodies;
     work.sample_count = static_cast<std::size_t>(config_.nonstream_sample);
     work.per_prompt = per_prompt;
-    work.sample_prompts =
-        count != ArrivalSchedule::kUnbounded ? count / per_prompt : specs.size() / per_prompt;
+    work.sample_prompts = count != ArrivalSchedule::kUnbounded ? count / per_prompt : prompts;
   }
-  if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0) {
+  if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0 &&
+      count != ArrivalSchedule::kUnbounded) {
+    // Whole prompts, so that every target compared leaves out the same ones (a --duration run
+    // leaves out a time instead: run_phases).
     const double fraction = config_.drop_first_pct / 100.0;
-    if (count != ArrivalSchedule::kUnbounded) {
-      // Whole prompts, so that every target compared leaves out the same ones.
-      work.drop_count =
-          static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(count / per_prompt))) *
-          per_prompt;
-    } else {
-      work.drop_before = start + core::saturated_nanos(fraction * config_.duration_s);
-    }
+    work.drop_count =
+        static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(count / per_prompt))) *
+        per_prompt;
   }
   return work;
 }
 
-void Benchmark::run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
-                          const std::vector<std::string>& bodies, std::size_t count,
-                          const client::RecordSink& sink, core::Nanos start) {
+std::unique_ptr<Benchmark::PhaseRun> Benchmark::prepare(core::Phase phase,
+                                                        workload::PromptSource& prompts,
+                                                        std::size_t count, std::size_t lane) const {
+  auto run = std::make_unique<PhaseRun>();
+  run->phase = phase;
+  run->count = count;
+  workload::PromptSource* source = &prompts;
+  if (lane != kAllTargets) {
+    run->own = prompts.restart();
+    source = run->own.get();
+  }
+  const std::size_t per = lane == kAllTargets ? per_prompt_ : 1;
+  // A prompt's requests to every target compared go from one rank.
+  run->shard = load::Shard{shard_.first, shard_.stride, per};
+  run->schedule = phase_schedule(phase, *source, count, per);
   const bool open_loop =
       phase == core::Phase::kMeasure && (config_.replay || !std::isinf(config_.request_rate));
-  const ArrivalSchedule schedule = phase_schedule(phase, specs, count);
+  run->work = phase_work(phase, source->size(), count, per, open_loop);
+  if (lane != kAllTargets) {  // target t of T numbers its requests t, t + T, ...
+    run->work.id_base = lane;
+    run->work.id_stride = per_prompt_;
+  }
+  const std::shared_ptr<const client::ApiAdapter> adapter = client::make_adapter(config_.api);
+  run->feed = std::make_unique<RequestFeed>(
+      run->shard, run->schedule.size(),
+      feed_capacity(config_, *source, run->shard.size_of(run->schedule.size())),
+      [this, source, lane, work = run->work, adapter, current = core::RequestSpec{},
+       at = kNoPrompt](std::size_t index) mutable {
+        return make_request(*source, index, lane, work, *adapter, current, at);
+      });
+  run->work.feed = run->feed.get();
+  return run;
+}
+
+Prepared Benchmark::make_request(workload::PromptSource& prompts, std::size_t index,
+                                 std::size_t lane, const PhaseWork& work,
+                                 const client::ApiAdapter& adapter, core::RequestSpec& current,
+                                 std::uint64_t& current_at) const {
+  const std::size_t per = lane == kAllTargets ? per_prompt_ : 1;
+  const std::uint64_t wanted = index / per;  // the prompt's place in the phase
+  while (current_at == kNoPrompt || current_at < wanted) {
+    current = prompts.next();
+    current_at = current_at == kNoPrompt ? 0 : current_at + 1;
+  }
+  Prepared made;
+  if (per_prompt_ == 1) {
+    made.spec = std::move(current);  // each prompt is sent once
+  } else {
+    // Every prompt once per target, target-minor: the targets see the same prompts in order.
+    const std::size_t target = lane == kAllTargets ? index % per_prompt_ : lane;
+    made.spec = current;
+    made.spec.id = current.id * per_prompt_ + target;
+    made.spec.target = static_cast<std::uint32_t>(target);
+  }
+  client::BodyOptions options = body_options(config_, config_.stream && !work.nonstream(index));
+  options.model = models_.at(made.spec.target);
+  if (!config_.lora_modules.empty()) {
+    options.model = config_.lora_modules[lora_choice(
+        config_.lora_modules.size(), config_.lora_assignment, config_.seed, made.spec.id)];
+  }
+  made.body = adapter.build_body(made.spec, options);
+  return made;
+}
+
+void Benchmark::run_phases(const std::vector<PhaseRun*>& runs, const client::RecordSink& sink,
+                           core::Nanos start) {
+  const core::Phase phase = runs.front()->phase;
   const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
                                    ? start + core::saturated_nanos(config_.duration_s)
                                    : core::kNever;
-  load::WorkQueue queue(schedule, start, deadline, shard_);
-  ScheduleSource source(queue, phase_work(phase, specs, bodies, measure_whole_bodies_, count,
-                                          per_prompt_, start, open_loop));
-  engine_->run_phase(source, share(schedule.size()), sink);
-}
-
-void Benchmark::run_each_target(std::size_t count, const client::RecordSink& sink,
-                                core::Nanos start) {
-  const bool open_loop = config_.replay || !std::isinf(config_.request_rate);
-  const core::Nanos deadline =
-      config_.duration_s > 0 ? start + core::saturated_nanos(config_.duration_s) : core::kNever;
-  const load::Shard shard{shard_.first, shard_.stride, 1};
-  std::vector<ArrivalSchedule> schedules;
-  std::vector<std::unique_ptr<load::WorkQueue>> queues;
-  std::vector<std::unique_ptr<ScheduleSource>> sources;
-  std::vector<client::RequestSource*> lanes;
-  schedules.reserve(lanes_.size());  // the queues keep references to them
+  std::vector<client::RequestSource*> sources;
   std::size_t total = 0;
-  for (std::size_t t = 0; t < lanes_.size(); ++t) {
-    const Lane& lane = lanes_[t];
-    schedules.push_back(phase_schedule(core::Phase::kMeasure, lane.specs, count));
-    queues.push_back(std::make_unique<load::WorkQueue>(schedules.back(), start, deadline, shard));
-    PhaseWork work = phase_work(core::Phase::kMeasure, lane.specs, lane.bodies, lane.whole_bodies,
-                                count, 1, start, open_loop);
-    work.id_base = t;
-    work.id_stride = lanes_.size();
-    sources.push_back(std::make_unique<ScheduleSource>(*queues.back(), work));
-    lanes.push_back(sources.back().get());
-    const std::size_t n = shard.size_of(schedules.back().size());
+  for (PhaseRun* run : runs) {
+    if (phase == core::Phase::kMeasure && config_.drop_first_pct > 0 &&
+        run->count == ArrivalSchedule::kUnbounded) {
+      run->work.drop_before =
+          start + core::saturated_nanos(config_.drop_first_pct / 100.0 * config_.duration_s);
+    }
+    run->queue = std::make_unique<load::WorkQueue>(run->schedule, start, deadline, run->shard);
+    run->source = std::make_unique<ScheduleSource>(*run->queue, run->work);
+    sources.push_back(run->source.get());
+    const std::size_t n = run->shard.size_of(run->schedule.size());
     total = n == ArrivalSchedule::kUnbounded || total == ArrivalSchedule::kUnbounded
                 ? ArrivalSchedule::kUnbounded
                 : total + n;
   }
-  PerTargetSource source(std::move(lanes), config_.max_concurrency > 0
-                                               ? static_cast<std::size_t>(config_.max_concurrency)
-                                               : 0);
-  engine_->run_phase(source, total, sink);
+  if (runs.size() == 1) {
+    engine_->run_phase(*sources.front(), total, sink);
+  } else {  // --target-load each: every target its own schedule and slots
+    PerTargetSource source(sources, config_.max_concurrency > 0
+                                        ? static_cast<std::size_t>(config_.max_concurrency)
+                                        : 0);
+    engine_->run_phase(source, total, sink);
+  }
+  for (PhaseRun* run : runs) {
+    run->feed->stop();
+    late_.fetch_add(run->feed->lates(), std::memory_order_relaxed);
+    try {
+      run->feed->rethrow_error();
+    } catch (const std::exception& e) {
+      if (failure_.empty()) failure_ = e.what();
+    }
+  }
 }
 
 }  // namespace tokenbench::driver

@@ -1,13 +1,16 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/run_config.h"
+#include "tokenbench/driver/request_feed.h"
 #include "tokenbench/driver/schedule_source.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
@@ -23,7 +26,8 @@ struct Target {
   std::string model;  ///< empty: the configuration's model
 };
 
-/// Drives one benchmark: builds the request bodies, then runs the warmup phase (every warmup
+/// Drives one benchmark: makes each request's body as the schedule nears it (RequestFeed), and
+/// runs the warmup phase (every warmup
 /// request ends before measuring starts) and the measure phase under the configured schedule and
 /// concurrency, handing every finished request to the sink.
 ///
@@ -79,50 +83,58 @@ class Benchmark {
   const core::RunClock& clock() const { return clock_; }
   /// Worker threads the engine runs.
   int workers() const { return workers_; }
+  /// Requests that were due before they were made (RequestFeed::late()): the client could not
+  /// make prompts as fast as the schedule asked for them.
+  std::int64_t late_requests() const { return late_.load(std::memory_order_relaxed); }
+  /// Why making a request failed, which ended its phase (and the run) early; "" when none did.
+  const std::string& failure() const { return failure_; }
 
  private:
   /// A multi-turn phase: `count` sessions (cycled over `sessions`) through a SessionDriver.
   void run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
                     std::size_t count, const client::RecordSink& sink, core::Nanos start);
-  /// A single-turn phase: `count` requests (cycled over `specs`) through a ScheduleSource.
-  void run_phase(core::Phase phase, const std::vector<core::RequestSpec>& specs,
-                 const std::vector<std::string>& bodies, std::size_t count,
-                 const client::RecordSink& sink, core::Nanos start);
-  /// The measure phase of targets compared with --target-load each: one schedule of `count`
-  /// (per target) for each target, under PerTargetSource.
-  void run_each_target(std::size_t count, const client::RecordSink& sink, core::Nanos start);
-  /// The WorkQueue's schedule of a single-turn phase of `count` requests over `specs`.
-  load::ArrivalSchedule phase_schedule(core::Phase phase,
-                                       const std::vector<core::RequestSpec>& specs,
-                                       std::size_t count) const;
-  /// The PhaseWork of a single-turn phase: `per_prompt` requests per prompt in the schedule.
-  PhaseWork phase_work(core::Phase phase, const std::vector<core::RequestSpec>& specs,
-                       const std::vector<std::string>& bodies,
-                       const std::vector<std::string>& whole_bodies, std::size_t count,
-                       std::size_t per_prompt, core::Nanos start, bool open_loop) const;
+  /// The requests of a single-turn phase over `prompts`, ready to run: its schedule of `count`
+  /// requests (kUnbounded: until the deadline), its queue and its feed, which starts making them
+  /// at once. `lane` is the target of --target-load each's own schedule, or kAllTargets (the
+  /// targets compared take each prompt in turn).
+  struct PhaseRun;
+  static constexpr std::size_t kAllTargets = static_cast<std::size_t>(-1);
+  std::unique_ptr<PhaseRun> prepare(core::Phase phase, workload::PromptSource& prompts,
+                                    std::size_t count, std::size_t lane) const;
+  /// Runs prepared phases together from `start` (several: the targets of --target-load each,
+  /// under PerTargetSource), then stops their feeds, rethrowing what making a request threw.
+  void run_phases(const std::vector<PhaseRun*>& runs, const client::RecordSink& sink,
+                  core::Nanos start);
+  /// The WorkQueue's schedule of a single-turn phase of `count` requests over `prompts`, each
+  /// sent `per_prompt` times in a row.
+  load::ArrivalSchedule phase_schedule(core::Phase phase, const workload::PromptSource& prompts,
+                                       std::size_t count, std::size_t per_prompt) const;
+  /// The PhaseWork of a single-turn phase over `prompts` prompts: `per_prompt` requests per
+  /// prompt in the schedule.
+  PhaseWork phase_work(core::Phase phase, std::size_t prompts, std::size_t count,
+                       std::size_t per_prompt, bool open_loop) const;
+  /// Index `index`'s request of a phase (PhaseRun's feed calls it on its own thread): `current`
+  /// is the prompt at place `current_at` of the phase (kNoPrompt before the first).
+  static constexpr std::uint64_t kNoPrompt = static_cast<std::uint64_t>(-1);
+  Prepared make_request(workload::PromptSource& prompts, std::size_t index, std::size_t lane,
+                        const PhaseWork& work, const client::ApiAdapter& adapter,
+                        core::RequestSpec& current, std::uint64_t& current_at) const;
   /// This shard's part of `count` schedule indices (count itself when unbounded).
   std::size_t share(std::size_t count) const;
 
   const core::RunConfig& config_;
   workload::Workload workload_;
-  std::size_t per_prompt_ = 1;  // requests per prompt: the targets compared
-  /// --target-load each: target t's measure specs and bodies (every per_prompt_-th of the
-  /// interleaved ones); empty otherwise.
-  struct Lane {
-    std::vector<core::RequestSpec> specs;
-    std::vector<std::string> bodies;
-    std::vector<std::string> whole_bodies;
-  };
-  std::vector<Lane> lanes_;
-  std::string model_;  // the model a multi-turn run's turns name
-  std::vector<std::string> warmup_bodies_;
-  std::vector<std::string> measure_bodies_;
-  std::vector<std::string> measure_whole_bodies_;  // stream false: for --nonstream-sample
+  std::size_t per_prompt_ = 1;       // requests per prompt: the targets compared
+  bool each_target_ = false;         // --target-load each: a schedule per target compared
+  std::vector<std::string> models_;  // each target's model
+  std::string model_;                // the model a multi-turn run's turns name
   core::RunClock clock_;
   int workers_ = 1;
   std::unique_ptr<client::HttpEngine> engine_;
   load::Shard shard_;
   StartGate gate_;
+  std::atomic<std::int64_t> late_{0};  // requests due before their feed made them
+  std::string failure_;                // what making a request threw (run()'s thread)
 };
 
 /// Worker threads for a run: `requested` when > 0, else one per core; never more than the

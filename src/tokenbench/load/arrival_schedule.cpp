@@ -62,14 +62,15 @@ void validate_ramp(const Ramp& ramp, double rate) {
 }
 
 // The offsets of the arrivals at the times (seconds, non-decreasing) that successive calls of
-// `next` return: `count` of them, or when count is kUnbounded, those before `duration_s`.
+// `next` return: `count` of them (kUnbounded: no bound), and with a `duration_s` > 0 only those
+// before it (a run stops sending at its duration, so 10^7 prompts for 2 s are 2 s of arrivals).
 template <typename Next>
 std::vector<core::Nanos> generate(std::size_t count, double duration_s, Next next) {
   const double limit_ns = duration_s * 1e9;
   std::vector<core::Nanos> offsets;
   for (std::size_t i = 0; count == ArrivalSchedule::kUnbounded || i < count; ++i) {
     const double seconds = next();
-    if (count == ArrivalSchedule::kUnbounded && seconds * 1e9 >= limit_ns) break;
+    if (duration_s > 0 && seconds * 1e9 >= limit_ns) break;
     // A tiny rate puts later arrivals past any horizon: they saturate rather than wrap negative.
     offsets.push_back(core::saturated_nanos(seconds));
   }

@@ -30,7 +30,8 @@ class ArrivalSchedule {
   /// Open-loop arrivals at `rate` requests/s. kGamma draws inter-arrival gaps from a gamma
   /// distribution with shape `burstiness` and mean 1/rate (burstiness 1 is a Poisson process), as
   /// vLLM does; kConstant spaces them exactly 1/rate apart. The first request is due at 0.
-  /// Generates `count` arrivals, or when count is kUnbounded, every arrival before `duration_s`.
+  /// Generates `count` arrivals (kUnbounded: no bound), and with `duration_s` > 0 only those
+  /// before it: a run sends none after its duration.
   /// Offsets never decrease.
   ///
   /// `ramp` (kind other than kNone) ramps the instantaneous rate λ(t) from r0 = ramp.start_rps at

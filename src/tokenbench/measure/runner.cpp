@@ -162,17 +162,28 @@ void Runner::run_phases(const core::RunConfig& config, Measurement& m, Telemetry
         measure_edge);
     m.outcome.failed_fast = fail_fast.verdict();
     m.outcome.error_rate_stop = error_rate.verdict();
+    if (const std::int64_t late = bench->late_requests(); late > 0 && cohort_->leads()) {
+      std::fprintf(stderr,
+                   "tokenbench: warning: %lld requests were due before the client had made them "
+                   "(prompts are made as the run goes); their send lag in the checks includes "
+                   "that wait\n",
+                   static_cast<long long>(late));
+    }
   }
   running_.store(nullptr);
 }
 
 std::string Runner::stop_reason(RunOutcome& outcome) const {
   // A stop by --fail-fast or --max-error-rate is a finding about the server, not an interruption.
+  const std::string& failure = last_bench_->failure();
   const std::string guard = !outcome.failed_fast.empty() ? "--fail-fast: " + outcome.failed_fast
                             : !outcome.error_rate_stop.empty()
                                 ? "--abort-on-error-rate: " + outcome.error_rate_stop
                                 : std::string();
-  outcome.canceled = canceled_.load() || (last_bench_->canceled() && guard.empty());
+  // A request the client could not make ends the run early: its results are partial.
+  outcome.canceled =
+      canceled_.load() || !failure.empty() || (last_bench_->canceled() && guard.empty());
+  if (!failure.empty()) return "the client could not make a request: " + core::one_line(failure);
   // An interruption is said as such, so that a partial result never passes for a whole one.
   return !guard.empty()     ? guard
          : canceled_.load() ? interruption()

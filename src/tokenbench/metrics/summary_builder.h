@@ -18,8 +18,9 @@ namespace tokenbench::metrics {
 /// kDefaultRelativeError, and say so (Distribution::relative_error). 512 KiB per figure.
 inline constexpr std::size_t kDefaultExactLimit = std::size_t{1} << 16;
 /// The same for the per-gap distributions (ITL and ITL per token), which have a value per chunk:
-/// 8 MiB each, so that a run of a million chunks keeps its ITL percentiles exact.
-inline constexpr std::size_t kDefaultGapExactLimit = std::size_t{1} << 20;
+/// 2 MiB each, so that a run of a quarter of a million chunks keeps its ITL percentiles exact and
+/// a longer one's memory stays flat (issue 27: a value per chunk grew 16 MB by 200,000 requests).
+inline constexpr std::size_t kDefaultGapExactLimit = std::size_t{1} << 18;
 
 /// The most intervals [starts[i], ends[i]) in flight at once (the two in any order, each sorted
 /// here); an end comes before a start at the same instant, so touching intervals do not overlap.

@@ -8,6 +8,7 @@
 #include "tokenbench/core/request.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 #include "tokenbench/workload/length_dist.h"
+#include "tokenbench/workload/prompt_source.h"
 
 namespace tokenbench::workload {
 
@@ -36,6 +37,11 @@ struct RandomDatasetOptions {
 std::vector<core::RequestSpec> make_random_dataset(const RandomDatasetOptions& options,
                                                    std::size_t count, std::uint64_t first_id = 0,
                                                    const tokenizer::Tokenizer* tokenizer = nullptr);
+/// The same prompts made one at a time: the first call makes make_random_dataset's first, ...
+/// The tokenizer must outlive the generator and its copies.
+PromptGenerator random_generator(const RandomDatasetOptions& options,
+                                 const tokenizer::Tokenizer* tokenizer = nullptr,
+                                 std::uint64_t first_id = 0);
 
 /// Reads a JSON Lines dataset: one object per line with "prompt" (string) or "messages" (array of
 /// chat messages), and optionally "output_len" (or "max_tokens") for the requested output length;
@@ -96,6 +102,8 @@ inline constexpr const char* kSonnetInstruction =
 /// past options.input_len. Lines are counted with the tokenizer, else as words.
 std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& options,
                                                    std::size_t count);
+/// The same prompts made one at a time (the file is read when the generator is made).
+PromptGenerator sonnet_generator(const DatasetOptions& options);
 
 /// `burstgpt`: the BurstGPT CSV (Timestamp, Model, Request tokens, Response tokens, Total tokens,
 /// Log Type). As vLLM reads it, only rows of Model GPT-4 with Response tokens above 0 are used;
@@ -142,6 +150,9 @@ std::vector<core::RequestSpec> make_shared_prefix_dataset(const SharedPrefixOpti
 std::vector<core::RequestSpec> make_fixed_dataset(const std::string& prompt, std::size_t count,
                                                   std::int64_t output_len,
                                                   const tokenizer::Tokenizer* tokenizer);
+/// The same requests made one at a time.
+PromptGenerator fixed_generator(const std::string& prompt, std::int64_t output_len,
+                                const tokenizer::Tokenizer* tokenizer);
 
 /// Sets spec.input_tokens and input_source from `text`: counted with the tokenizer when there is
 /// one (kTokenizer), else approximated as words (kApproximate).

@@ -51,8 +51,8 @@ std::mt19937_64 block_stream(std::uint64_t seed, std::uint64_t key) {
 PromptSynth::PromptSynth(std::uint64_t seed, const tokenizer::Tokenizer* tokenizer)
     : seed_(seed), tokenizer_(tokenizer), rng_(seed) {
   if (tokenizer_ != nullptr) {
-    allowed_ = allowed_ids(*tokenizer_);
-    if (allowed_.empty()) {
+    allowed_ = std::make_shared<const std::vector<std::int32_t>>(allowed_ids(*tokenizer_));
+    if (allowed_->empty()) {
       throw std::runtime_error("the tokenizer has no ordinary tokens to build prompts from");
     }
   }
@@ -60,9 +60,9 @@ PromptSynth::PromptSynth(std::uint64_t seed, const tokenizer::Tokenizer* tokeniz
 
 std::vector<std::int32_t> PromptSynth::random_ids(std::int64_t n) {
   std::vector<std::int32_t> ids(static_cast<std::size_t>(std::max<std::int64_t>(0, n)));
-  if (allowed_.empty()) return ids;
-  std::uniform_int_distribution<std::size_t> pick(0, allowed_.size() - 1);
-  for (auto& id : ids) id = allowed_[pick(rng_)];
+  if (allowed_ == nullptr) return ids;
+  std::uniform_int_distribution<std::size_t> pick(0, allowed_->size() - 1);
+  for (auto& id : ids) id = (*allowed_)[pick(rng_)];
   return ids;
 }
 
@@ -109,11 +109,11 @@ SynthPrompt PromptSynth::make(std::int64_t n) { return make_after({}, "", n); }
 
 std::vector<std::int32_t> PromptSynth::block_ids(std::uint64_t key, std::int64_t n) const {
   std::vector<std::int32_t> ids;
-  if (allowed_.empty()) return ids;
+  if (allowed_ == nullptr) return ids;
   auto rng = block_stream(seed_, key);
-  std::uniform_int_distribution<std::size_t> pick(0, allowed_.size() - 1);
+  std::uniform_int_distribution<std::size_t> pick(0, allowed_->size() - 1);
   ids.resize(static_cast<std::size_t>(std::max<std::int64_t>(0, n)));
-  for (auto& id : ids) id = allowed_[pick(rng)];
+  for (auto& id : ids) id = (*allowed_)[pick(rng)];
   return ids;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@ struct SynthPrompt {
   core::TokenSource source = core::TokenSource::kApproximate;
 };
 
-/// Builds prompts of a given token length, deterministic for a seed: the random dataset's prompts,
+/// Builds prompts of a given token length, deterministic for a seed (a copy goes on with the
+/// same random stream): the random dataset's prompts,
 /// and the prompts of traces that give only lengths (BurstGPT, Azure, Mooncake).
 ///
 /// With a tokenizer a prompt is token-exact, as vLLM builds them: random non-special token ids are
@@ -60,7 +62,8 @@ class PromptSynth {
  private:
   std::uint64_t seed_;
   const tokenizer::Tokenizer* tokenizer_;
-  std::vector<std::int32_t> allowed_;  // token ids a prompt may use (with a tokenizer)
+  // Token ids a prompt may use (with a tokenizer), shared by the synth's copies: a copy is cheap.
+  std::shared_ptr<const std::vector<std::int32_t>> allowed_;
   std::mt19937_64 rng_;
 };
 

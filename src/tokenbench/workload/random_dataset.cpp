@@ -35,36 +35,42 @@ const std::vector<std::string>& random_prompt_vocabulary() {
   return kWords;
 }
 
-std::vector<core::RequestSpec> make_random_dataset(const RandomDatasetOptions& options,
-                                                   std::size_t count, std::uint64_t first_id,
-                                                   const tokenizer::Tokenizer* tokenizer) {
+PromptGenerator random_generator(const RandomDatasetOptions& options,
+                                 const tokenizer::Tokenizer* tokenizer, std::uint64_t first_id) {
   PromptSynth synth(options.seed, tokenizer);
-  std::mt19937_64& rng = synth.rng();
-  std::vector<core::RequestSpec> specs;
-  specs.reserve(count);
   const std::int64_t prefix_len = std::max<std::int64_t>(0, options.prefix_len);
   // The shared prefix is drawn first, then each prompt's lengths and tokens, from one stream.
-  const std::vector<std::int32_t> prefix_ids =
-      synth.exact() ? synth.random_ids(prefix_len) : std::vector<std::int32_t>{};
-  const std::string prefix_words = synth.exact() ? "" : synth.random_words(prefix_len);
+  struct Prefix {
+    std::vector<std::int32_t> ids;
+    std::string words;
+  };
+  auto prefix = std::make_shared<const Prefix>(
+      Prefix{synth.exact() ? synth.random_ids(prefix_len) : std::vector<std::int32_t>{},
+             synth.exact() ? "" : synth.random_words(prefix_len)});
   // --range-ratio spreads a fixed length; a distribution replaces it.
   const auto dist = [&](const LengthDist& d, std::int64_t len) {
     return d.kind == LengthDist::Kind::kFixed ? fixed_length(len, options.range_ratio) : d;
   };
-  const LengthDist in_dist = dist(options.input_dist, options.input_len);
-  const LengthDist out_dist = dist(options.output_dist, options.output_len);
-  for (std::size_t i = 0; i < count; ++i) {
+  return [synth = std::move(synth), prefix = std::move(prefix),
+          in_dist = dist(options.input_dist, options.input_len),
+          out_dist = dist(options.output_dist, options.output_len), id = first_id]() mutable {
     core::RequestSpec spec;
-    spec.id = first_id + i;
-    const std::int64_t in = draw_length(in_dist, rng);
-    spec.max_tokens = draw_length(out_dist, rng);
-    SynthPrompt p = synth.make_after(prefix_ids, prefix_words, in);
+    spec.id = id++;
+    const std::int64_t in = draw_length(in_dist, synth.rng());
+    spec.max_tokens = draw_length(out_dist, synth.rng());
+    SynthPrompt p = synth.make_after(prefix->ids, prefix->words, in);
     spec.prompt = std::move(p.text);
     spec.input_tokens = p.tokens;
     spec.input_source = p.source;
-    specs.push_back(std::move(spec));
-  }
-  return specs;
+    return spec;
+  };
+}
+
+std::vector<core::RequestSpec> make_random_dataset(const RandomDatasetOptions& options,
+                                                   std::size_t count, std::uint64_t first_id,
+                                                   const tokenizer::Tokenizer* tokenizer) {
+  PromptGenerator generate = random_generator(options, tokenizer, first_id);
+  return take(generate, count);
 }
 
 std::vector<core::RequestSpec> make_shared_prefix_dataset(const SharedPrefixOptions& o,

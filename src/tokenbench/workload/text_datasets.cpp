@@ -177,22 +177,27 @@ std::vector<core::RequestSpec> load_sharegpt_dataset(const DatasetOptions& o) {
   return specs;
 }
 
-std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& o, std::size_t count) {
+PromptGenerator sonnet_generator(const DatasetOptions& o) {
   std::ifstream in(o.path);
   if (!in)
     throw std::runtime_error("cannot open dataset file " + o.path + ": check --dataset-path");
   // Lines keep their line break, as vLLM's readlines() does: a prompt is lines one under another.
-  std::vector<std::string> lines;
-  std::vector<std::int64_t> lens;
+  struct Poem {
+    std::vector<std::string> lines;
+    std::vector<std::int64_t> lens;
+    std::string head;  // the instruction and the file's first lines, the same in every prompt
+    std::int64_t head_len = 0;
+  };
+  auto poem = std::make_shared<Poem>();
   std::string line;
   core::LineReader reader(in, "dataset " + o.path);
   while (reader.next(line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    lines.push_back(line + "\n");
-    lens.push_back(std::max<std::int64_t>(1, count_text(lines.back(), o.tokenizer)));
+    poem->lines.push_back(line + "\n");
+    poem->lens.push_back(std::max<std::int64_t>(1, count_text(poem->lines.back(), o.tokenizer)));
   }
-  if (lines.empty()) {
+  if (poem->lines.empty()) {
     throw std::runtime_error("dataset " + o.path +
                              " has no lines: --dataset sonnet needs a text file of poem lines");
   }
@@ -202,46 +207,59 @@ std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& o, std:
                              " leaves no room for lines after the instruction's " +
                              std::to_string(base) + " tokens");
   }
-  // The head: the instruction and the file's first lines, the same in every prompt.
-  std::string head = kSonnetInstruction;
-  std::int64_t head_len = base;
-  for (std::size_t i = 0; i < lines.size() && head_len + lens[i] <= o.sonnet_prefix_len; ++i) {
-    head += lines[i];
-    head_len += lens[i];
+  poem->head = kSonnetInstruction;
+  poem->head_len = base;
+  for (std::size_t i = 0;
+       i < poem->lines.size() && poem->head_len + poem->lens[i] <= o.sonnet_prefix_len; ++i) {
+    poem->head += poem->lines[i];
+    poem->head_len += poem->lens[i];
   }
-  std::mt19937_64 rng(o.seed);
-  std::uniform_int_distribution<std::size_t> pick(0, lines.size() - 1);
-  std::vector<core::RequestSpec> specs(count);
-  for (std::size_t r = 0; r < count; ++r) {
-    std::string text = head;
-    std::int64_t len = head_len;
+  return [poem = std::shared_ptr<const Poem>(std::move(poem)), rng = std::mt19937_64(o.seed),
+          input_len = o.input_len, output_len = o.output_len, tokenizer = o.tokenizer,
+          id = std::uint64_t{0}]() mutable {
+    std::uniform_int_distribution<std::size_t> pick(0, poem->lines.size() - 1);
+    std::string text = poem->head;
+    std::int64_t len = poem->head_len;
     for (;;) {
       const std::size_t i = pick(rng);
-      if (len + lens[i] > o.input_len) break;
-      text += lines[i];
-      len += lens[i];
+      if (len + poem->lens[i] > input_len) break;
+      text += poem->lines[i];
+      len += poem->lens[i];
     }
-    core::RequestSpec& spec = specs[r];
-    spec.id = r;
-    spec.max_tokens = o.output_len;
+    core::RequestSpec spec;
+    spec.id = id++;
+    spec.max_tokens = output_len;
     // The lines' counts add up to an estimate; the prompt's own count is what is recorded.
-    count_input(spec, text, o.tokenizer);
+    count_input(spec, text, tokenizer);
     spec.prompt = std::move(text);
-  }
-  return specs;
+    return spec;
+  };
 }
 
-std::vector<core::RequestSpec> make_fixed_dataset(const std::string& prompt, std::size_t count,
-                                                  std::int64_t output_len,
-                                                  const tokenizer::Tokenizer* tokenizer) {
+std::vector<core::RequestSpec> make_sonnet_dataset(const DatasetOptions& o, std::size_t count) {
+  PromptGenerator generate = sonnet_generator(o);
+  return take(generate, count);
+}
+
+PromptGenerator fixed_generator(const std::string& prompt, std::int64_t output_len,
+                                const tokenizer::Tokenizer* tokenizer) {
   if (prompt.empty()) throw std::runtime_error("--dataset fixed needs --prompt TEXT");
   core::RequestSpec spec;
   spec.prompt = prompt;
   spec.max_tokens = output_len;
   count_input(spec, prompt, tokenizer);
-  std::vector<core::RequestSpec> specs(count, spec);
-  for (std::size_t i = 0; i < count; ++i) specs[i].id = i;
-  return specs;
+  return [spec = std::move(spec), id = std::uint64_t{0}]() mutable {
+    core::RequestSpec made = spec;
+    made.id = id++;
+    return made;
+  };
+}
+
+std::vector<core::RequestSpec> make_fixed_dataset(const std::string& prompt, std::size_t count,
+                                                  std::int64_t output_len,
+                                                  const tokenizer::Tokenizer* tokenizer) {
+  PromptGenerator generate = fixed_generator(prompt, output_len, tokenizer);
+  return take(generate, count);
 }
 
 }  // namespace tokenbench::workload

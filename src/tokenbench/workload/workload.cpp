@@ -1,6 +1,7 @@
 #include "tokenbench/workload/workload.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -22,20 +23,14 @@ LengthDist length_dist(const std::string& spec, const char* flag) {
   }
 }
 
-// The datasets read from --dataset-path, by name.
-// `count`: the requests a generated dataset (sonnet) makes.
-std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
-                                                 const tokenizer::Tokenizer* tokenizer,
-                                                 std::size_t count) {
+void need_path(const core::RunConfig& config) {
   if (config.dataset_path.empty()) {
     throw std::runtime_error("--dataset " + core::to_string(config.dataset) +
                              " needs --dataset-path FILE");
   }
-  // A jsonl line without its own length gets --output-len.
-  if (config.dataset == core::Dataset::kJsonl) {
-    return load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer,
-                              config.session_field);
-  }
+}
+
+DatasetOptions file_options(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer) {
   DatasetOptions o;
   o.path = config.dataset_path;
   o.output_len = config.output_len;
@@ -49,6 +44,19 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
   o.sonnet_prefix_len = config.sonnet_prefix_len;
   o.seed = config.seed;
   o.tokenizer = tokenizer;
+  return o;
+}
+
+// The datasets read whole from --dataset-path, by name.
+std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
+                                                 const tokenizer::Tokenizer* tokenizer) {
+  need_path(config);
+  // A jsonl line without its own length gets --output-len.
+  if (config.dataset == core::Dataset::kJsonl) {
+    return load_jsonl_dataset(config.dataset_path, config.output_len, tokenizer,
+                              config.session_field);
+  }
+  const DatasetOptions o = file_options(config, tokenizer);
   switch (config.dataset) {
     case core::Dataset::kLines:
       return load_lines_dataset(o);
@@ -56,8 +64,6 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
       return load_csv_dataset(o);
     case core::Dataset::kShareGpt:
       return load_sharegpt_dataset(o);
-    case core::Dataset::kSonnet:
-      return make_sonnet_dataset(o, count);
     case core::Dataset::kBurstGpt:
       return load_burstgpt_dataset(o);
     case core::Dataset::kAzure:
@@ -71,19 +77,27 @@ std::vector<core::RequestSpec> load_file_dataset(const core::RunConfig& config,
                          " is not read from a file");
 }
 
+// The prompts of both phases, held.
+struct Phases {
+  std::vector<core::RequestSpec> warmup;
+  std::vector<core::RequestSpec> measure;
+};
+
 // Warmup takes the first requests and the measure phase the others (cycled when it needs more),
 // so that no measured prompt was sent before and cached.
-void split_phases(Workload& w, std::vector<core::RequestSpec> all, std::size_t warmup,
-                  const std::string& path) {
+Phases split_phases(std::vector<core::RequestSpec> all, std::size_t warmup,
+                    const std::string& path) {
   if (warmup >= all.size()) {
     throw std::runtime_error("--warmup " + std::to_string(warmup) +
                              " needs fewer requests than the " + std::to_string(all.size()) +
                              " of dataset " + path + ": lower --warmup or add requests");
   }
-  w.warmup.assign(std::make_move_iterator(all.begin()),
+  Phases p;
+  p.warmup.assign(std::make_move_iterator(all.begin()),
                   std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
-  w.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
+  p.measure.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)),
                    std::make_move_iterator(all.end()));
+  return p;
 }
 
 // Consecutive runs of `batch` specs become one request embedding them all (a short last run
@@ -98,9 +112,7 @@ std::vector<core::RequestSpec> group_inputs(std::vector<core::RequestSpec> all, 
       out.back().more_inputs.reserve(batch - 1);
       continue;
     }
-    core::RequestSpec& request = out.back();
-    request.more_inputs.push_back(std::move(all[i].prompt));
-    request.input_tokens += all[i].input_tokens;
+    add_input(out.back(), std::move(all[i]));
   }
   return out;
 }
@@ -139,7 +151,7 @@ std::vector<Session> make_sessions(std::vector<core::RequestSpec> all, std::size
 }
 
 // --image-count: every request's images, made on up to 8 threads (each image is a few ms).
-void attach_all_images(Workload& w, const core::RunConfig& config) {
+void attach_all_images(Phases& w, const core::RunConfig& config) {
   ImageSize size;
   try {
     size = parse_image_size(config.image_size);
@@ -171,6 +183,74 @@ void attach_all_images(Workload& w, const core::RunConfig& config) {
   }
 }
 
+// The generator of a dataset made from a seed (random, fixed, sonnet); empty for the others.
+PromptGenerator generator(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer) {
+  switch (config.dataset) {
+    case core::Dataset::kRandom: {
+      RandomDatasetOptions options;
+      options.input_len = config.input_len;
+      options.output_len = config.output_len;
+      options.range_ratio = config.range_ratio;
+      options.prefix_len = config.random_prefix_len;
+      options.seed = config.seed;
+      options.input_dist = length_dist(config.input_dist, "--input-dist");
+      options.output_dist = length_dist(config.output_dist, "--output-dist");
+      return random_generator(options, tokenizer);
+    }
+    case core::Dataset::kFixed:
+      return fixed_generator(config.prompt, config.output_len, tokenizer);
+    case core::Dataset::kSonnet:
+      need_path(config);
+      return sonnet_generator(file_options(config, tokenizer));
+    default:
+      return {};
+  }
+}
+
+// The prompts of a dataset that are all held: a file's, or shared-prefix's G x P.
+std::vector<core::RequestSpec> held_dataset(const core::RunConfig& config,
+                                            const tokenizer::Tokenizer* tokenizer) {
+  if (config.dataset != core::Dataset::kSharedPrefix) return load_file_dataset(config, tokenizer);
+  SharedPrefixOptions o;
+  o.groups = config.prefix_groups;
+  o.prompts_per_group = config.prompts_per_group;
+  o.prefix_len = config.prefix_len;
+  o.question_len = config.input_len;
+  o.output_len = config.output_len;
+  o.grouped = config.group_order == core::GroupOrder::kGrouped;
+  o.seed = config.seed;
+  o.question_dist = length_dist(config.input_dist, "--input-dist");
+  o.output_dist = length_dist(config.output_dist, "--output-dist");
+  return make_shared_prefix_dataset(o, tokenizer);
+}
+
+// A multi-turn run's workload: the sessions of `all`, the first `warmup` of them for warmup.
+Workload multi_turn(std::vector<core::RequestSpec> all, std::size_t turns, std::size_t warmup,
+                    const std::string& name) {
+  std::vector<Session> sessions = make_sessions(std::move(all), turns, name);
+  if (warmup >= sessions.size()) {
+    throw std::runtime_error("--warmup " + std::to_string(warmup) +
+                             " needs fewer sessions than the " + std::to_string(sessions.size()) +
+                             " of " + name);
+  }
+  Workload w;
+  w.warmup_sessions.assign(
+      std::make_move_iterator(sessions.begin()),
+      std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)));
+  w.sessions.assign(std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)),
+                    std::make_move_iterator(sessions.end()));
+  return w;
+}
+
+// A phase of `count` generated prompts from where `generate` stands (null when none): held when
+// few enough that making them again each cycle would cost more than keeping them.
+std::unique_ptr<PromptSource> phase_prompts(const PromptGenerator& generate, std::size_t count) {
+  if (count == 0) return nullptr;
+  PromptGenerator from_here = generate;
+  if (count <= kHeldPrompts) return std::make_unique<HeldPrompts>(take(from_here, count));
+  return std::make_unique<GeneratedPrompts>(std::move(from_here), count);
+}
+
 // Without a tokenizer a synthetic prompt is words that are single tokens, about 5 bytes each
 // with the space; with the room a growing string keeps, a prompt token costs about 7 bytes in
 // each copy (measured: 200,000 prompts of 1,024 tokens took 2.7 GiB, estimated 2.9).
@@ -179,8 +259,58 @@ constexpr std::int64_t kPromptBytesPerToken = 7;
 // heap's bookkeeping of both strings, its schedule entry.
 constexpr std::int64_t kRequestOverheadBytes =
     static_cast<std::int64_t>(sizeof(core::RequestSpec)) + 320;
+// A prompt of a file whose prompts are not known before it is read.
+constexpr std::int64_t kFilePromptBytes = 4096;
+
+bool generated(core::Dataset d) {
+  return d == core::Dataset::kRandom || d == core::Dataset::kFixed || d == core::Dataset::kSonnet;
+}
+
+// The bytes of one prompt's text as the configuration says (0 for a file's).
+std::int64_t prompt_bytes(const core::RunConfig& config) {
+  switch (config.dataset) {
+    case core::Dataset::kRandom:
+    case core::Dataset::kSonnet:
+      return (config.input_len + std::max<std::int64_t>(0, config.random_prefix_len)) *
+             kPromptBytesPerToken;
+    case core::Dataset::kFixed:
+      return static_cast<std::int64_t>(config.prompt.size());
+    case core::Dataset::kSharedPrefix:
+      return (config.prefix_len + config.input_len) * kPromptBytesPerToken;
+    default:
+      return 0;
+  }
+}
+
+// The base64 PNG images of one request (about half a byte a pixel).
+std::int64_t image_bytes(const core::RunConfig& config) {
+  if (config.image_count <= 0) return 0;
+  try {
+    const ImageSize size = parse_image_size(config.image_size);
+    return config.image_count * std::int64_t{size.width} * size.height / 2;
+  } catch (const std::invalid_argument&) {
+    return 0;
+  }
+}
 
 }  // namespace
+
+std::size_t made_ahead(std::int64_t request_bytes) {
+  const std::int64_t by_bytes = kMadeAheadBytes / std::max<std::int64_t>(1, request_bytes);
+  return static_cast<std::size_t>(
+      std::clamp<std::int64_t>(by_bytes, kMadeAheadLeast, static_cast<std::int64_t>(kMadeAhead)));
+}
+
+std::int64_t request_bytes(std::int64_t prompt_bytes, const core::RunConfig& config) {
+  const std::int64_t batch = std::max(1, config.batch_size);
+  return kRequestOverheadBytes + static_cast<std::int64_t>(config.extra_body.size()) +
+         2 * (batch * prompt_bytes + image_bytes(config));
+}
+
+std::int64_t request_bytes(const core::RunConfig& config) {
+  const std::int64_t prompt = prompt_bytes(config);
+  return request_bytes(prompt > 0 || generated(config.dataset) ? prompt : kFilePromptBytes, config);
+}
 
 WorkloadEstimate estimate_workload(const core::RunConfig& config) {
   const std::int64_t warmup = std::max<std::int64_t>(0, config.warmup);
@@ -190,35 +320,37 @@ WorkloadEstimate estimate_workload(const core::RunConfig& config) {
                                    : static_cast<std::int64_t>(kDurationPoolSize);
   const std::int64_t turns = config.multi_turn ? std::max<std::int64_t>(1, config.turns) : 1;
   const std::int64_t batch = std::max(1, config.batch_size);
+  // The prompts held: a multi-turn run's sessions, the requests with images, shared-prefix's
+  // G x P, and a generated phase of at most kHeldPrompts; a longer one is made as it goes, and a
+  // file's prompts are bounded by the file.
+  const bool as_it_goes =
+      generated(config.dataset) && !config.multi_turn && config.image_count == 0;
+  const auto held = [&](std::int64_t n) {
+    return as_it_goes && n > static_cast<std::int64_t>(kHeldPrompts) ? 0 : n;
+  };
   WorkloadEstimate e;
-  e.requests = (warmup + measure) * turns;
-  std::int64_t prompt = 0;  // bytes of one prompt's text
-  std::int64_t prompts = e.requests * batch;
-  if (config.dataset == core::Dataset::kRandom || config.dataset == core::Dataset::kSonnet) {
-    prompt = (config.input_len + std::max<std::int64_t>(0, config.random_prefix_len)) *
-             kPromptBytesPerToken;
-  } else if (config.dataset == core::Dataset::kFixed) {
-    prompt = static_cast<std::int64_t>(config.prompt.size());
-  } else if (config.dataset == core::Dataset::kSharedPrefix) {
-    prompts = config.prefix_groups * config.prompts_per_group;
-    prompt = (config.prefix_len + config.input_len) * kPromptBytesPerToken;
-  } else {
-    prompts = 0;  // a file's prompts: bounded by the file
+  if (config.dataset == core::Dataset::kSharedPrefix) {
+    e.requests = config.prefix_groups * config.prompts_per_group;
+  } else if (generated(config.dataset)) {
+    e.requests = config.multi_turn ? (warmup + measure) * turns : held(warmup) + held(measure);
   }
-  std::int64_t images = 0;  // base64 PNG, about half a byte a pixel
-  if (config.image_count > 0) {
-    try {
-      const ImageSize size = parse_image_size(config.image_size);
-      images = config.image_count * std::int64_t{size.width} * size.height / 2;
-    } catch (const std::invalid_argument&) {
+  // A held request is its spec: its prompts and images once; its body is made as it nears its
+  // send, in a bounded number of requests made ahead (both phases' feeds).
+  const std::int64_t one = request_bytes(config);
+  const auto most = static_cast<std::int64_t>(made_ahead(one));
+  // (A multi-turn run builds each turn's body at its send: it has no feed.)
+  e.ahead = config.multi_turn ? 0 : std::min(most, warmup) + std::min(most, measure);
+  std::int64_t schedule = 0;  // 8 bytes an arrival of an open-loop schedule
+  if (!std::isinf(config.request_rate) && config.request_rate > 0) {
+    double arrivals = config.num_prompts > 0 ? static_cast<double>(config.num_prompts) : 1e18;
+    if (config.duration_s > 0) {
+      arrivals = std::min(arrivals, config.request_rate * config.duration_s * 1.1 + 16);
     }
+    schedule = 8 * static_cast<std::int64_t>(std::min(arrivals, 1e15));
   }
-  const auto body = static_cast<std::int64_t>(config.extra_body.size());
-  // Each prompt is kept twice: as text in its RequestSpec and inside its request body (a third
-  // time in a whole body with --nonstream-sample).
-  const std::int64_t copies = config.nonstream_sample > 0 ? 3 : 2;
   e.bytes =
-      e.requests * (kRequestOverheadBytes + body + copies * images) + prompts * copies * prompt;
+      e.requests * (kRequestOverheadBytes + batch * prompt_bytes(config) + image_bytes(config)) +
+      e.ahead * one + schedule;
   return e;
 }
 
@@ -231,56 +363,33 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
   const std::size_t batch = static_cast<std::size_t>(std::max(1, config.batch_size));
   // A multi-turn run's --num-prompts counts sessions: random and fixed prompts make --turns each.
   const auto turns = static_cast<std::size_t>(std::max<std::int64_t>(0, config.turns));
-  const std::size_t wanted =
-      (warmup + measure) * batch * (config.multi_turn ? std::max<std::size_t>(1, turns) : 1);
-  std::vector<core::RequestSpec> all;
-  std::string name = core::to_string(config.dataset);
-  if (config.dataset == core::Dataset::kRandom) {
-    RandomDatasetOptions options;
-    options.input_len = config.input_len;
-    options.output_len = config.output_len;
-    options.range_ratio = config.range_ratio;
-    options.prefix_len = config.random_prefix_len;
-    options.seed = config.seed;
-    options.input_dist = length_dist(config.input_dist, "--input-dist");
-    options.output_dist = length_dist(config.output_dist, "--output-dist");
-    all = make_random_dataset(options, wanted, 0, tokenizer);
-  } else if (config.dataset == core::Dataset::kSharedPrefix) {
-    SharedPrefixOptions o;
-    o.groups = config.prefix_groups;
-    o.prompts_per_group = config.prompts_per_group;
-    o.prefix_len = config.prefix_len;
-    o.question_len = config.input_len;
-    o.output_len = config.output_len;
-    o.grouped = config.group_order == core::GroupOrder::kGrouped;
-    o.seed = config.seed;
-    o.question_dist = length_dist(config.input_dist, "--input-dist");
-    o.output_dist = length_dist(config.output_dist, "--output-dist");
-    all = make_shared_prefix_dataset(o, tokenizer);
-  } else if (config.dataset == core::Dataset::kFixed) {
-    all = make_fixed_dataset(config.prompt, wanted, config.output_len, tokenizer);
-  } else {
-    all = load_file_dataset(config, tokenizer, wanted);
-    name = config.dataset_path;
+  PromptGenerator generate = generator(config, tokenizer);
+  if (config.multi_turn) {
+    const std::size_t wanted = (warmup + measure) * batch * std::max<std::size_t>(1, turns);
+    return multi_turn(generate ? take(generate, wanted) : held_dataset(config, tokenizer), turns,
+                      warmup, generate ? core::to_string(config.dataset) : config.dataset_path);
   }
   Workload w;
-  if (config.multi_turn) {
-    std::vector<Session> sessions = make_sessions(std::move(all), turns, name);
-    if (warmup >= sessions.size()) {
-      throw std::runtime_error("--warmup " + std::to_string(warmup) +
-                               " needs fewer sessions than the " + std::to_string(sessions.size()) +
-                               " of " + name);
-    }
-    w.warmup_sessions.assign(
-        std::make_move_iterator(sessions.begin()),
-        std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)));
-    w.sessions.assign(
-        std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)),
-        std::make_move_iterator(sessions.end()));
+  if (!generate) {
+    Phases p = split_phases(batch > 1 ? group_inputs(held_dataset(config, tokenizer), batch)
+                                      : held_dataset(config, tokenizer),
+                            warmup, config.dataset_path);
+    if (config.image_count > 0) attach_all_images(p, config);
+    if (!p.warmup.empty()) w.warmup = std::make_unique<HeldPrompts>(std::move(p.warmup));
+    w.measure = std::make_unique<HeldPrompts>(std::move(p.measure));
     return w;
   }
-  split_phases(w, batch > 1 ? group_inputs(std::move(all), batch) : std::move(all), warmup, name);
-  if (config.image_count > 0) attach_all_images(w, config);
+  if (batch > 1) generate = grouped(std::move(generate), batch);
+  if (config.image_count > 0) {  // images are made on several threads, up front
+    Phases p{take(generate, warmup), take(generate, measure)};
+    attach_all_images(p, config);
+    if (!p.warmup.empty()) w.warmup = std::make_unique<HeldPrompts>(std::move(p.warmup));
+    w.measure = std::make_unique<HeldPrompts>(std::move(p.measure));
+    return w;
+  }
+  w.warmup = phase_prompts(generate, warmup);
+  for (std::size_t i = 0; i < warmup; ++i) generate();  // the measured prompts come after
+  w.measure = phase_prompts(generate, measure);
   return w;
 }
 
