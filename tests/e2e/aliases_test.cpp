@@ -31,7 +31,7 @@ std::string config_of(const std::string& dir) {
 // Per measured request id: its intended arrival relative to the first, and its prompt tokens.
 std::vector<std::pair<std::int64_t, std::int64_t>> schedule_of(const std::string& dir) {
   std::vector<nlohmann::json> records;
-  for (auto& r : read_jsonl(dir + "/requests.jsonl")) {
+  for (auto& r : read_records(dir + "/requests.jsonl")) {
     if (r["phase"] == "measure") records.push_back(std::move(r));
   }
   std::sort(records.begin(), records.end(),
@@ -310,7 +310,7 @@ TEST(EndToEndAliases, VllmWarmupsAndSamplingParametersReachTheServer) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("note: --num-warmups (vLLM) is --warmup"), std::string::npos) << r.err;
   std::size_t warm = 0;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) warm += rec["phase"] == "warmup";
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) warm += rec["phase"] == "warmup";
   EXPECT_EQ(warm, 2u);
   // Recorded in config.yaml, so that --config sends them again.
   const nlohmann::json extra = nlohmann::json::parse(
@@ -407,7 +407,7 @@ TEST(EndToEndAliases, VllmSaveDetailedKeepsEachRequestsTextsAndReportStillReads)
                        "into requests.jsonl (each cut at 64 KiB, none after 256 MiB of text)"),
             std::string::npos)
       << r.err;
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 4u);
   for (const auto& rec : records) {
     ASSERT_TRUE(rec.contains("prompt_text")) << rec.dump();
@@ -431,7 +431,7 @@ TEST(EndToEndAliases, VllmSaveDetailedKeepsEachRequestsTextsAndReportStillReads)
                            {"--num-prompts", "2", "--output-len", "5", "--server-metrics", "off",
                             "--gpu-metrics", "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& rec : read_jsonl(plain + "/requests.jsonl")) {
+  for (const auto& rec : read_records(plain + "/requests.jsonl")) {
     EXPECT_FALSE(rec.contains("prompt_text"));
     EXPECT_FALSE(rec.contains("output_text"));
   }

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 std::vector<json> measured(const std::string& dir) {
   std::vector<json> out;
-  for (const auto& r : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& r : read_records(dir + "/requests.jsonl")) {
     if (r["phase"] == "measure") out.push_back(r);
   }
   return out;

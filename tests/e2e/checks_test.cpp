@@ -32,7 +32,7 @@ TEST(EndToEndChecks, FromIntendedLatenciesExceedTheUsualByTheWait) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int waited = 0;
   std::map<std::uint64_t, std::int64_t> intended_by_id;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
     if (rec["phase"] != "measure") continue;
     ASSERT_TRUE(rec.contains("intended_ns")) << rec.dump();
     const auto intended = rec["intended_ns"].get<std::int64_t>();
@@ -77,7 +77,7 @@ TEST(EndToEndChecks, ClosedLoopRunsHaveNoIntendedArrival) {
                                       {"--num-prompts", "10", "--max-concurrency", "2",
                                        "--output-len", "5", "--server-metrics", "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
     EXPECT_FALSE(rec.contains("intended_ns")) << rec.dump();
   }
   const auto summary = read_json(dir + "/summary.json");

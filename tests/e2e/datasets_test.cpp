@@ -20,7 +20,7 @@ std::string sample(const std::string& name) {
 // (prompt tokens, output tokens) of the measured requests, in id order.
 std::vector<std::pair<std::int64_t, std::int64_t>> lengths(const std::string& dir) {
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  auto lines = read_jsonl(dir + "/requests.jsonl");
+  auto lines = read_records(dir + "/requests.jsonl");
   std::sort(lines.begin(), lines.end(),
             [](const json& a, const json& b) { return a["id"] < b["id"]; });
   for (const auto& r : lines) {
@@ -146,7 +146,7 @@ TEST(EndToEndDatasets, ReplaySendsAtTheTracesTimes) {
                {"--dataset", "mooncake", "--dataset-path", sample("mooncake.jsonl"), "--replay",
                 "--replay-speed", "10", "--server-metrics", "off", "--gpu-metrics", "off"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto lines = read_jsonl(dir + "/requests.jsonl");
+  auto lines = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(lines.size(), 4u);  // the trace once, not cycled
   std::sort(lines.begin(), lines.end(),
             [](const json& a, const json& b) { return a["id"] < b["id"]; });

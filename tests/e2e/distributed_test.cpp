@@ -68,7 +68,7 @@ const std::vector<std::string> kLoad{
 
 std::map<std::uint64_t, nlohmann::json> measured_by_id(const std::string& dir) {
   std::map<std::uint64_t, nlohmann::json> out;
-  for (auto& r : read_jsonl(dir + "/requests.jsonl")) {
+  for (auto& r : read_records(dir + "/requests.jsonl")) {
     if (r["phase"] == "measure") out[r["id"].get<std::uint64_t>()] = r;
   }
   return out;
@@ -245,7 +245,7 @@ TEST(Distributed, CtrlCOnMpirunStopsEveryRankAndKeepsTheMergedResult) {
     requests += rank["requests"].get<std::int64_t>();
   }
   // Every record of every rank is in the merged file, each id once.
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   EXPECT_EQ(static_cast<std::int64_t>(records.size()), requests);
   EXPECT_EQ(static_cast<std::int64_t>(measured_by_id(dir).size()), requests);
   EXPECT_GT(summary["completed"].get<int>(), 3);

@@ -200,8 +200,8 @@ TEST(Experiment, TargetsInterleavedRankedAndEliminated) {
     std::sort(out.begin(), out.end());
     return out;
   };
-  const auto slow_ids = ids(read_jsonl(dir + "/slow/requests.jsonl"));
-  const auto fast_ids = ids(read_jsonl(dir + "/fast/requests.jsonl"));
+  const auto slow_ids = ids(read_records(dir + "/slow/requests.jsonl"));
+  const auto fast_ids = ids(read_records(dir + "/fast/requests.jsonl"));
   ASSERT_EQ(slow_ids.size(), 20u);
   ASSERT_EQ(fast_ids.size(), 20u);
   for (std::size_t i = 0; i < 20; ++i) {
@@ -288,7 +288,7 @@ TEST(Experiment, ReplicasShareTheLoadAndReportEach) {
   EXPECT_EQ(replicas[1]["completed"], 10);
   EXPECT_GT(replicas[0]["mean_batch"].get<double>(), 0.5);
   int second = 0;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) second += rec.value("endpoint", 0);
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) second += rec.value("endpoint", 0);
   EXPECT_EQ(second, 10);
   EXPECT_NE(r.out.find("Replicas (round-robin)"), std::string::npos) << r.out;
 }
@@ -305,7 +305,7 @@ TEST(Experiment, DropFirstKeepsTheRecordsOutOfTheFigures) {
   const json s = read_json(dir + "/summary.json");
   EXPECT_EQ(s["completed"], 15);
   EXPECT_EQ(s["tokenbench"]["requests"]["dropped"], 5);
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 20u);
   std::vector<std::int64_t> dropped_sched, measured_sched;
   for (const auto& rec : records) {

@@ -16,7 +16,7 @@ TEST(EndToEndFaults, RetriedRequestsAreRecordedAndCountedOnce) {
                            {"--num-prompts", "12", "--max-concurrency", "2", "--input-len", "16",
                             "--output-len", "4", "--retries", "3", "--seed", "1"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   int retried = 0;
   int final_after_retry = 0;
   int finals = 0;
@@ -55,7 +55,7 @@ TEST(EndToEndFaults, AbortOnErrorRateStopsARunThatOnlyMeasuresErrors) {
   EXPECT_LT(summary["requests"]["measured"].get<int>(), 200);
   EXPECT_NE(summary["stopped"].get<std::string>().find("--abort-on-error-rate"), std::string::npos);
   // Requests stopped in flight are recorded as canceled, every one of them kept.
-  EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(),
+  EXPECT_EQ(read_records(dir + "/requests.jsonl").size(),
             summary["requests"]["measured"].get<std::size_t>() +
                 summary["requests"]["canceled"].get<std::size_t>());
 }

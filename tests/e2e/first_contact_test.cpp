@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -77,7 +78,7 @@ TEST(FirstContact, UnlistedModelWarnsAndFailFastStops) {
             std::string::npos)
       << r.err;
   // Not 200 requests: five, and what was in flight when it stopped.
-  EXPECT_LE(read_jsonl(dir + "/requests.jsonl").size(), 6u);
+  EXPECT_LE(read_records(dir + "/requests.jsonl").size(), 6u);
   EXPECT_NE(r.out.find("HTTP 404 on /v1/chat/completions"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No request succeeded"), std::string::npos) << r.out;
 }
@@ -91,10 +92,10 @@ TEST(FirstContact, FailFastOnAContextLengthErrorAndOffWithZero) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("the first 5 requests all failed with HTTP 400"), std::string::npos)
       << r.err;
-  EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(), 5u);
+  EXPECT_EQ(read_records(dir + "/requests.jsonl").size(), 5u);
   r = run_process(run_args(sim.url(), dir, with(too_long, {"--fail-fast", "0", "--overwrite"})));
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(read_jsonl(dir + "/requests.jsonl").size(), 40u);
+  EXPECT_EQ(read_records(dir + "/requests.jsonl").size(), 40u);
 }
 
 TEST(FirstContact, SimulatedTimeIsNamedAndCanBeRescaled) {
@@ -169,25 +170,45 @@ TEST(FirstContact, ResultsAreNeverOverwrittenSilentlyNorWrittenThroughALink) {
 TEST(FirstContact, IdsPerPhaseDerivedFiguresAndReportTxt) {
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "2"});
   const std::string dir = make_temp_dir("ids");
-  const auto r = run_process(
-      run_args(sim.url(), dir,
-               {"--num-prompts", "5", "--warmup", "3", "--input-len", "16", "--output-len", "10"}));
+  const auto r = run_process(run_args(sim.url(), dir,
+                                      {"--num-prompts", "5", "--warmup", "3", "--input-len", "16",
+                                       "--output-len", "10", "--export", "csv"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // A request's derived figures are requests.csv's (requests.jsonl keeps the stamps only).
+  std::istringstream csv(slurp(dir + "/requests.csv"));
+  std::string line;
+  std::getline(csv, line);
+  const auto cells = [](const std::string& row) {
+    std::vector<std::string> out;
+    std::stringstream in(row);
+    for (std::string cell; std::getline(in, cell, ',');) out.push_back(cell);
+    return out;
+  };
+  const std::vector<std::string> header = cells(line);
+  const auto column = [&header](const char* name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::map<std::uint64_t, std::vector<std::string>> rows;  // measured requests, by id
+  while (std::getline(csv, line)) {
+    const auto row = cells(line);
+    if (row.at(column("phase")) == "measure") rows[std::stoull(row.at(column("id")))] = row;
+  }
   std::vector<std::uint64_t> warm, measured;
   std::vector<double> output_tps;
-  for (const json& rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const json& rec : read_records(dir + "/requests.jsonl")) {
     (rec["phase"] == "warmup" ? warm : measured).push_back(rec["id"].get<std::uint64_t>());
     if (rec["phase"] != "measure") continue;
+    EXPECT_FALSE(rec.contains("output_tps")) << rec.dump();
+    const auto& row = rows.at(rec["id"].get<std::uint64_t>());
     // evalscope's per-request Output (tok/s): output tokens over the whole latency.
     const double e2el_s = (rec["last_token_ns"].get<double>() - rec["sent_ns"].get<double>()) / 1e9;
     const double expected = rec["output_tokens"].get<double>() / e2el_s;
-    EXPECT_NEAR(rec["output_tps"].get<double>(), expected, 1e-6 * expected);
-    EXPECT_NEAR(rec["e2el_ms"].get<double>(), e2el_s * 1e3, 1e-6);
+    EXPECT_NEAR(std::stod(row.at(column("output_tps"))), expected, 1e-3 * expected);
+    EXPECT_NEAR(std::stod(row.at(column("e2el_ms"))), e2el_s * 1e3, 1e-3);
     const double decode_s =
         (rec["last_token_ns"].get<double>() - rec["first_token_ns"].get<double>()) / 1e9;
-    EXPECT_NEAR(rec["decode_tps"].get<double>(),
-                (rec["output_tokens"].get<double>() - 1) / decode_s,
-                1e-6 * rec["decode_tps"].get<double>());
+    const double decode = (rec["output_tokens"].get<double>() - 1) / decode_s;
+    EXPECT_NEAR(std::stod(row.at(column("decode_tps"))), decode, 1e-3 * decode);
     output_tps.push_back(expected);
   }
   std::sort(warm.begin(), warm.end());

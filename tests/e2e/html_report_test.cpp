@@ -329,7 +329,7 @@ TEST(EndToEndHtmlReport, SimTimeChartsAgreeWithTheTablesAndTheClientsOwnCostsSta
   // The client's queue time is as requests.jsonl measured it, in real time, in the table and in
   // the Checks' send lag.
   double queue_max = 0;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
     queue_max = std::max(queue_max, static_cast<double>(rec["sent_ns"].get<std::int64_t>() -
                                                         rec["scheduled_ns"].get<std::int64_t>()) /
                                         1e6);

@@ -34,7 +34,7 @@ TEST(Http2Run, StreamsShareConnectionsAndKeepKernelStamps) {
   const auto summary = read_json(dir + "/summary.json");
   EXPECT_EQ(summary["completed"].get<int>(), 12) << summary.dump();
   EXPECT_EQ(summary["failed"].get<int>(), 0);
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 12u);
   for (const auto& rec : records) {
     EXPECT_EQ(rec.value("stamps", "user"), "kernel") << rec.dump();

@@ -204,4 +204,14 @@ std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   return out;
 }
 
+std::vector<nlohmann::json> read_records(const std::string& path) {
+  std::vector<nlohmann::json> records = read_jsonl(path);
+  for (auto& r : records) {
+    if (!r.contains("streamed")) r["streamed"] = true;
+    if (!r.contains("error")) r["error"] = "none";
+    if (!r.contains("error_message")) r["error_message"] = "";
+  }
+  return records;
+}
+
 }  // namespace tokenbench::e2e

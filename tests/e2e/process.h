@@ -71,6 +71,10 @@ nlohmann::json read_json(const std::string& path);
 /// A JSON Lines file, one parsed object per non-empty line.
 std::vector<nlohmann::json> read_jsonl(const std::string& path);
 
+/// A requests.jsonl file's records as its reader sees them: the fields a line leaves out when
+/// they hold their usual value (streamed true, error "none", error_message "") filled in.
+std::vector<nlohmann::json> read_records(const std::string& path);
+
 /// The content-chunk stamps of one requests.jsonl record, read as `tokenbench report` reads them
 /// (microsecond stamps; records/chunk_codec.h).
 std::vector<core::ChunkStamp> chunks_of(const nlohmann::json& record);

@@ -20,7 +20,7 @@ TEST(EndToEndRequestId, EveryRecordJoinsTheServersId) {
                                       {"--num-prompts", "30", "--warmup", "3", "--max-concurrency",
                                        "4", "--input-len", "16", "--output-len", "4"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 33u);
   std::set<std::string> ids;
   std::set<std::string> runs;
@@ -48,7 +48,7 @@ TEST(EndToEndRequestId, RetriesKeepTheIdAndNonStreamedRepliesAreJoinedToo) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::map<int, std::set<std::string>> by_request;
   int retried = 0;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
     by_request[rec["id"].get<int>()].insert(rec["request_id"].get<std::string>());
     if (rec.value("retried", false)) {
       ++retried;
@@ -69,7 +69,7 @@ TEST(EndToEndRequestId, NoRequestIdSendsNone) {
       sim.url(), dir,
       {"--num-prompts", "5", "--input-len", "16", "--output-len", "4", "--no-request-id"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
     EXPECT_FALSE(rec.contains("request_id")) << rec.dump();
     // The server's own id is still recorded: the simulator's, not derived from ours.
     EXPECT_TRUE(std::regex_match(rec["response_id"].get<std::string>(),

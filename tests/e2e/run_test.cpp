@@ -53,7 +53,7 @@ TEST(EndToEnd, CountsAndTimingMatchTheSimulator) {
   // Two workers share the limit of 4 exactly: never more in flight, and all 4 slots used.
   EXPECT_EQ(s["tokenbench"]["max_concurrency_observed"], 4);
 
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 20u);
   for (const auto& rec : records) {
     EXPECT_EQ(rec["error"], "none");
@@ -99,7 +99,7 @@ TEST(EndToEnd, ReportRefusesADoctoredRecordNamingItsLine) {
   const std::string requests = dir + "/requests.jsonl";
   const std::string original = slurp(requests);
   const std::string summary = slurp(dir + "/summary.json");
-  std::vector<json> lines = read_jsonl(requests);
+  std::vector<json> lines = read_records(requests);
   ASSERT_EQ(lines.size(), 5u);
   const auto write_lines = [&](const std::vector<json>& records) {
     std::ofstream out(requests, std::ios::trunc);
@@ -172,7 +172,7 @@ TEST(EndToEnd, FailuresAreRecordedAndClassified) {
   const json s = read_json(dir + "/summary.json");
   EXPECT_EQ(s["completed"], 40 - 8 - 4 - 4 - 3);
   EXPECT_EQ(s["failed"], 19);
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   std::map<std::string, int> classes;
   for (const auto& rec : records) classes[rec["error"].get<std::string>()]++;
   EXPECT_EQ(classes["http_5xx"], 8);
@@ -198,7 +198,7 @@ TEST(EndToEnd, WarmupRequestsAreRecordedButNotAggregated) {
                                       {"--num-prompts", "10", "--warmup", "4", "--max-concurrency",
                                        "2", "--input-len", "8", "--output-len", "4"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto records = read_jsonl(dir + "/requests.jsonl");
+  const auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 14u);
   int warmup = 0;
   for (const auto& rec : records) warmup += rec["phase"] == "warmup";
@@ -228,7 +228,7 @@ TEST(EndToEnd, OpenLoopRateFollowsTheSchedule) {
                {"--num-prompts", "20", "--request-rate", "50", "--arrival", "constant",
                 "--input-len", "8", "--output-len", "4", "--endpoint", "/v1/completions"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto records = read_jsonl(dir + "/requests.jsonl");
+  auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 20u);
   std::sort(records.begin(), records.end(),
             [](const json& a, const json& b) { return a["id"] < b["id"]; });
@@ -299,7 +299,7 @@ TEST(EndToEnd, ApiKeyIsSentButNeverWritten) {
       run_process(run_args(sim.url(), bad_dir, {"--num-prompts", "2", "--model", "sim-model"}),
                   std::chrono::seconds(60), {{"OPENAI_API_KEY", "wrong"}});
   EXPECT_EQ(bad.exit_code, 2);
-  for (const auto& rec : read_jsonl(bad_dir + "/requests.jsonl")) {
+  for (const auto& rec : read_records(bad_dir + "/requests.jsonl")) {
     EXPECT_EQ(rec["error"], "http_4xx");
     EXPECT_EQ(rec["http_status"], 401);
   }
@@ -313,7 +313,7 @@ TEST(EndToEnd, KilledRunKeepsWhatItMeasured) {
                                   "4", "--output-len", "5"}));
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   run.stop(SIGKILL);
-  const auto records = read_jsonl(dir + "/requests.jsonl");  // complete lines only
+  const auto records = read_records(dir + "/requests.jsonl");  // complete lines only
   EXPECT_GT(records.size(), 20u);
   const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
@@ -332,7 +332,7 @@ TEST(EndToEnd, InterruptedRunWritesPartialResults) {
   EXPECT_GT(s["completed"].get<int>(), 10);
   EXPECT_LT(s["completed"].get<int>(), 1000);
   int canceled = 0;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl"))
+  for (const auto& rec : read_records(dir + "/requests.jsonl"))
     canceled += rec["error"] == "canceled";
   EXPECT_LE(canceled, 4);
 }

@@ -20,7 +20,7 @@ std::string sample(const std::string& name) {
 // The measured records by (session, turn).
 std::map<std::pair<std::int64_t, std::int64_t>, json> by_turn(const std::string& dir) {
   std::map<std::pair<std::int64_t, std::int64_t>, json> out;
-  for (const auto& r : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& r : read_records(dir + "/requests.jsonl")) {
     if (r["phase"] != "measure") continue;
     EXPECT_EQ(r["error"], "none") << r.dump();
     out[{r["session"].get<std::int64_t>(), r["turn"].get<std::int64_t>()}] = r;
@@ -113,7 +113,7 @@ TEST(EndToEndSessions, RetriedTurnsStayInTheirSessionAndFailedTurnsEndIt) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int retried = 0;
   std::map<std::pair<std::int64_t, std::int64_t>, int> ok;
-  for (const auto& rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
     ASSERT_TRUE(rec.contains("session")) << rec.dump();
     if (rec.value("retried", false)) {
       ++retried;
@@ -129,7 +129,7 @@ TEST(EndToEndSessions, RetriedTurnsStayInTheirSessionAndFailedTurnsEndIt) {
                            {"--multi-turn", "--turns", "3", "--num-prompts", "4",
                             "--max-concurrency", "2", "--input-len", "8", "--output-len", "4",
                             "--server-metrics", "off", "--gpu-metrics", "off"}));
-  const auto records = read_jsonl(bare + "/requests.jsonl");
+  const auto records = read_records(bare + "/requests.jsonl");
   EXPECT_LT(records.size(), 12u);
   EXPECT_GE(records.size(), 4u);
 }

@@ -19,7 +19,7 @@ TEST(EndToEndStreamSample, FiveOfFortyAreNonStreamedAndSetAside) {
                             "--output-len", "8", "--nonstream-sample", "5", "--warmup", "2"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int sample = 0;
-  for (const auto &rec : read_jsonl(dir + "/requests.jsonl")) {
+  for (const auto &rec : read_records(dir + "/requests.jsonl")) {
     if (!rec.value("nonstream_sample", false)) {
       EXPECT_TRUE(rec["streamed"].get<bool>()) << rec.dump();
       continue;

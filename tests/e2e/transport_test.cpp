@@ -20,7 +20,7 @@ TEST(Transport, KernelStampsByDefaultUserStampsWhenAsked) {
   std::string dir = make_temp_dir("stamps-kernel");
   auto r = run_process(run_args(sim.url(), dir, kSmall));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto records = read_jsonl(dir + "/requests.jsonl");
+  auto records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 6u);
   for (const auto& rec : records) {
     EXPECT_EQ(rec.value("stamps", "user"), "kernel") << rec.dump();
@@ -30,7 +30,7 @@ TEST(Transport, KernelStampsByDefaultUserStampsWhenAsked) {
   dir = make_temp_dir("stamps-user");
   r = run_process(run_args(sim.url(), dir, with(kSmall, {"--stamps", "user"})));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  records = read_jsonl(dir + "/requests.jsonl");
+  records = read_records(dir + "/requests.jsonl");
   ASSERT_EQ(records.size(), 6u);
   for (const auto& rec : records) EXPECT_EQ(rec.value("stamps", "user"), "user") << rec.dump();
 }
@@ -43,7 +43,7 @@ TEST(Transport, PerRequestConnectionsRecordTheirConnectTime) {
         run_args(sim.url(), dir,
                  with(kSmall, {"--connection-mode", "per-request", "--transport", transport})));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto records = read_jsonl(dir + "/requests.jsonl");
+    const auto records = read_records(dir + "/requests.jsonl");
     ASSERT_EQ(records.size(), 6u);
     for (const auto& rec : records) {
       ASSERT_TRUE(rec.contains("connected_ns")) << transport << ": " << rec.dump();

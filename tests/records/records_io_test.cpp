@@ -99,8 +99,34 @@ TEST(RecordsIoTest, LineIsOneCompactObjectWithPackedChunks) {
   EXPECT_EQ(line.find("chunk_tokens"), std::string::npos) << line;
   EXPECT_NE(line.find("\"phase\":\"measure\""), std::string::npos) << line;
   EXPECT_NE(line.find("\"output_source\":\"usage\""), std::string::npos) << line;
-  EXPECT_NE(line.find("\"error\":\"none\""), std::string::npos) << line;
   EXPECT_NE(line.find("\"sent_ns\":1000000"), std::string::npos) << line;
+  // Issue 27: what a reader assumes is left out (streamed, no error), and so are the figures
+  // derived from the stamps.
+  for (const char* absent : {"\"streamed\"", "\"error\"", "\"error_message\"", "ttft_ms", "tpot_ms",
+                             "e2el_ms", "decode_tps", "output_tps"}) {
+    EXPECT_EQ(line.find(absent), std::string::npos) << absent << " in " << line;
+  }
+  core::RequestRecord failed = r;
+  failed.streamed = false;
+  failed.error = core::ErrorClass::kHttp5xx;
+  failed.error_message = "HTTP 503: busy";
+  const std::string bad = record_to_jsonl_line(failed);
+  EXPECT_NE(bad.find("\"streamed\":false"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("\"error\":\"http_5xx\",\"error_message\":\"HTTP 503: busy\""),
+            std::string::npos)
+      << bad;
+  EXPECT_EQ(record_to_json(failed), nlohmann::json::parse(bad));
+  const core::RequestRecord back = record_from_jsonl_line(line);
+  EXPECT_TRUE(back.streamed);
+  EXPECT_EQ(back.error, core::ErrorClass::kNone);
+  // A line of an earlier version, with every field and the derived figures, reads the same.
+  const core::RequestRecord old = record_from_jsonl_line(
+      R"({"id":7,"phase":"measure","streamed":true,"sent_ns":1000,"first_token_ns":2000,)"
+      R"("last_token_ns":3000,"done_ns":3000,"chunks":"","error":"none","error_message":"",)"
+      R"("ttft_ms":0.001,"tpot_ms":null,"e2el_ms":0.002,"decode_tps":null,"output_tps":5})");
+  EXPECT_TRUE(old.streamed);
+  EXPECT_EQ(old.error, core::ErrorClass::kNone);
+  EXPECT_EQ(old.first_token, 2000);
 }
 
 // Files written before the packed field hold chunk_ns and chunk_tokens: read exactly, to the ns.

@@ -15,7 +15,6 @@
 
 #include "tokenbench/core/input_limits.h"
 #include "tokenbench/core/json_parse.h"
-#include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/records/chunk_codec.h"
 #include "tokenbench/records/zstd_stream.h"
 
@@ -208,23 +207,11 @@ std::vector<core::ChunkStamp> chunks_from_json(const json& o, Nanos sent) {
 
 }  // namespace
 
-// The per-request figures written beside the stamps, so that one line can be checked by eye.
-// Read back never: they are derived, and `report` derives them again.
-std::array<std::pair<const char*, std::optional<double>>, 5> derived_figures(
-    const core::RequestRecord& r) {
-  return {{{"ttft_ms", metrics::ttft_ms(r)},
-           {"tpot_ms", metrics::tpot_ms(r)},
-           {"e2el_ms", metrics::e2el_ms(r)},
-           {"decode_tps", metrics::decode_tps(r)},
-           {"output_tps", metrics::output_tps(r)}}};
-}
-
 json record_to_json(const core::RequestRecord& r) {
   // nlohmann::json keeps keys sorted; the field set, not the order, is the format.
   json out{
       {"id", r.id},
       {"phase", core::to_string(r.phase)},
-      {"streamed", r.streamed},
       {"scheduled_ns", stamp_to_json(r.scheduled)},
       {"sent_ns", stamp_to_json(r.sent)},
       {"headers_ns", stamp_to_json(r.headers)},
@@ -238,10 +225,12 @@ json record_to_json(const core::RequestRecord& r) {
       {"output_source", core::to_string(r.output_source)},
       {"output_chars", r.output_chars},
       {"http_status", r.http_status},
-      {"error", core::to_string(r.error)},
-      {"error_message", r.error_message},
       {"finish_reason", r.finish_reason},
   };
+  // Written only when they differ from what a reader assumes (issue 27: bytes per token).
+  if (!r.streamed) out["streamed"] = false;
+  if (r.error != core::ErrorClass::kNone) out["error"] = core::to_string(r.error);
+  if (!r.error_message.empty()) out["error_message"] = r.error_message;
   if (r.intended != kNever) out["intended_ns"] = r.intended;
   if (r.connected != kNever) out["connected_ns"] = r.connected;
   if (r.stamps != core::StampSource::kUser) out["stamps"] = core::to_string(r.stamps);
@@ -278,9 +267,6 @@ json record_to_json(const core::RequestRecord& r) {
                              {"predicted_n", t.predicted_n},
                              {"predicted_ms", t.predicted_ms}};
   }
-  for (const auto& [key, value] : derived_figures(r)) {
-    out[key] = value ? json(*value) : json(nullptr);
-  }
   return out;
 }
 
@@ -303,8 +289,8 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
     fmt::format_to(it, ",\"{}\":{}", key,
                    json(value).dump(-1, ' ', false, json::error_handler_t::replace));
   };
-  fmt::format_to(it, "{{\"id\":{},\"phase\":\"{}\",\"streamed\":{}", record.id,
-                 core::to_string(record.phase), record.streamed);
+  fmt::format_to(it, "{{\"id\":{},\"phase\":\"{}\"", record.id, core::to_string(record.phase));
+  if (!record.streamed) fmt::format_to(it, ",\"streamed\":false");
   stamp("scheduled_ns", record.scheduled);
   stamp("sent_ns", record.sent);
   stamp("headers_ns", record.headers);
@@ -315,12 +301,13 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   fmt::format_to(it, ",\"chunks\":\"{}\"", chunk_stamps_to_field(record.chunks, record.sent));
   fmt::format_to(it,
                  ",\"prompt_tokens\":{},\"prompt_source\":\"{}\",\"output_tokens\":{},"
-                 "\"output_source\":\"{}\",\"output_chars\":{},\"http_status\":{},"
-                 "\"error\":\"{}\"",
+                 "\"output_source\":\"{}\",\"output_chars\":{},\"http_status\":{}",
                  record.prompt_tokens, core::to_string(record.prompt_source), record.output_tokens,
-                 core::to_string(record.output_source), record.output_chars, record.http_status,
-                 core::to_string(record.error));
-  text("error_message", record.error_message);
+                 core::to_string(record.output_source), record.output_chars, record.http_status);
+  if (record.error != core::ErrorClass::kNone) {
+    fmt::format_to(it, ",\"error\":\"{}\"", core::to_string(record.error));
+  }
+  if (!record.error_message.empty()) text("error_message", record.error_message);
   text("finish_reason", record.finish_reason);
   if (record.intended != kNever) fmt::format_to(it, ",\"intended_ns\":{}", record.intended);
   if (record.connected != kNever) fmt::format_to(it, ",\"connected_ns\":{}", record.connected);
@@ -359,13 +346,6 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
                    ",\"server_timings\":{{\"cache_n\":{},\"predicted_ms\":{},\"predicted_n\":{},"
                    "\"prompt_ms\":{},\"prompt_n\":{}}}",
                    t.cache_n, t.predicted_ms, t.predicted_n, t.prompt_ms, t.prompt_n);
-  }
-  for (const auto& [key, value] : derived_figures(record)) {
-    if (value) {
-      fmt::format_to(it, ",\"{}\":{}", key, *value);
-    } else {
-      fmt::format_to(it, ",\"{}\":null", key);
-    }
   }
   out.push_back('}');
   out.push_back('\n');

@@ -13,23 +13,25 @@
 namespace tokenbench::records {
 
 // requests.jsonl: one compact JSON object per line, one line per request, in the order requests
-// ended. Fields: id, phase, streamed, scheduled_ns, sent_ns, headers_ns, first_token_ns,
-// last_token_ns, done_ns (integer ns since the run's origin; null for a moment that never
-// happened), chunks (the content chunks' stamps, at microsecond resolution, and token counts,
+// ended. Fields: id, phase, streamed (written only when false), scheduled_ns, sent_ns, headers_ns,
+// first_token_ns, last_token_ns, done_ns (integer ns since the run's origin; null for a moment that
+// never happened), chunks (the content chunks' stamps, at microsecond resolution, and token counts,
 // packed as records/chunk_codec.h says; files written before it hold chunk_ns and chunk_tokens
 // instead, parallel integer arrays of ns and counts, still read), connected_ns (written only when
 // set), stamps ("kernel", written only then; absent: "user"), prompt_tokens, prompt_source,
-// output_tokens, output_source, output_chars, http_status, error, error_message, finish_reason,
+// output_tokens, output_source, output_chars, http_status, error and error_message (written only
+// when the request failed; absent: "none" and ""), finish_reason,
 // endpoint (which target or replica served it; written only when not 0), request_id and response_id
 // (strings of at most 128 bytes, written only when not empty), server_timings (llama.cpp's timings:
 // cache_n, prompt_n, prompt_ms, predicted_n, predicted_ms; only when the reply carried them),
 // nonstream_sample (true for --nonstream-sample's requests; written only then), --save-detailed's
 // prompt_text and output_text (strings, invalid UTF-8 replaced; written only when kept) with
 // text_truncated and text_dropped (true when a text was cut or the run's budget was spent;
-// written only then), which no reader needs and record_from_json skips, and the request's
-// derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps (metrics/request_metrics.h;
-// null when undefined; ignored when read back, since they are derived from the stamps). Enums are
-// written by name (core::to_string).
+// written only then), which no reader needs and record_from_json skips. Files written before
+// issue 27 also hold the derived figures ttft_ms, tpot_ms, e2el_ms, decode_tps and output_tps
+// (ignored when read back: they are derived from the stamps; `report --export csv` writes them),
+// and streamed, error and error_message on every line. Enums are written by name
+// (core::to_string).
 
 /// The JSON object of one record.
 nlohmann::json record_to_json(const core::RequestRecord& record);
