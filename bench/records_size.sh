@@ -6,15 +6,11 @@ set -euo pipefail
 BIN=${1:-build/tokenbench}
 N=${2:-64}
 WORK=$(mktemp -d)
-"$BIN" serve-sim --port 0 --ttft-ms 20 --itl-ms 1 >"$WORK/sim.log" 2>&1 &
-SIM_PID=$!
-trap 'kill $SIM_PID 2>/dev/null || true; wait $SIM_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$WORK/sim.log" && break
-  sleep 0.05
-done
-URL=$(grep -o 'http://[0-9.]*:[0-9]*' "$WORK/sim.log" | head -1)
-[ -n "$URL" ] || { echo "records_size: serve-sim did not start" >&2; exit 1; }
+# shellcheck source=scripts/serve_sim.sh
+source "$(dirname "$0")/../scripts/serve_sim.sh"
+trap 'stop_sim; rm -rf "$WORK"' EXIT
+start_sim "$BIN" "$WORK/sim.log" --ttft-ms 20 --itl-ms 1
+URL=$SIM_URL
 for compress in none zstd; do
   "$BIN" run --base-url "$URL" --num-prompts "$N" --max-concurrency 8 --input-len 64 \
     --output-len 256 --server-metrics off --gpu-metrics off --records-compress "$compress" \

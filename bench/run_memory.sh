@@ -13,14 +13,11 @@ REPEAT=${REPEAT:-3}
 BIN=$BUILD/tokenbench
 LOG=$(mktemp)
 OUT=$(mktemp -d)
-"$BIN" serve-sim --port 0 --preset fixed --ttft-ms 0 --itl-ms 0 >"$LOG" 2>&1 &
-SIM=$!
-trap 'kill $SIM 2>/dev/null || true; wait $SIM 2>/dev/null || true; rm -rf "$LOG" "$OUT"' EXIT
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$LOG" && break
-  sleep 0.05
-done
-URL=$(grep -o 'http://[0-9.]*:[0-9]*' "$LOG" | head -1)
+# shellcheck source=scripts/serve_sim.sh
+source "$(dirname "$0")/../scripts/serve_sim.sh"
+trap 'stop_sim; rm -rf "$LOG" "$OUT"' EXIT
+start_sim "$BIN" "$LOG" --preset fixed --ttft-ms 0 --itl-ms 0
+URL=$SIM_URL
 peak() { # peak RSS in MB and wall seconds of a command
   /usr/bin/time -f "%M %e" -o "$OUT/time" "$@" >/dev/null 2>"$OUT/err" || {
     cat "$OUT/err" >&2

@@ -22,16 +22,13 @@ run_flags=$5
 work=${6:-$(mktemp -d /tmp/compare-false-changes.XXXX)}
 mkdir -p "$work"
 
-sim=""
 if [ -z "${COMPARE_ONLY:-}" ]; then
-  "$bin" serve-sim --port 0 $sim_flags >"$work/sim.out" 2>&1 &
-  sim=$!
-  trap 'kill "$sim" 2>/dev/null || true' EXIT
-  for _ in $(seq 50); do
-    grep -q "listening on" "$work/sim.out" && break
-    sleep 0.1
-  done
-  url=$(sed -n 's/.*listening on //p' "$work/sim.out")
+  # shellcheck source=scripts/serve_sim.sh
+  source "$(dirname "$0")/serve_sim.sh"
+  trap stop_sim EXIT
+  # shellcheck disable=SC2086 # the flags are words
+  start_sim "$bin" "$work/sim.out" $sim_flags
+  url=$SIM_URL
 fi
 
 false_pairs=0

@@ -40,11 +40,12 @@ fi
 
 sim_log=$(mktemp)
 run_log="$build/soak-run.log"
-sim_pid=""
 run_pid=""
+# shellcheck source=scripts/serve_sim.sh
+source "$(dirname "$0")/serve_sim.sh"
 cleanup() {
   [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null || true
-  [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null || true
+  stop_sim
   wait 2>/dev/null || true
   rm -f "$sim_log"
 }
@@ -52,16 +53,10 @@ trap cleanup EXIT
 
 # Fixed timing, no engine model: every request is admitted at once and lives about
 # ttft + output-len x itl = 0.6 s, so the client holds about 0.6 x SOAK_RATE streams.
-"$bin" serve-sim --port 0 --preset fixed --ttft-ms 100 --itl-ms 10 --threads 2 \
-  --idle-timeout-s 0 --seed 1 >"$sim_log" 2>&1 &
-sim_pid=$!
-url=""
-for _ in $(seq 1 200); do
-  url=$(grep -o 'http://[0-9.]*:[0-9]*' "$sim_log" | head -1 || true)
-  [ -n "$url" ] && break
-  sleep 0.05
-done
-[ -n "$url" ] || { echo "soak: serve-sim did not start:" >&2; cat "$sim_log" >&2; exit 1; }
+start_sim "$bin" "$sim_log" --preset fixed --ttft-ms 100 --itl-ms 10 --threads 2 \
+  --idle-timeout-s 0 --seed 1
+sim_pid=$SIM_PID
+url=$SIM_URL
 
 "$bin" run --base-url "$url" --request-rate "$rate" --max-concurrency "$streams" \
   --duration "$seconds" --input-len 32 --output-len 50 --seed 1 --fail-fast 0 \
