@@ -290,7 +290,12 @@ TEST(FirstContact, ReadmeShowsTheDemosCommands) {
   const std::string run = words_of("RUN_FLAGS");
   ASSERT_FALSE(sim.empty()) << demo;
   ASSERT_FALSE(run.empty()) << demo;
-  EXPECT_NE(demo.find("serve-sim --port 0 \"${SIM_FLAGS[@]}\""), std::string::npos) << demo;
+  // serve-sim starts through scripts/serve_sim.sh's start_sim: `serve-sim --port 0 FLAGS`.
+  EXPECT_NE(demo.find("start_sim \"$BIN\" \"$LOG\" \"${SIM_FLAGS[@]}\""), std::string::npos)
+      << demo;
+  EXPECT_NE(slurp(std::string(TOKENBENCH_SOURCE_DIR) + "/scripts/serve_sim.sh")
+                .find("\"$bin\" serve-sim --port 0 \"$@\""),
+            std::string::npos);
   EXPECT_NE(demo.find("run --base-url \"$URL\" \"${RUN_FLAGS[@]}\""), std::string::npos) << demo;
   EXPECT_NE(readme.find("tokenbench serve-sim --port 0 " + sim), std::string::npos) << sim;
   EXPECT_NE(readme.find("tokenbench run --base-url URL " + run), std::string::npos) << run;

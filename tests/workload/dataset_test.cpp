@@ -207,6 +207,55 @@ TEST(Workload, LongGeneratedPhasesAreMadeAsTheyGoWithTheSamePrompts) {
   EXPECT_EQ(batched.measure->next().id, 1u);
 }
 
+// Issue 27: a long JSON Lines or lines file is read a line at a time as the run asks for its
+// prompts (the same prompts as the whole file read up front), after every line was checked.
+TEST(Workload, LongLineFilesAreReadAsTheRunGoes) {
+  std::string jsonl;
+  std::string text;
+  for (std::size_t i = 0; i < kHeldPrompts + 10; ++i) {
+    jsonl += "{\"prompt\":\"p" + std::to_string(i) +
+             "\",\"output_len\":" + std::to_string(i % 7 + 1) + "}\n" + (i % 100 == 0 ? "\n" : "");
+    text += "line " + std::to_string(i) + "\r\n";
+  }
+  core::RunConfig c;
+  c.dataset = core::Dataset::kJsonl;
+  c.dataset_path = write_temp("long.jsonl", jsonl);
+  c.warmup = 3;
+  c.num_prompts = 100;
+  const Workload w = build_workload(c);
+  EXPECT_EQ(w.measure->held(), nullptr);  // read as it goes
+  ASSERT_EQ(w.measure->size(), kHeldPrompts + 7);
+  const auto whole = load_jsonl_dataset(c.dataset_path, 0);
+  EXPECT_EQ(all_prompts(*w.warmup)[2].prompt, "p2");
+  for (std::size_t i = 0; i < kHeldPrompts + 7; ++i) {
+    const core::RequestSpec spec = w.measure->next();
+    ASSERT_EQ(spec.prompt, whole[i + 3].prompt) << i;
+    ASSERT_EQ(spec.max_tokens, whole[i + 3].max_tokens) << i;
+  }
+  EXPECT_EQ(w.measure->next().prompt, "p3");  // cycled: the first measured line again
+  EXPECT_EQ(w.measure->restart()->next().prompt, "p3");
+  // A bad line far into the file stops the run before anything is sent, named by its number.
+  c.dataset_path = write_temp("long-bad.jsonl", jsonl + "{\"prompt\":7}\n");
+  try {
+    build_workload(c);
+    ADD_FAILURE() << "a bad line was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("line " + std::to_string(kHeldPrompts + 10 + 42 + 1) +
+                                         ": \"prompt\" must be a string"),
+              std::string::npos)
+        << e.what();
+  }
+  // A lines file, the same way ('\r' dropped).
+  c.dataset = core::Dataset::kLines;
+  c.dataset_path = write_temp("long.txt", text);
+  c.warmup = 0;
+  const Workload l = build_workload(c);
+  EXPECT_EQ(l.measure->held(), nullptr);
+  EXPECT_EQ(l.measure->size(), kHeldPrompts + 10);
+  EXPECT_EQ(l.measure->next().prompt, "line 0");
+  EXPECT_EQ(l.measure->next().prompt, "line 1");
+}
+
 // Issue 27: the estimate that refuses a workload too large for memory counts what a run holds
 // whatever its length: held prompts, the requests made ahead and the schedule.
 TEST(WorkloadEstimate, CountsHeldPromptsAndTheRequestsMadeAhead) {

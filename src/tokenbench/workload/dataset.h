@@ -55,6 +55,14 @@ std::vector<core::RequestSpec> load_jsonl_dataset(const std::string& path,
                                                   std::int64_t default_output_len,
                                                   const tokenizer::Tokenizer* tokenizer = nullptr,
                                                   const std::string& session_field = "");
+/// Reads a JSON Lines dataset through, checking every line as load_jsonl_dataset does (the same
+/// errors) and keeping none: its number of requests. Throws as load_jsonl_dataset.
+std::size_t check_jsonl_dataset(const std::string& path);
+/// The requests of a JSON Lines dataset (without sessions) made one at a time as the file is
+/// read, a line per call: a file of any size costs a line of memory. Call it at most as many
+/// times as check_jsonl_dataset counted (then it throws: the file changed).
+PromptGenerator jsonl_generator(const std::string& path, std::int64_t default_output_len,
+                                const tokenizer::Tokenizer* tokenizer = nullptr);
 
 /// What the file datasets beyond jsonl read, and how (docs/WORKLOADS.md describes each format).
 struct DatasetOptions {
@@ -78,6 +86,10 @@ struct DatasetOptions {
 
 /// `lines`: one prompt per line (blank lines skipped), each with options.output_len.
 std::vector<core::RequestSpec> load_lines_dataset(const DatasetOptions& options);
+/// The same read through and counted, keeping none; and made one at a time as the file is read
+/// (as check_jsonl_dataset and jsonl_generator).
+std::size_t check_lines_dataset(const DatasetOptions& options);
+PromptGenerator lines_generator(const DatasetOptions& options);
 
 /// `csv`: a CSV file with a header; options.prompt_field names the prompt's column, and
 /// output_len_field and timestamp_field optional columns of output lengths and arrival times.

@@ -15,6 +15,7 @@
 #include "tokenbench/workload/csv_reader.h"
 #include "tokenbench/workload/dataset.h"
 #include "tokenbench/workload/fields.h"
+#include "tokenbench/workload/file_lines.h"
 
 namespace tokenbench::workload {
 namespace {
@@ -33,25 +34,59 @@ void count_input(core::RequestSpec& spec, const std::string& text,
       tokenizer != nullptr ? core::TokenSource::kTokenizer : core::TokenSource::kApproximate;
 }
 
-std::vector<core::RequestSpec> load_lines_dataset(const DatasetOptions& o) {
-  std::ifstream in(o.path);
-  if (!in)
+namespace {
+
+FileLines open_lines(const DatasetOptions& o) {
+  if (!std::ifstream(o.path)) {
     throw std::runtime_error("cannot open dataset file " + o.path + ": check --dataset-path");
+  }
+  return FileLines(o.path, "dataset " + o.path);
+}
+
+// The request of one line of a `lines` dataset (its id left to the caller).
+core::RequestSpec lines_spec(std::string line, const DatasetOptions& o) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  core::RequestSpec spec;
+  spec.max_tokens = o.output_len;
+  count_input(spec, line, o.tokenizer);
+  spec.prompt = std::move(line);
+  return spec;
+}
+
+}  // namespace
+
+std::vector<core::RequestSpec> load_lines_dataset(const DatasetOptions& o) {
+  FileLines lines = open_lines(o);
   std::vector<core::RequestSpec> specs;
   std::string line;
-  core::LineReader lines(in, "dataset " + o.path);
-  while (lines.next(line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    core::RequestSpec spec;
-    spec.id = specs.size();
-    spec.prompt = line;
-    spec.max_tokens = o.output_len;
-    count_input(spec, line, o.tokenizer);
-    specs.push_back(std::move(spec));
+  std::size_t number = 0;
+  while (lines.next(line, number)) {
+    specs.push_back(lines_spec(line, o));
+    specs.back().id = specs.size() - 1;
   }
   if (specs.empty()) throw std::runtime_error("dataset " + o.path + " has no prompts");
   return specs;
+}
+
+std::size_t check_lines_dataset(const DatasetOptions& o) {
+  FileLines lines = open_lines(o);
+  std::string line;
+  std::size_t number = 0;
+  std::size_t count = 0;
+  while (lines.next(line, number)) ++count;
+  if (count == 0) throw std::runtime_error("dataset " + o.path + " has no prompts");
+  return count;
+}
+
+PromptGenerator lines_generator(const DatasetOptions& o) {
+  return [lines = open_lines(o), o, id = std::uint64_t{0}]() mutable {
+    std::string line;
+    std::size_t number = 0;
+    if (!lines.next(line, number)) lines.ended_early();
+    core::RequestSpec spec = lines_spec(std::move(line), o);
+    spec.id = id++;
+    return spec;
+  };
 }
 
 std::vector<core::RequestSpec> load_csv_dataset(const DatasetOptions& o) {

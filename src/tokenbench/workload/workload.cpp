@@ -207,6 +207,30 @@ PromptGenerator generator(const core::RunConfig& config, const tokenizer::Tokeni
   }
 }
 
+// A dataset read a line at a time as the run asks for its prompts (jsonl without sessions,
+// lines), when it holds more prompts than are worth holding and nothing needs them all at once
+// (sessions, --batch-size, images, --replay's times); empty otherwise. Every line is checked
+// first, so a bad one stops the run before anything is sent. `count`: its prompts.
+PromptGenerator streamed_file(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer,
+                              std::size_t& count) {
+  if (config.multi_turn || config.batch_size > 1 || config.image_count > 0 || config.replay) {
+    return {};
+  }
+  if (config.dataset == core::Dataset::kJsonl && config.session_field.empty()) {
+    need_path(config);
+    count = check_jsonl_dataset(config.dataset_path);
+    return count > kHeldPrompts ? jsonl_generator(config.dataset_path, config.output_len, tokenizer)
+                                : PromptGenerator{};
+  }
+  if (config.dataset == core::Dataset::kLines) {
+    need_path(config);
+    const DatasetOptions o = file_options(config, tokenizer);
+    count = check_lines_dataset(o);
+    return count > kHeldPrompts ? lines_generator(o) : PromptGenerator{};
+  }
+  return {};
+}
+
 // The prompts of a dataset that are all held: a file's, or shared-prefix's G x P.
 std::vector<core::RequestSpec> held_dataset(const core::RunConfig& config,
                                             const tokenizer::Tokenizer* tokenizer) {
@@ -370,7 +394,20 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
                       warmup, generate ? core::to_string(config.dataset) : config.dataset_path);
   }
   Workload w;
+  std::size_t lines = 0;
   if (!generate) {
+    if (PromptGenerator file = streamed_file(config, tokenizer, lines)) {
+      if (warmup >= lines) {
+        throw std::runtime_error("--warmup " + std::to_string(warmup) +
+                                 " needs fewer requests than the " + std::to_string(lines) +
+                                 " of dataset " + config.dataset_path +
+                                 ": lower --warmup or add requests");
+      }
+      w.warmup = phase_prompts(file, warmup);
+      for (std::size_t i = 0; i < warmup; ++i) file();  // the measured prompts come after
+      w.measure = std::make_unique<GeneratedPrompts>(std::move(file), lines - warmup);
+      return w;
+    }
     Phases p = split_phases(batch > 1 ? group_inputs(held_dataset(config, tokenizer), batch)
                                       : held_dataset(config, tokenizer),
                             warmup, config.dataset_path);
