@@ -17,6 +17,23 @@
 namespace tokenbench::driver {
 namespace {
 
+// A ScheduleSource over `queue` and `feed`, asked for its next request as a worker asks.
+struct Asked {
+  Asked(load::WorkQueue& queue, RequestFeed& feed) : source(queue, work_of(feed)) {}
+  static PhaseWork work_of(RequestFeed& feed) {
+    PhaseWork work;
+    work.feed = &feed;
+    return work;
+  }
+  bool next(core::Nanos now) {
+    return source.next(now, client::RequestSource::kNoSlotWait, request, next_due, finished);
+  }
+  ScheduleSource source;
+  client::SourcedRequest request;
+  core::Nanos next_due = 0;
+  bool finished = false;
+};
+
 TEST(ScheduleSource, NonstreamSamplePicksByPromptSoEveryTargetAgrees) {
   PhaseWork work;
   work.sample_count = 5;
@@ -89,23 +106,18 @@ TEST(ScheduleSource, RequestNotMadeYetIsLateNotWaitedFor) {
     p.spec.id = i;
     return p;
   });
-  PhaseWork work;
-  work.feed = &feed;
-  ScheduleSource source(queue, work);
-  client::SourcedRequest r;
-  core::Nanos next = 0;
-  bool finished = false;
-  EXPECT_FALSE(source.next(1000, client::RequestSource::kNoSlotWait, r, next, finished));
-  EXPECT_FALSE(finished);
-  EXPECT_EQ(next, 1000 + ScheduleSource::kFeedRetry);
-  EXPECT_FALSE(source.next(2000, client::RequestSource::kNoSlotWait, r, next, finished));
+  Asked asked(queue, feed);
+  EXPECT_FALSE(asked.next(1000));
+  EXPECT_FALSE(asked.finished);
+  EXPECT_EQ(asked.next_due, 1000 + ScheduleSource::kFeedRetry);
+  EXPECT_FALSE(asked.next(2000));
   EXPECT_EQ(feed.lates(), 1);  // once per request, however often it is looked at
   go = true;
   feed.wait_full();
-  ASSERT_TRUE(source.next(3000, client::RequestSource::kNoSlotWait, r, next, finished));
-  EXPECT_EQ(r.id, 0u);
-  ASSERT_TRUE(source.next(3000, client::RequestSource::kNoSlotWait, r, next, finished));
-  EXPECT_EQ(r.id, 1u);
+  ASSERT_TRUE(asked.next(3000));
+  EXPECT_EQ(asked.request.id, 0u);
+  ASSERT_TRUE(asked.next(3000));
+  EXPECT_EQ(asked.request.id, 1u);
 }
 
 // A shard's feed makes its own indices in the order its queue hands them out, a ring's worth
@@ -146,15 +158,10 @@ TEST(RequestFeed, AFailureEndsThePhaseAndIsRethrown) {
   });
   feed.wait_full();
   EXPECT_TRUE(feed.failed());
-  PhaseWork work;
-  work.feed = &feed;
-  ScheduleSource source(queue, work);
-  client::SourcedRequest r;
-  core::Nanos next = 0;
-  bool finished = false;
-  EXPECT_TRUE(source.next(0, client::RequestSource::kNoSlotWait, r, next, finished));
-  EXPECT_FALSE(source.next(0, client::RequestSource::kNoSlotWait, r, next, finished));
-  EXPECT_TRUE(finished);
+  Asked asked(queue, feed);
+  EXPECT_TRUE(asked.next(0));
+  EXPECT_FALSE(asked.next(0));
+  EXPECT_TRUE(asked.finished);
   EXPECT_THROW(feed.rethrow_error(), std::runtime_error);
 }
 

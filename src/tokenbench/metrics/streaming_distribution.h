@@ -67,9 +67,6 @@ class StreamingDistribution {
   double min() const;
   /// The largest value; kUndefined when empty.
   double max() const;
-  /// The values kept, in the order added (possibly sorted by an earlier quantile()); empty once
-  /// the distribution is a sketch.
-  std::span<const double> values() const { return values_; }
   /// The values kept, sorted ascending (in place, as quantile() does); empty once a sketch.
   std::span<const double> sorted_values() const;
   /// A sketch of every value, exact or not (for encoding and merging across ranks): built from
