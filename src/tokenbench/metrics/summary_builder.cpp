@@ -122,16 +122,9 @@ void add_sketch_warning(Summary& s) {
 std::int64_t peak_in_flight(std::vector<Nanos> starts, std::vector<Nanos> ends) {
   std::sort(starts.begin(), starts.end());
   std::sort(ends.begin(), ends.end());
-  std::int64_t in_flight = 0;
   std::int64_t peak = 0;
-  std::size_t e = 0;
-  for (const Nanos start : starts) {
-    while (e < ends.size() && ends[e] <= start) {
-      --in_flight;
-      ++e;
-    }
-    peak = std::max(peak, ++in_flight);
-  }
+  sweep_in_flight(starts, ends,
+                  [&peak](Nanos, std::int64_t level) { peak = std::max(peak, level); });
   return peak;
 }
 

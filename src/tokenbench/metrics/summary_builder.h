@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -25,6 +26,20 @@ inline constexpr std::size_t kDefaultGapExactLimit = std::size_t{1} << 18;
 /// The most intervals [starts[i], ends[i]) in flight at once (the two in any order, each sorted
 /// here); an end comes before a start at the same instant, so touching intervals do not overlap.
 std::int64_t peak_in_flight(std::vector<core::Nanos> starts, std::vector<core::Nanos> ends);
+
+/// The sweep behind peak_in_flight, for sorted `starts` and `ends`: after the last of each run of
+/// equal starts, calls visit(start, level) with the intervals in flight just after it (those
+/// started at or before it, less those ended at or before it).
+template <typename Visit>
+void sweep_in_flight(std::span<const core::Nanos> starts, std::span<const core::Nanos> ends,
+                     Visit&& visit) {
+  std::size_t e = 0;
+  for (std::size_t s = 0; s < starts.size(); ++s) {
+    if (s + 1 < starts.size() && starts[s + 1] == starts[s]) continue;
+    while (e < ends.size() && ends[e] <= starts[s]) ++e;
+    visit(starts[s], static_cast<std::int64_t>(s + 1) - static_cast<std::int64_t>(e));
+  }
+}
 
 /// Builds the Summary of a run from its records fed one at a time, in any order, without keeping
 /// them: counters and sums are exact, and each distribution is a StreamingDistribution (exact up

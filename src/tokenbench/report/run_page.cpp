@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tokenbench/metrics/summary_builder.h"
 #include "tokenbench/report/html_report.h"
 
 namespace tokenbench::report {
@@ -233,13 +234,10 @@ std::vector<double> RunPageBuilder::stamp_peaks(std::size_t bins, std::int64_t f
     return static_cast<std::size_t>(std::clamp<std::int64_t>(floor_div(t, width) - first, 0,
                                                              static_cast<std::int64_t>(bins) - 1));
   };
-  std::size_t e = 0;
-  for (std::size_t s = 0; s < sends.size(); ++s) {
-    if (s + 1 < sends.size() && sends[s + 1] == sends[s]) continue;  // the last of equal sends
-    while (e < ends.size() && ends[e] <= sends[s]) ++e;
-    const std::size_t b = bin_of(sends[s]);
-    peak[b] = std::max(peak[b], static_cast<double>(s + 1) - static_cast<double>(e));
-  }
+  metrics::sweep_in_flight(sends, ends, [&](core::Nanos send, std::int64_t level) {
+    const std::size_t b = bin_of(send);
+    peak[b] = std::max(peak[b], static_cast<double>(level));
+  });
   return peak;
 }
 
