@@ -77,8 +77,9 @@ void add_other_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--max-line-bytes", flags.max_line_bytes, help("--max-line-bytes"))
       ->capture_default_str();
   cmd->add_option("--max-workload-memory", flags.max_workload_memory,
-                  "The most memory the prompts, bodies and schedule made before the first "
-                  "request may take: auto (75% of MemAvailable), 0 (no check) or a size (8GiB)")
+                  "The most memory the workload may hold (prompts held for the run, requests "
+                  "made ahead, the schedule; long generated runs hold no prompts): auto (75% of "
+                  "MemAvailable), 0 (no check) or a size (8GiB)")
       ->capture_default_str();
   cmd->add_option("--max-concurrency", flags.concurrency, help("--max-concurrency"))
       ->capture_default_str();
