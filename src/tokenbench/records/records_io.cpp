@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <fstream>
 #include <limits>
 #include <map>

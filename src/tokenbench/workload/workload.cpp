@@ -85,13 +85,17 @@ struct Phases {
 
 // Warmup takes the first requests and the measure phase the others (cycled when it needs more),
 // so that no measured prompt was sent before and cached.
-Phases split_phases(std::vector<core::RequestSpec> all, std::size_t warmup,
-                    const std::string& path) {
-  if (warmup >= all.size()) {
+void check_warmup(std::size_t warmup, std::size_t requests, const std::string& path) {
+  if (warmup >= requests) {
     throw std::runtime_error("--warmup " + std::to_string(warmup) +
-                             " needs fewer requests than the " + std::to_string(all.size()) +
+                             " needs fewer requests than the " + std::to_string(requests) +
                              " of dataset " + path + ": lower --warmup or add requests");
   }
+}
+
+Phases split_phases(std::vector<core::RequestSpec> all, std::size_t warmup,
+                    const std::string& path) {
+  check_warmup(warmup, all.size(), path);
   Phases p;
   p.warmup.assign(std::make_move_iterator(all.begin()),
                   std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(warmup)));
@@ -267,12 +271,24 @@ Workload multi_turn(std::vector<core::RequestSpec> all, std::size_t turns, std::
 }
 
 // A phase of `count` generated prompts from where `generate` stands (null when none): held when
-// few enough that making them again each cycle would cost more than keeping them.
-std::unique_ptr<PromptSource> phase_prompts(const PromptGenerator& generate, std::size_t count) {
+// few enough that making them again each cycle would cost more than keeping them. With
+// `then_more` (another phase follows), `generate` is left after the phase's prompts; each is
+// made once when held.
+std::unique_ptr<PromptSource> phase_prompts(PromptGenerator& generate, std::size_t count,
+                                            bool then_more) {
   if (count == 0) return nullptr;
-  PromptGenerator from_here = generate;
-  if (count <= kHeldPrompts) return std::make_unique<HeldPrompts>(take(from_here, count));
-  return std::make_unique<GeneratedPrompts>(std::move(from_here), count);
+  if (count <= kHeldPrompts) return std::make_unique<HeldPrompts>(take(generate, count));
+  auto phase = std::make_unique<GeneratedPrompts>(generate, count);
+  for (std::size_t i = 0; then_more && i < count; ++i) generate();
+  return phase;
+}
+
+// A workload whose prompts are all held.
+Workload held_workload(Phases p) {
+  Workload w;
+  if (!p.warmup.empty()) w.warmup = std::make_unique<HeldPrompts>(std::move(p.warmup));
+  w.measure = std::make_unique<HeldPrompts>(std::move(p.measure));
+  return w;
 }
 
 // Without a tokenizer a synthetic prompt is words that are single tokens, about 5 bytes each
@@ -397,14 +413,8 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
   std::size_t lines = 0;
   if (!generate) {
     if (PromptGenerator file = streamed_file(config, tokenizer, lines)) {
-      if (warmup >= lines) {
-        throw std::runtime_error("--warmup " + std::to_string(warmup) +
-                                 " needs fewer requests than the " + std::to_string(lines) +
-                                 " of dataset " + config.dataset_path +
-                                 ": lower --warmup or add requests");
-      }
-      w.warmup = phase_prompts(file, warmup);
-      for (std::size_t i = 0; i < warmup; ++i) file();  // the measured prompts come after
+      check_warmup(warmup, lines, config.dataset_path);
+      w.warmup = phase_prompts(file, warmup, true);  // the measured prompts come after
       w.measure = std::make_unique<GeneratedPrompts>(std::move(file), lines - warmup);
       return w;
     }
@@ -412,21 +422,16 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
                                       : held_dataset(config, tokenizer),
                             warmup, config.dataset_path);
     if (config.image_count > 0) attach_all_images(p, config);
-    if (!p.warmup.empty()) w.warmup = std::make_unique<HeldPrompts>(std::move(p.warmup));
-    w.measure = std::make_unique<HeldPrompts>(std::move(p.measure));
-    return w;
+    return held_workload(std::move(p));
   }
   if (batch > 1) generate = grouped(std::move(generate), batch);
   if (config.image_count > 0) {  // images are made on several threads, up front
     Phases p{take(generate, warmup), take(generate, measure)};
     attach_all_images(p, config);
-    if (!p.warmup.empty()) w.warmup = std::make_unique<HeldPrompts>(std::move(p.warmup));
-    w.measure = std::make_unique<HeldPrompts>(std::move(p.measure));
-    return w;
+    return held_workload(std::move(p));
   }
-  w.warmup = phase_prompts(generate, warmup);
-  for (std::size_t i = 0; i < warmup; ++i) generate();  // the measured prompts come after
-  w.measure = phase_prompts(generate, measure);
+  w.warmup = phase_prompts(generate, warmup, true);  // the measured prompts come after
+  w.measure = phase_prompts(generate, measure, false);
   return w;
 }
 
