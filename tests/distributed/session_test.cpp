@@ -1,17 +1,31 @@
 #include "tokenbench/distributed/session.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "local_comm.h"
 #include "tokenbench/distributed/merge.h"
+#include "tokenbench/distributed/record_transfer.h"
 #include "tokenbench/records/records_io.h"
 
 namespace tokenbench::distributed {
 namespace {
 
 using std::chrono::milliseconds;
+
+// A records file in the temporary directory holding `records`; returns its path.
+std::string write_records(const std::string& name,
+                          const std::vector<core::RequestRecord>& records) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("tokenbench_session_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream out(path, std::ios::trunc);
+  for (const auto& r : records) out << records::record_to_jsonl_line(r);
+  return path.string();
+}
 
 core::RequestRecord record_at(std::uint64_t id, core::Nanos t) {
   core::RequestRecord r;
@@ -37,7 +51,6 @@ TEST(RankReport, EncodesAndDecodesWhole) {
   r.measure_start = 50;
   r.measure_end = 900;
   r.cpu = {{{1, 2}, {3, 4}}, {}};
-  r.parts = {records::record_to_jsonl_line(record_at(7, 100)), ""};
   const RankReport back = decode_report(encode_report(r));
   EXPECT_EQ(back.rank, 3);
   EXPECT_EQ(back.host, "node-b");
@@ -48,11 +61,8 @@ TEST(RankReport, EncodesAndDecodesWhole) {
   ASSERT_EQ(back.cpu.size(), 2u);
   EXPECT_EQ(back.cpu[0][1].t, 3);
   EXPECT_EQ(back.cpu[0][1].cpu, 4);
-  EXPECT_EQ(back.parts, r.parts);
   EXPECT_THROW(decode_report("no header"), std::runtime_error);
-  EXPECT_THROW(decode_report(R"({"rank":1}
-)"),
-               std::runtime_error);
+  EXPECT_THROW(decode_report(R"({"rank":1})"), std::runtime_error);
 }
 
 TEST(ShiftRecord, MovesEveryStampButNever) {
@@ -91,18 +101,20 @@ TEST(Session, ALevelSharedByThreeRanksMergesOnTheLeadersClock) {
       const auto start = s.common_start(clock, "", {});
       ASSERT_TRUE(start.has_value());
       EXPECT_GT(*start, clock.now());  // ahead: every member hears of it in time
-      LeaderShare mine;
-      mine.parts = {{record_at(static_cast<std::uint64_t>(k), *start)}};
-      mine.measure_start = *start;
-      mine.measure_end = *start + 4'000;
+      // Three records, the first two ending before the leader's, the last after it.
+      std::vector<core::RequestRecord> mine;
+      for (std::uint64_t i = 0; i < 3; ++i) {
+        mine.push_back(record_at(10 * static_cast<std::uint64_t>(k) + i, *start));
+        mine.back().done += static_cast<core::Nanos>(i) * 10'000'000;
+      }
       RankReport r;
       r.rank = k;
       r.host = s.host();
       r.origin_ns = clock.origin_ns();
-      r.measure_start = mine.measure_start;
-      r.measure_end = mine.measure_end;
-      r.parts = {records::record_to_jsonl_line(mine.parts[0][0])};
+      r.measure_start = *start;
+      r.measure_end = *start + 30'000'000;
       s.send_report(r);
+      serve_records(comm, {write_records("rank" + std::to_string(k), mine)});
       EXPECT_FALSE(s.await_level({}).has_value());  // finish
       EXPECT_FALSE(s.leader_lost());
     });
@@ -118,25 +130,36 @@ TEST(Session, ALevelSharedByThreeRanksMergesOnTheLeadersClock) {
   const auto start = leader.common_start(leader_clock, "", {});
   ASSERT_TRUE(start.has_value());
   LeaderShare own;
-  own.parts = {{record_at(0, *start)}};
+  core::RequestRecord mine = record_at(0, *start);
+  mine.done += 15'000'000;
+  own.files = {write_records("rank0", {mine})};
   own.measure_start = *start;
   own.measure_end = *start + 4'000;
-  const Merged m = merge_level(leader, own, leader.gather_reports(false), {}, false);
+  std::vector<core::RequestRecord> merged;
+  const Merged m = merge_level(leader, own, leader.gather_reports(false), {}, false,
+                               [&merged](std::size_t part, const core::RequestRecord& r) {
+                                 EXPECT_EQ(part, 0u);
+                                 merged.push_back(r);
+                               });
   leader.finish(0);
   for (auto& t : followers) t.join();
   EXPECT_EQ(shards[1].first, 1u);
   EXPECT_EQ(shards[1].stride, 3u);
   EXPECT_EQ(shards[2].first, 2u);
 
-  ASSERT_EQ(m.parts.size(), 1u);
-  ASSERT_EQ(m.parts[0].size(), 3u);
-  for (const auto& r : m.parts[0]) {
-    const auto& offset = leader.offsets().at(static_cast<int>(r.id));
+  // Every record, in the order they ended on the leader's clock: each rank's first two, the
+  // leader's, then each rank's last.
+  ASSERT_EQ(merged.size(), 7u);
+  for (std::size_t i = 1; i < merged.size(); ++i) {
+    EXPECT_LE(merged[i - 1].done, merged[i].done) << i;
+  }
+  EXPECT_EQ(merged[4].id, 0u);
+  for (const auto& r : merged) {
+    const auto& offset = leader.offsets().at(static_cast<int>(r.id / 10));
     // One physical moment, read on three run clocks, lands at one leader time.
     EXPECT_NEAR(static_cast<double>(r.scheduled), static_cast<double>(*start),
                 static_cast<double>(offset.uncertainty_ns) + 1e5)
-        << "rank " << r.id;
-    EXPECT_EQ(r.done - r.scheduled, 4'000);
+        << "record " << r.id;
   }
   EXPECT_FALSE(m.partial);
   ASSERT_EQ(m.distributed.size(), 1u);
@@ -144,7 +167,9 @@ TEST(Session, ALevelSharedByThreeRanksMergesOnTheLeadersClock) {
   EXPECT_EQ(d["ranks"], 4);
   EXPECT_EQ(d["members"], 3);
   ASSERT_EQ(d["per_rank"].size(), 4u);
-  EXPECT_EQ(d["per_rank"][1]["completed"], 1);
+  EXPECT_EQ(d["per_rank"][0]["completed"], 1);
+  EXPECT_EQ(d["per_rank"][1]["completed"], 3);
+  EXPECT_EQ(d["per_rank"][2]["requests"], 3);
   EXPECT_EQ(d["per_rank"][3]["status"], "absent");
   ASSERT_EQ(d["missing"].size(), 1u);
   EXPECT_NE(d["missing"][0].get<std::string>().find("rank 3"), std::string::npos);
@@ -171,12 +196,63 @@ TEST(Session, AMemberLostBeforeItsReportLeavesAPartialResult) {
   leader.announce_level("x");
   ASSERT_TRUE(leader.common_start(clock, "", {}).has_value());
   follower.join();
-  const Merged m = merge_level(leader, LeaderShare{{{}}, {}, 0, 1, false},
-                               leader.gather_reports(false), {}, false);
+  const Merged m =
+      merge_level(leader, LeaderShare{{""}, {}, 0, 1, false}, leader.gather_reports(false), {},
+                  false, [](std::size_t, const core::RequestRecord&) {});
   EXPECT_TRUE(m.partial);
   EXPECT_EQ(m.distributed[0]["per_rank"][1]["status"], "lost");
   EXPECT_NE(m.distributed[0]["missing"][0].get<std::string>().find("i mod 2 = 1"),
             std::string::npos);
+}
+
+// A member whose records stop coming (its file cannot be read; or it dies while it sends them):
+// what came is merged, and the result is partial and says why.
+TEST(Session, AMemberWhoseRecordsStopComingLeavesAPartialResult) {
+  for (const bool dies : {false, true}) {
+    testing::LocalWorld world(2);
+    const core::RunClock clock;
+    std::thread follower([&world, &clock, dies] {
+      testing::LocalComm comm(world, 1);
+      Session s(comm);
+      s.say_hello("");
+      ASSERT_TRUE(s.await_level({}).has_value());
+      ASSERT_TRUE(s.common_start(clock, "", {}).has_value());
+      RankReport r;
+      r.rank = 1;
+      r.host = s.host();
+      r.origin_ns = clock.origin_ns();
+      s.send_report(r);
+      if (dies) {
+        world.lose(1);
+        return;
+      }
+      serve_records(comm, {"/nonexistent/requests.rank-1.jsonl"});
+    });
+    testing::LocalComm comm(world, 0);
+    Session leader(comm);
+    leader.hear_hellos();
+    leader.announce_level("x");
+    ASSERT_TRUE(leader.common_start(clock, "", {}).has_value());
+    std::int64_t merged = 0;
+    LeaderShare own;
+    own.files = {write_records("lone", {record_at(0, 5)})};
+    const Merged m = merge_level(leader, own, leader.gather_reports(false), {}, false,
+                                 [&merged](std::size_t, const core::RequestRecord&) { ++merged; });
+    follower.join();
+    EXPECT_EQ(merged, 1) << dies;
+    EXPECT_TRUE(m.partial);
+    const auto& row = m.distributed[0]["per_rank"][1];
+    const std::string missing = m.distributed[0]["missing"][0];
+    EXPECT_EQ(row["status"], "partial") << row.dump();
+    EXPECT_NE(missing.find(dies ? "stopped answering while it sent its records"
+                                : "could not send its records"),
+              std::string::npos)
+        << missing;
+    if (!dies) {
+      EXPECT_NE(missing.find("cannot open"), std::string::npos) << missing;
+    }
+    EXPECT_NE(missing.find("0 of its records were merged"), std::string::npos) << missing;
+  }
 }
 
 // A leader that cannot start a measurement tells every member to skip it.

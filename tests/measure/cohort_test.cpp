@@ -32,7 +32,7 @@ TEST(SingleProcess, LeadsAloneAndChangesNothing) {
   EXPECT_EQ(own.request_rate, 10);
   EXPECT_EQ(alone.records_file(RecordsCompression::kNone), "requests.jsonl");
   EXPECT_EQ(alone.records_file(RecordsCompression::kZstd), "requests.jsonl.zst");
-  EXPECT_FALSE(alone.merge({}, core::RunClock{}, {}, false).has_value());
+  EXPECT_FALSE(alone.merge({}, core::RunClock{}, {}, false, {}).has_value());
 }
 
 TEST(SingleProcess, IsWhatAProcessNotStartedByMpirunJoins) {

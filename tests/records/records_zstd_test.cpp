@@ -96,6 +96,71 @@ TEST_F(RecordsZstdTest, RoundTripIsExactAndSmaller) {
   EXPECT_EQ(read_records_jsonl(path("renamed.jsonl")).size(), records.size());
 }
 
+// Cursors read on demand: two files, one plain and one compressed, taken a record at a time in
+// turn (as a distributed run's merge takes its ranks' files) give every record of each, in order,
+// and a cursor over lines in memory passes over a final line cut short, as a file's reader does.
+TEST_F(RecordsZstdTest, CursorsTakeARecordAtATimeFromEachFile) {
+  const std::vector<core::RequestRecord> records = many_records(300);  // several zstd blocks
+  {
+    RecordsSink plain(path(kRequestsFile), RecordsCompression::kNone);
+    RecordsSink zstd(path(kRequestsZstFile), RecordsCompression::kZstd);
+    for (const auto& r : records) {
+      ASSERT_TRUE(plain.append(record_to_jsonl_line(r)));
+      ASSERT_TRUE(zstd.append(record_to_jsonl_line(r)));
+    }
+    ASSERT_TRUE(plain.close());
+    ASSERT_TRUE(zstd.close());
+  }
+  RecordsCursor a(path(kRequestsFile));
+  RecordsCursor b(path(kRequestsZstFile));
+  for (const auto& r : records) {
+    const auto from_a = a.next();
+    const auto from_b = b.next();
+    ASSERT_TRUE(from_a && from_b);
+    expect_same_chunks(r, *from_a);
+    expect_same_chunks(r, *from_b);
+  }
+  EXPECT_FALSE(a.next());
+  EXPECT_FALSE(b.next());
+  EXPECT_FALSE(b.next());
+  EXPECT_EQ(b.report().lines_read, 300);
+  EXPECT_FALSE(b.report().cut_frame);
+
+  std::vector<std::string> lines = {record_to_jsonl_line(records[0]), "",
+                                    record_to_jsonl_line(records[1]), "{\"id\": 2, \"ph"};
+  for (auto& line : lines) {
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+  }
+  std::size_t at = 0;
+  RecordsCursor c("rank 1's records", [&](std::string& line) {
+    if (at == lines.size()) return false;
+    line = lines[at++];
+    return true;
+  });
+  EXPECT_EQ(c.next()->id, 0u);
+  EXPECT_EQ(c.next()->id, 1u);
+  EXPECT_FALSE(c.next());
+  EXPECT_EQ(c.report().skipped_lines, 1);
+  EXPECT_NE(c.report().warning.find("rank 1's records line 4: not valid JSON"), std::string::npos)
+      << c.report().warning;
+  // The same cut line before the end is damage, named with its line.
+  lines.push_back(record_to_jsonl_line(records[2]));
+  at = 0;
+  RecordsCursor d("rank 1's records", [&](std::string& line) {
+    if (at == lines.size()) return false;
+    line = lines[at++];
+    return true;
+  });
+  d.next();
+  d.next();
+  try {
+    d.next();
+    ADD_FAILURE() << "a cut line before the end read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("line 4: not valid JSON"), std::string::npos) << e.what();
+  }
+}
+
 // A run killed after some flushes: its file ends inside the frame, maybe inside a block. Every
 // prefix reads, keeps at least the records flushed before it, and says so in one line.
 TEST_F(RecordsZstdTest, TruncatedFileKeepsTheRecordsFlushedBeforeTheCut) {

@@ -18,6 +18,8 @@ enum class Tag : int {
   kResult = 7,  ///< follower -> leader: its records and notes of one measurement
   kFinish = 8,  ///< leader -> follower: no more measurements; exit
   kHeartbeat = 9,
+  kAsk = 10,    ///< leader -> member: the next batch of a part's records, or "end"
+  kBatch = 11,  ///< member -> leader: that batch (distributed/record_transfer.h)
 };
 
 /// Point-to-point messages between the ranks of one distributed run, rank 0 being the leader.

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <tuple>
 
 #include "tokenbench/core/text.h"
+#include "tokenbench/distributed/record_transfer.h"
 #include "tokenbench/metrics/checks.h"
 #include "tokenbench/metrics/percentile.h"
 #include "tokenbench/metrics/request_metrics.h"
+#include "tokenbench/metrics/summary_builder.h"
 #include "tokenbench/records/records_io.h"
 
 namespace tokenbench::distributed {
@@ -35,45 +38,39 @@ std::string rank_records_file(int rank, bool zstd) {
 
 namespace {
 
-// A rank's result, whole: checked line by line as a requests.jsonl file is.
-std::vector<core::RequestRecord> parse_result_lines(const std::string& text, int rank) {
-  const std::string name = fmt::format("rank {}'s result", rank);
-  records::RecordsReadReport read;
-  auto records = records::parse_records_jsonl(text, name, &read);
-  if (read.skipped_lines > 0) throw std::runtime_error(read.skipped_reason);
-  return records;
-}
-
 double ms(double ns) { return ns / 1e6; }
 
 json number_or_null(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr); }
 
-// The rank's measured requests and client health, for the ranks table.
-json rank_health(const std::vector<std::vector<core::RequestRecord>>& parts,
-                 const std::vector<std::vector<core::CpuSample>>& cpu) {
+// A rank's measured requests in one part, counted as they are merged.
+struct Tally {
+  std::int64_t read = 0;  // records of any phase
   std::int64_t requests = 0, completed = 0, failed = 0, output_tokens = 0;
-  std::vector<double> lag;
-  for (const auto& part : parts) {
-    for (const auto& r : part) {
-      if (r.phase != core::Phase::kMeasure || r.retried) continue;
-      ++requests;
-      if (r.ok()) {
-        ++completed;
-        output_tokens += r.output_tokens;
-      } else {
-        ++failed;
-      }
-      if (const auto q = metrics::queue_time_ms(r)) lag.push_back(*q);
+  metrics::StreamingDistribution send_lag{metrics::kDefaultExactLimit};
+
+  void add(const core::RequestRecord& r) {
+    ++read;
+    if (r.phase != core::Phase::kMeasure || r.retried) return;
+    ++requests;
+    if (r.ok()) {
+      ++completed;
+      output_tokens += r.output_tokens;
+    } else {
+      ++failed;
     }
+    if (const auto q = metrics::queue_time_ms(r)) send_lag.add(*q);
   }
+};
+
+// The rank's measured requests and client health, for the ranks table.
+json rank_health(const Tally& t, const std::vector<std::vector<core::CpuSample>>& cpu) {
   json h;
-  h["requests"] = requests;
-  h["completed"] = completed;
-  h["failed"] = failed;
-  h["output_tokens"] = output_tokens;
-  std::sort(lag.begin(), lag.end());
-  h["send_lag_p50_ms"] = number_or_null(metrics::percentile_sorted(lag, 50));
-  h["send_lag_p99_ms"] = number_or_null(metrics::percentile_sorted(lag, 99));
+  h["requests"] = t.requests;
+  h["completed"] = t.completed;
+  h["failed"] = t.failed;
+  h["output_tokens"] = t.output_tokens;
+  h["send_lag_p50_ms"] = number_or_null(t.send_lag.quantile(50));
+  h["send_lag_p99_ms"] = number_or_null(t.send_lag.quantile(99));
   const metrics::ClientHealth health = metrics::client_health(cpu);
   double peak = 0;
   for (const auto& w : health.workers) peak = std::max(peak, w.busy_peak_pct);
@@ -94,17 +91,31 @@ int position_of(const Session& session, int rank) {
 
 // What one merge reads, beside the shares.
 struct Level {
-  const Session& session;
+  Session& session;
   std::size_t part_count;
   const std::vector<std::string>& part_dirs;  // where a member flushed its records
   bool zstd;
 };
 
-// Every rank's share on the leader's clock, with its row's fixed fields.
+// Where a rank's records come from.
+enum class From {
+  kFiles,   // files this process reads: the leader's own, or a lost member's flushed ones
+  kMember,  // the member, asked for a batch at a time
+  kNone,    // nowhere: its share is missing
+};
+
+// Every rank's share: where its records come from, the shift onto the leader's clock, and its
+// row's fixed fields; its tallies fill as its records are merged.
 struct Share {
+  int rank = 0;
   json row;
-  std::vector<std::vector<core::RequestRecord>> parts;
-  std::vector<std::vector<core::CpuSample>> cpu;
+  From from = From::kNone;
+  std::vector<std::string> files;  // kFiles: per part ("" none)
+  core::Nanos shift = 0;
+  std::vector<Tally> tally;                       // per part
+  std::vector<std::vector<core::CpuSample>> cpu;  // per worker
+  std::string lost_why;  // a member that sent no report: why (its statement is made last)
+  std::string stopped;   // why its records stopped before their end ("" they did not)
 };
 
 // What the shares say beside their records: what is missing, and the widest clock uncertainty.
@@ -122,15 +133,18 @@ void widen(Merged& m, core::Nanos start, core::Nanos end) {
 }
 
 // The leader's share: already on its clock.
-Share leader_share(const Session& session, LeaderShare& own, Merged& m) {
+Share leader_share(const Level& level, LeaderShare& own, Merged& m) {
   Share share;
   share.row = {{"rank", 0},
-               {"host", session.host()},
+               {"host", level.session.host()},
                {"offset_ms", 0.0},
                {"uncertainty_ms", 0.0},
                {"status", own.canceled ? "canceled" : "ok"}};
   widen(m, own.measure_start, own.measure_end);
-  share.parts = std::move(own.parts);
+  share.from = From::kFiles;
+  share.files = std::move(own.files);
+  share.files.resize(level.part_count);
+  share.tally.resize(level.part_count);
   share.cpu = std::move(own.cpu);
   return share;
 }
@@ -150,62 +164,156 @@ std::optional<core::Nanos> place_rank(const Session& session, int k, Share& shar
 }
 
 // A member that sent no records: what it flushed to a shared directory, if visible here (only
-// when it is placed on the leader's clock), into its share. Returns the statement of what is
-// missing.
-std::string recover_flushed(const Level& level, const RankReport& rep, bool placed, Share& share) {
-  const int k = rep.rank;
-  std::int64_t recovered = 0;
-  std::string from;
+// when it is placed on the leader's clock), becomes its share's files.
+void find_flushed(const Level& level, bool placed, Share& share) {
+  share.files.assign(level.part_count, "");
   for (std::size_t p = 0; p < level.part_dirs.size() && p < level.part_count && placed; ++p) {
-    const std::string path = level.part_dirs[p] + "/" + rank_records_file(k, level.zstd);
-    if (!std::filesystem::exists(path)) continue;
-    try {
-      share.parts[p] = records::read_records_jsonl(path);
-      recovered += static_cast<std::int64_t>(share.parts[p].size());
-      from = path;
-    } catch (const std::exception&) {
-      // A file it left unreadable: its share stays missing, as the statement says.
+    const std::string path = level.part_dirs[p] + "/" + rank_records_file(share.rank, level.zstd);
+    if (std::filesystem::exists(path)) {
+      share.files[p] = path;
+      share.from = From::kFiles;
     }
   }
-  const std::string what = share_of(position_of(level.session, k), level.session.members().size());
-  return recovered > 0 ? fmt::format(
-                             "rank {} ({}) {}. {} of its records were read from {} (flushed once "
-                             "a second); the rest of its share ({}) is missing",
-                             k, rep.host, core::without_full_stop(rep.error), recovered, from, what)
-                       : fmt::format("rank {} ({}) {}. Its share ({}) is missing", k, rep.host,
-                                     core::without_full_stop(rep.error), what);
 }
 
-// A member's share from its report (or, when none came, from what it flushed), moved onto the
-// leader's clock.
+// A member's share from its report (its records to be asked for, or, when no report came, what
+// it flushed), with the shift that moves it onto the leader's clock.
 Share member_share(const Level& level, RankReport& rep, Merged& m, Account& acc) {
-  const int k = rep.rank;
   Share share;
-  share.parts.resize(level.part_count);
-  share.row = {{"rank", k}, {"host", rep.host}, {"status", rep.canceled ? "canceled" : "ok"}};
-  const std::optional<core::Nanos> placed = place_rank(level.session, k, share, acc);
-  const core::Nanos shift = placed.value_or(0);
+  share.rank = rep.rank;
+  share.tally.resize(level.part_count);
+  share.row = {
+      {"rank", rep.rank}, {"host", rep.host}, {"status", rep.canceled ? "canceled" : "ok"}};
+  const std::optional<core::Nanos> placed = place_rank(level.session, rep.rank, share, acc);
+  share.shift = placed.value_or(0);
   if (rep.error.empty()) {
-    for (std::size_t p = 0; p < rep.parts.size() && p < level.part_count; ++p) {
-      share.parts[p] = parse_result_lines(rep.parts[p], k);
-    }
-    widen(m, rep.measure_start == core::kNever ? core::kNever : rep.measure_start + shift,
-          rep.measure_end == core::kNever ? core::kNever : rep.measure_end + shift);
+    share.from = From::kMember;
+    widen(m, rep.measure_start == core::kNever ? core::kNever : rep.measure_start + share.shift,
+          rep.measure_end == core::kNever ? core::kNever : rep.measure_end + share.shift);
   } else {
     share.row["status"] = rep.lost ? "lost" : "failed";
     share.row["why"] = rep.error;
-    acc.missing.push_back(recover_flushed(level, rep, placed.has_value(), share));
+    share.lost_why = rep.error;
+    find_flushed(level, placed.has_value(), share);
     m.partial = true;
   }
-  for (auto& part : share.parts) {
-    for (auto& r : part) shift_record(r, shift);
-  }
   for (auto& w : rep.cpu) {
-    for (auto& sample : w) sample.t += shift;
+    for (auto& sample : w) sample.t += share.shift;
   }
   share.cpu = std::move(rep.cpu);
   m.canceled = m.canceled || rep.canceled;
   return share;
+}
+
+// One share's records of one part, a record at a time, moved onto the leader's clock; a source
+// that fails mid-way stops there, its share saying why.
+class Source {
+ public:
+  Source(const Level& level, Share& share, std::size_t part) : share_(share) {
+    const std::string name = fmt::format("rank {}'s records", share.rank);
+    if (share.from == From::kMember) {
+      remote_.emplace(level.session.comm(), share.rank, part);
+      cursor_ = std::make_unique<records::RecordsCursor>(
+          name, [this](std::string& line) { return remote_->next(line); });
+    } else if (share.from == From::kFiles && !share.files[part].empty()) {
+      guard([&] { cursor_ = std::make_unique<records::RecordsCursor>(share.files[part]); });
+    }
+  }
+
+  // The next record, or nullopt at the end (or once it failed).
+  std::optional<core::RequestRecord> next() {
+    std::optional<core::RequestRecord> r;
+    if (cursor_) guard([&] { r = cursor_->next(); });
+    if (!r) {
+      cursor_.reset();
+      if (remote_ && !remote_->failure().empty() && share_.stopped.empty()) {
+        share_.stopped = remote_->failure();
+      }
+      return r;
+    }
+    shift_record(*r, share_.shift);
+    return r;
+  }
+
+ private:
+  template <typename F>
+  void guard(F&& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      if (share_.stopped.empty()) share_.stopped = e.what();
+      cursor_.reset();
+    }
+  }
+
+  Share& share_;
+  std::optional<RemoteLines> remote_;
+  std::unique_ptr<records::RecordsCursor> cursor_;
+};
+
+// Part p of every share, merged into one sequence in the order requests ended (as a single
+// process writes them: a k-way merge of the ranks' files, each already in that order).
+void merge_part(const Level& level, std::vector<Share>& shares, std::size_t p,
+                const MergedRecord& each) {
+  struct Head {
+    core::RequestRecord record;
+    std::size_t source;
+  };
+  const auto later = [](const Head& a, const Head& b) {
+    return std::tie(a.record.done, a.record.id, a.record.attempt) >
+           std::tie(b.record.done, b.record.id, b.record.attempt);
+  };
+  std::vector<std::unique_ptr<Source>> sources;
+  std::vector<Head> heads;
+  const auto pull = [&](std::size_t i) {
+    if (auto r = sources[i]->next()) {
+      heads.push_back({std::move(*r), i});
+      std::push_heap(heads.begin(), heads.end(), later);
+    }
+  };
+  for (auto& share : shares) {
+    sources.push_back(std::make_unique<Source>(level, share, p));
+    pull(sources.size() - 1);
+  }
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), later);
+    Head head = std::move(heads.back());
+    heads.pop_back();
+    shares[head.source].tally[p].add(head.record);
+    each(p, head.record);
+    pull(head.source);
+  }
+}
+
+// The statements of what is missing from the shares whose records did not all come.
+void state_missing(const Level& level, std::vector<Share>& shares, Merged& m, Account& acc) {
+  for (auto& share : shares) {
+    const int k = share.rank;
+    const std::string host = share.row.value("host", "");
+    const std::string what =
+        share_of(position_of(level.session, k), level.session.members().size());
+    std::int64_t got = 0;
+    std::string from;
+    for (std::size_t p = 0; p < share.tally.size(); ++p) {
+      got += share.tally[p].read;
+      if (share.from == From::kFiles && share.tally[p].read > 0) from = share.files[p];
+    }
+    if (!share.lost_why.empty()) {
+      acc.missing.push_back(
+          got > 0 ? fmt::format("rank {} ({}) {}. {} of its records were read from {} (flushed "
+                                "once a second); the rest of its share ({}) is missing",
+                                k, host, core::without_full_stop(share.lost_why), got, from, what)
+                  : fmt::format("rank {} ({}) {}. Its share ({}) is missing", k, host,
+                                core::without_full_stop(share.lost_why), what));
+    } else if (!share.stopped.empty()) {
+      share.row["status"] = "partial";
+      share.row["why"] = share.stopped;
+      acc.missing.push_back(fmt::format(
+          "rank {} ({}) {}. {} of its records were merged; the rest of its share ({}) is missing",
+          k, host, core::without_full_stop(share.stopped), got, what));
+      m.partial = true;
+    }
+  }
 }
 
 // The rows of the ranks that sent no share (absent from the start, their hello said why, or lost
@@ -215,7 +323,7 @@ json absent_rows(const Session& session, const std::vector<Share>& shares, json&
   json rows = json::array();
   for (const auto& a : session.absences()) {
     const bool reported = std::any_of(shares.begin(), shares.end(),
-                                      [&a](const Share& s) { return s.row["rank"] == a.rank; });
+                                      [&a](const Share& s) { return s.rank == a.rank; });
     if (reported) continue;
     rows.push_back({{"rank", a.rank}, {"host", a.host}, {"status", "absent"}, {"why", a.why}});
     missing.push_back(fmt::format(
@@ -231,7 +339,7 @@ json ranks_table(const Session& session, const std::vector<Share>& shares, std::
                  const json& absent, const Account& acc, bool partial) {
   json rows = absent;
   for (const auto& share : shares) {
-    json row = rank_health({share.parts[p]}, share.cpu);
+    json row = rank_health(share.tally[p], share.cpu);
     row.update(share.row);
     rows.push_back(std::move(row));
   }
@@ -250,39 +358,43 @@ json ranks_table(const Session& session, const std::vector<Share>& shares, std::
   return d;
 }
 
-// Every share's records and CPU readings into `m`, each part in the order requests ended (as a
-// single process writes them).
-void gather(std::vector<Share>& shares, Merged& m) {
-  for (auto& share : shares) {
-    for (std::size_t p = 0; p < m.parts.size(); ++p) {
-      for (auto& r : share.parts[p]) m.parts[p].push_back(std::move(r));
-    }
-    for (auto& w : share.cpu) m.cpu.push_back(std::move(w));
+// The members still sending their records (or that may yet: one whose report came late), to be
+// told when the leader has all it wants. A member that reported it could not measure sends none.
+std::vector<int> serving(const std::vector<RankReport>& reports) {
+  std::vector<int> ranks;
+  for (const auto& rep : reports) {
+    if (rep.error.empty() || rep.lost) ranks.push_back(rep.rank);
   }
-  for (auto& part : m.parts) {
-    std::sort(part.begin(), part.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.done, a.id, a.attempt) < std::tie(b.done, b.id, b.attempt);
-    });
-  }
+  return ranks;
 }
 
 }  // namespace
 
-Merged merge_level(const Session& session, LeaderShare own, std::vector<RankReport> reports,
-                   const std::vector<std::string>& part_dirs, bool zstd) {
-  const Level level{session, own.parts.size(), part_dirs, zstd};
+Merged merge_level(Session& session, LeaderShare own, std::vector<RankReport> reports,
+                   const std::vector<std::string>& part_dirs, bool zstd, const MergedRecord& each) {
+  const Level level{session, own.files.size(), part_dirs, zstd};
   Merged m;
-  m.parts.resize(level.part_count);
   m.canceled = own.canceled;
   Account acc;
   std::vector<Share> shares;
-  shares.push_back(leader_share(session, own, m));
+  shares.push_back(leader_share(level, own, m));
   for (auto& rep : reports) shares.push_back(member_share(level, rep, m, acc));
+  // Each member waits for the leader's "end", whatever happens here.
+  const std::vector<int> ranks = serving(reports);
+  struct End {
+    Comm& comm;
+    const std::vector<int>& ranks;
+    ~End() { end_records(comm, ranks); }
+  } end{session.comm(), ranks};
+  for (std::size_t p = 0; p < level.part_count; ++p) merge_part(level, shares, p, each);
+  state_missing(level, shares, m, acc);
   const json absent = absent_rows(session, shares, acc.missing);
   for (std::size_t p = 0; p < level.part_count; ++p) {
     m.distributed.push_back(ranks_table(session, shares, p, absent, acc, m.partial));
   }
-  gather(shares, m);
+  for (auto& share : shares) {
+    for (auto& w : share.cpu) m.cpu.push_back(std::move(w));
+  }
   return m;
 }
 

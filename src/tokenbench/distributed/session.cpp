@@ -54,21 +54,13 @@ std::string encode_report(const RankReport& r) {
     cpu.push_back(std::move(samples));
   }
   head["cpu"] = std::move(cpu);
-  json sizes = json::array();
-  for (const auto& p : r.parts) sizes.push_back(p.size());
-  head["part_bytes"] = std::move(sizes);
-  std::string out = head.dump();
-  out += '\n';
-  for (const auto& p : r.parts) out += p;
-  return out;
+  return head.dump();
 }
 
 RankReport decode_report(const std::string& bytes) {
-  const std::size_t eol = bytes.find('\n');
-  if (eol == std::string::npos) throw std::runtime_error("a rank's result has no header");
   RankReport r;
   try {
-    const json head = core::parse_json(bytes.substr(0, eol));
+    const json head = core::parse_json(bytes);
     r.rank = head.at("rank").get<int>();
     r.host = head.at("host").get<std::string>();
     r.error = head.at("error").get<std::string>();
@@ -80,13 +72,6 @@ RankReport decode_report(const std::string& bytes) {
       auto& samples = r.cpu.emplace_back();
       for (const auto& s : worker)
         samples.push_back({s.at(0).get<core::Nanos>(), s.at(1).get<core::Nanos>()});
-    }
-    std::size_t at = eol + 1;
-    for (const auto& size : head.at("part_bytes")) {
-      const auto n = size.get<std::size_t>();
-      if (at + n > bytes.size()) throw std::runtime_error("cut short");
-      r.parts.push_back(bytes.substr(at, n));
-      at += n;
     }
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("a rank's result is malformed: ") + e.what());

@@ -25,8 +25,8 @@ struct RankReport {
   core::Nanos measure_start = core::kNever;
   core::Nanos measure_end = core::kNever;
   std::vector<std::vector<core::CpuSample>> cpu;  ///< per worker thread
-  std::vector<std::string> parts;                 ///< requests.jsonl lines, per part (target)
 };
+// Its records follow, asked for a batch at a time (distributed/record_transfer.h).
 
 std::string encode_report(const RankReport& report);
 /// Throws std::runtime_error on bytes that are not an encoded report.
@@ -47,7 +47,8 @@ struct Absence {
 ///   each level leader -> member    level (the configuration, and who takes part)
 ///              member -> leader    ready (warmed up), then clock probes, then
 ///              leader -> member    go (the common start, in the member's own clock)
-///              member -> leader    result (its records and notes)
+///              member -> leader    result (its notes), then its records, a batch per
+///                                  ask of the leader's, until it says "end"
 ///   the end    leader -> follower  finish
 ///
 /// A follower that said no at start-up, or went silent (Comm::lost), takes no further part; each

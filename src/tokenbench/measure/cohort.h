@@ -63,13 +63,14 @@ class Cohort {
   /// start; `canceled` stops the wait for the others.
   virtual void synchronize(driver::Benchmark& bench, std::function<bool()> canceled) = 0;
   /// After the phases: every process's records, merged on this process's run clock `clock`
-  /// (the leader); nullopt when there is nothing to merge (alone) or this process does not write
-  /// (a follower sends its share). `own` makes this process's share (called only when needed);
-  /// `dirs` are the parts' results directories (a lost rank's flushed records are looked for
-  /// there).
-  virtual std::optional<distributed::Merged> merge(
-      const std::function<distributed::LeaderShare()>& own, const core::RunClock& clock,
-      const std::vector<std::string>& dirs, bool zstd) = 0;
+  /// (the leader) and handed to `each` as they are merged (none is kept); nullopt when there is
+  /// nothing to merge (alone) or this process does not write (a follower sends its share). `own`
+  /// is this process's share; `dirs` are the parts' results directories (a lost rank's flushed
+  /// records are looked for there).
+  virtual std::optional<distributed::Merged> merge(distributed::LeaderShare own,
+                                                   const core::RunClock& clock,
+                                                   const std::vector<std::string>& dirs, bool zstd,
+                                                   const distributed::MergedRecord& each) = 0;
 };
 
 /// One process measuring alone.
@@ -85,9 +86,9 @@ class SingleProcess final : public Cohort {
   }
   void unable(const std::string&) override {}
   void synchronize(driver::Benchmark&, std::function<bool()>) override {}
-  std::optional<distributed::Merged> merge(const std::function<distributed::LeaderShare()>&,
-                                           const core::RunClock&, const std::vector<std::string>&,
-                                           bool) override {
+  std::optional<distributed::Merged> merge(distributed::LeaderShare, const core::RunClock&,
+                                           const std::vector<std::string>&, bool,
+                                           const distributed::MergedRecord&) override {
     return std::nullopt;
   }
 };

@@ -1,6 +1,6 @@
 // The parts of a measurement that only a distributed run has (docs/DISTRIBUTED.md): the
-// announcement and the load's share, the common start, a follower's report and loop, and the
-// leader's merged files.
+// announcement and the load's share, the common start, a follower's report, records and loop,
+// and the leader's merge.
 
 #include "tokenbench/measure/rank_cohort.h"
 
@@ -13,6 +13,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
+#include "tokenbench/distributed/record_transfer.h"
 #include "tokenbench/measure/runner.h"
 #include "tokenbench/records/records_io.h"
 #include "tokenbench/records/records_sink.h"
@@ -133,18 +134,20 @@ void RankCohort::synchronize(driver::Benchmark& bench, std::function<bool()> can
   });
 }
 
-std::optional<distributed::Merged> RankCohort::merge(
-    const std::function<distributed::LeaderShare()>& own_share, const core::RunClock& clock,
-    const std::vector<std::string>& dirs, bool zstd) {
-  distributed::LeaderShare own = own_share();
+std::optional<distributed::Merged> RankCohort::merge(distributed::LeaderShare own,
+                                                     const core::RunClock& clock,
+                                                     const std::vector<std::string>& dirs,
+                                                     bool zstd,
+                                                     const distributed::MergedRecord& each) {
   if (common_start_ != core::kNever) own.measure_start = common_start_;
   if (!session_.leader()) {
     session_.send_report(rank_report(session_, clock, own));
+    distributed::serve_records(session_.comm(), own.files);
     return std::nullopt;
   }
   const bool canceled = own.canceled;
   return distributed::merge_level(session_, std::move(own), session_.gather_reports(canceled), dirs,
-                                  zstd);
+                                  zstd, each);
 }
 
 distributed::RankReport rank_report(const distributed::Session& session,
@@ -158,25 +161,7 @@ distributed::RankReport rank_report(const distributed::Session& session,
   r.measure_start = share.measure_start;
   r.measure_end = share.measure_end;
   r.cpu = share.cpu;
-  for (const auto& part : share.parts) {
-    std::string lines;
-    for (const auto& record : part) lines += records::record_to_jsonl_line(record);
-    r.parts.push_back(std::move(lines));
-  }
   return r;
-}
-
-void write_merged_records(const std::string& dir, const std::vector<core::RequestRecord>& records,
-                          bool zstd, const nlohmann::json& distributed) {
-  const auto compression =
-      zstd ? records::RecordsCompression::kZstd : records::RecordsCompression::kNone;
-  const std::string path = dir + "/" + records::requests_file_name(compression);
-  records::RecordsSink sink(path, compression);
-  bool ok = true;
-  for (const auto& record : records) ok = sink.append(records::record_to_jsonl_line(record)) && ok;
-  ok = sink.close() && ok;
-  if (!ok) throw std::runtime_error("cannot write " + path);
-  records::write_json_file(dir + "/" + records::kDistributedFile, distributed);
 }
 
 }  // namespace tokenbench::measure

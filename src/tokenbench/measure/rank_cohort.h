@@ -35,10 +35,10 @@ class RankCohort final : public Cohort {
   std::string records_file(records::RecordsCompression compression) const override;
   void unable(const std::string& why) override;
   void synchronize(driver::Benchmark& bench, std::function<bool()> canceled) override;
-  std::optional<distributed::Merged> merge(const std::function<distributed::LeaderShare()>& own,
+  std::optional<distributed::Merged> merge(distributed::LeaderShare own,
                                            const core::RunClock& clock,
-                                           const std::vector<std::string>& dirs,
-                                           bool zstd) override;
+                                           const std::vector<std::string>& dirs, bool zstd,
+                                           const distributed::MergedRecord& each) override;
 
  private:
   std::unique_ptr<distributed::Comm> comm_;
@@ -47,16 +47,11 @@ class RankCohort final : public Cohort {
   core::Nanos common_start_ = core::kNever;  // this measurement's, once known
 };
 
-/// A follower's report of one measurement: its records as requests.jsonl lines, its workers'
-/// CPU readings and measure window, all on its own run clock (`clock`), with the clock's origin.
+/// A follower's report of one measurement: its workers' CPU readings and measure window, on its
+/// own run clock (`clock`), with the clock's origin. Its records follow, asked for by the leader
+/// (distributed/record_transfer.h).
 distributed::RankReport rank_report(const distributed::Session& session,
                                     const core::RunClock& clock,
                                     const distributed::LeaderShare& share);
-
-/// The leader's merged outputs beside the ranks' own files in `dir`: requests.jsonl (or
-/// requests.jsonl.zst with `zstd`), and distributed.json. Throws std::runtime_error naming the
-/// file when it cannot be written.
-void write_merged_records(const std::string& dir, const std::vector<core::RequestRecord>& records,
-                          bool zstd, const nlohmann::json& distributed);
 
 }  // namespace tokenbench::measure

@@ -38,7 +38,8 @@ struct Measurement {
   core::Nanos measure_start = core::kNever;
   core::Nanos measure_end = core::kNever;
   std::optional<distributed::Merged> merged;  // a distributed run's leader: every rank's
-  std::string stopped;                        // why it stopped early (summary.json), or ""
+  std::vector<std::unique_ptr<report::RunFigures>> merged_figures;  // ... and its figures, per part
+  std::string stopped;  // why it stopped early (summary.json), or ""
   RunOutcome outcome;
 };
 
@@ -198,33 +199,49 @@ void Runner::close_records(Measurement& m) {
 
 void Runner::merge(const core::RunConfig& config, const std::vector<Part>& parts, Measurement& m,
                    Telemetry& watch) {
+  if (cohort_->alone()) return;
   const bool zstd = config.records_compress == core::RecordsCompression::kZstd;
+  distributed::LeaderShare own;
   std::vector<std::string> dirs;
-  dirs.reserve(parts.size());
-  for (const auto& part : parts) dirs.push_back(part.config.output_dir);
-  const auto own = [this, &m] {
-    distributed::LeaderShare share;
-    // The records are not kept in memory during the run: they are read back from the files.
-    for (auto& r : m.records.recorders)
-      share.parts.push_back(records::read_records_jsonl(r->path()));
-    share.cpu = last_bench_->cpu_samples();
-    share.measure_start = m.measure_start;
-    share.measure_end = m.measure_end;
-    share.canceled = m.outcome.canceled;
-    return share;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    own.files.push_back(m.records.recorders[i]->path());
+    dirs.push_back(parts[i].config.output_dir);
+  }
+  own.cpu = last_bench_->cpu_samples();
+  own.measure_start = m.measure_start;
+  own.measure_end = m.measure_end;
+  own.canceled = m.outcome.canceled;
+  // The leader writes each part's merged records and folds them into its figures as they come
+  // (docs/SCALE.md): none is kept.
+  std::vector<std::unique_ptr<records::RecordsSink>> sinks;
+  std::vector<std::string> paths;
+  if (cohort_->leads()) {
+    for (const auto& part : parts) {
+      paths.push_back(part.config.output_dir + "/" +
+                      records::requests_file_name(config.records_compress));
+      sinks.push_back(
+          std::make_unique<records::RecordsSink>(paths.back(), config.records_compress));
+      m.merged_figures.push_back(std::make_unique<report::RunFigures>(part.config));
+    }
+  }
+  std::vector<bool> written(sinks.size(), true);
+  const auto each = [&](std::size_t p, const core::RequestRecord& r) {
+    written[p] = sinks[p]->append(records::record_to_jsonl_line(r)) && written[p];
+    m.merged_figures[p]->add(r);
   };
-  m.merged = cohort_->merge(own, last_bench_->clock(), dirs, zstd);
+  m.merged = cohort_->merge(std::move(own), last_bench_->clock(), dirs, zstd, each);
   if (!m.merged) return;
+  for (std::size_t i = 0; i < sinks.size(); ++i) {
+    if (!sinks[i]->close() || !written[i]) throw std::runtime_error("cannot write " + paths[i]);
+    records::write_json_file(parts[i].config.output_dir + "/" + records::kDistributedFile,
+                             m.merged->distributed[i]);
+  }
   watch.scrape_edge(false);  // the measure phase's end: the last rank's
   m.outcome.canceled = m.outcome.canceled || m.merged->canceled;
   m.outcome.partial = m.merged->partial;
   partial_ = partial_ || m.merged->partial;
   m.measure_start = m.merged->measure_start;
   m.measure_end = m.merged->measure_end;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    write_merged_records(parts[i].config.output_dir, m.merged->parts[i], zstd,
-                         m.merged->distributed[i]);
-  }
 }
 
 void Runner::write_results(const core::RunConfig& config, const std::vector<Part>& parts,
@@ -248,8 +265,7 @@ void Runner::write_results(const core::RunConfig& config, const std::vector<Part
       continue;
     }
     // A distributed run: every rank's records, merged on rank 0 (docs/SCALE.md).
-    report::RunFigures figures(parts[i].config);
-    for (const auto& r : m.merged->parts[i]) figures.add(r);
+    const report::RunFigures& figures = *m.merged_figures[i];
     const std::string merged_file =
         parts[i].config.output_dir + "/" + records::requests_file_name(config.records_compress);
     m.outcome.parts.push_back(write_part(parts[i], figures, merged_file, notes));

@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -93,6 +95,61 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
 void for_each_record(const std::string& path,
                      const std::function<void(core::RequestRecord&&)>& each,
                      RecordsReadReport* report = nullptr);
+
+/// The lines of a requests.jsonl file, plain or zstd-compressed (told apart as
+/// read_records_jsonl does), read one at a time on demand: memory holds one line and, of a
+/// compressed file, one block of zstd's output. Not copyable or movable (it reads from a stream it
+/// owns).
+class RecordLines {
+ public:
+  /// Throws std::runtime_error "PATH: cannot open for reading".
+  explicit RecordLines(const std::string& path);
+  ~RecordLines();
+  RecordLines(const RecordLines&) = delete;
+  RecordLines& operator=(const RecordLines&) = delete;
+
+  /// The next line, without its '\n', into `line`; false at the end of the file. Throws
+  /// std::runtime_error "PATH: zstd: REASON; the file is damaged — rerun" on compressed data
+  /// that does not decode, and on a line over --max-line-bytes.
+  bool next(std::string& line);
+  /// At the end of a compressed file: its zstd frame was cut short (a run killed before closing
+  /// it).
+  bool cut() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Source;
+  std::string path_;
+  std::unique_ptr<Source> source_;
+};
+
+/// The records of requests.jsonl lines, taken one at a time on demand, with read_records_jsonl's
+/// checks and errors; memory holds one line and a bit per request id (for the check that ids do
+/// not repeat). Not copyable or movable.
+class RecordsCursor {
+ public:
+  /// Over the file at `path` (plain or zstd). Throws as RecordLines does.
+  explicit RecordsCursor(const std::string& path);
+  /// Over the lines `next_line` gives (false: no more), named `name` in messages (e.g. "rank 2's
+  /// records" for a distributed run's).
+  RecordsCursor(std::string name, std::function<bool(std::string&)> next_line);
+  ~RecordsCursor();
+  RecordsCursor(const RecordsCursor&) = delete;
+  RecordsCursor& operator=(const RecordsCursor&) = delete;
+
+  /// The next record; nullopt at the end. Throws std::runtime_error as read_records_jsonl does.
+  std::optional<core::RequestRecord> next();
+  /// What was passed over; complete once next() has returned nullopt.
+  const RecordsReadReport& report() const;
+
+ private:
+  class Collector;
+  std::unique_ptr<RecordLines> file_;
+  std::function<bool(std::string&)> next_line_;
+  std::unique_ptr<Collector> collector_;
+  std::int64_t number_ = 0;
+  bool ended_ = false;
+};
 
 /// The records of requests.jsonl text already in memory (plain, not compressed), checked as
 /// read_records_jsonl checks a file's; `name` stands for the path in its messages (e.g. "rank 2's

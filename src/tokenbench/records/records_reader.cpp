@@ -40,34 +40,44 @@ class SeenIds {
   std::set<std::tuple<bool, std::uint64_t, std::uint32_t>> others_;
 };
 
-// Turns requests.jsonl lines into records as read_records_jsonl says, handing each to `each`.
-// Whether a line is the final non-blank one is known only when the next arrives: each waits for
-// it (a final line that is not JSON is a run killed mid-write, passed over).
-class RecordsCollector {
- public:
-  RecordsCollector(std::string_view name, const std::function<void(core::RequestRecord&&)>& each)
-      : name_(name), each_(each) {}
+}  // namespace
 
-  void add(std::string_view line, std::int64_t number) {
+// Turns requests.jsonl lines into records as read_records_jsonl says. Whether a line is the final
+// non-blank one is known only when the next arrives: each waits for it (a final line that is not
+// JSON is a run killed mid-write, passed over).
+class RecordsCursor::Collector {
+ public:
+  explicit Collector(std::string name) : name_(std::move(name)) {}
+
+  // The record of the line before `line`, if there was one.
+  std::optional<core::RequestRecord> add(std::string_view line, std::int64_t number) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return std::nullopt;
     if (line.size() > static_cast<std::size_t>(core::max_line_bytes())) {
       throw std::runtime_error(core::line_too_long_message(name_, static_cast<std::size_t>(number),
                                                            core::max_line_bytes()));
     }
-    if (pending_number_ > 0) take(false);
+    std::optional<core::RequestRecord> before;
+    if (pending_number_ > 0) before = take(false);
     pending_.assign(line);
     pending_number_ = number;
+    return before;
   }
 
-  void finish(RecordsReadReport* report) {
-    if (pending_number_ > 0) take(true);
+  // The last line's record, if it is one; completes the report.
+  std::optional<core::RequestRecord> finish() {
+    std::optional<core::RequestRecord> last;
+    if (pending_number_ > 0) last = take(true);
+    pending_number_ = 0;
     read_.warning = read_.skipped_reason;
-    if (report != nullptr) *report = std::move(read_);
+    return last;
   }
+
+  RecordsReadReport& read() { return read_; }
+  const std::string& name() const { return name_; }
 
  private:
-  void take(bool last) {
+  std::optional<core::RequestRecord> take(bool last) {
     const std::int64_t number = pending_number_;
     const auto damaged = [&](std::string_view problem) {
       return std::runtime_error(fmt::format(
@@ -85,7 +95,7 @@ class RecordsCollector {
           "{} line {}: not valid JSON; skipped as a final line cut short (a run killed while "
           "writing it)",
           name_, number);
-      return;
+      return std::nullopt;
     } catch (const std::runtime_error& e) {
       throw damaged(e.what());
     }
@@ -97,48 +107,31 @@ class RecordsCollector {
                                 warmup ? "warmup" : "measure"));
     }
     ++read_.lines_read;
-    each_(std::move(record));
+    return record;
   }
 
   std::string name_;
-  const std::function<void(core::RequestRecord&&)>& each_;
   std::string pending_;              // the last non-blank line, not yet taken
   std::int64_t pending_number_ = 0;  // its number; 0: none
   RecordsReadReport read_;
   SeenIds seen_;
 };
 
-// Feeds `collector` the lines of `text`, a block of the file, numbering them from `number`;
-// `partial` carries a line cut by the block's end into the next block.
-void feed_lines(std::string_view text, std::string& partial, std::int64_t& number,
-                RecordsCollector& collector, std::string_view name) {
-  for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) {
-      partial.append(text.substr(pos));
-      if (partial.size() > static_cast<std::size_t>(core::max_line_bytes())) {
-        throw std::runtime_error(core::line_too_long_message(
-            name, static_cast<std::size_t>(number + 1), core::max_line_bytes()));
-      }
-      return;
-    }
-    if (partial.empty()) {
-      collector.add(text.substr(pos, end - pos), ++number);
-    } else {
-      partial.append(text.substr(pos, end - pos));
-      collector.add(partial, ++number);
-      partial.clear();
-    }
-    pos = end + 1;
-  }
-}
+// A file's bytes: plain, line by line, or zstd's output, a block at a time.
+struct RecordLines::Source {
+  explicit Source(const std::string& path) : in(path, std::ios::binary) {}
+  std::ifstream in;
+  std::optional<core::LineReader> plain;
+  std::optional<ZstdReader> zstd;
+  std::string_view block;  // zstd's output not yet cut into lines
+  std::string partial;     // a line cut by a block's end
+  std::size_t lines = 0;   // lines handed out
+  bool cut = false;
+};
 
-}  // namespace
-
-void for_each_record(const std::string& path,
-                     const std::function<void(core::RequestRecord&&)>& each,
-                     RecordsReadReport* report) {
-  std::ifstream in(path, std::ios::binary);
+RecordLines::RecordLines(const std::string& path)
+    : path_(path), source_(std::make_unique<Source>(path)) {
+  std::ifstream& in = source_->in;
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
   std::array<char, 4> magic{};
   in.read(magic.data(), magic.size());
@@ -147,38 +140,93 @@ void for_each_record(const std::string& path,
       is_zstd(std::string_view(magic.data(), static_cast<std::size_t>(in.gcount())));
   in.clear();
   in.seekg(0);
-  RecordsCollector collector(path, each);
-  if (!compressed) {
-    // Line by line, so that no line is held past --max-line-bytes.
-    core::LineReader lines(in, path);
-    for (std::string line; lines.next(line);) {
-      collector.add(line, static_cast<std::int64_t>(lines.number()));
+  // Plain: line by line, so that no line is held past --max-line-bytes.
+  if (compressed) {
+    source_->zstd.emplace(in);
+  } else {
+    source_->plain.emplace(in, path);
+  }
+}
+
+RecordLines::~RecordLines() = default;
+
+bool RecordLines::cut() const { return source_->cut; }
+
+bool RecordLines::next(std::string& line) {
+  Source& s = *source_;
+  if (s.plain) return s.plain->next(line);
+  while (true) {
+    if (const std::size_t end = s.block.find('\n'); end != std::string_view::npos) {
+      line = std::move(s.partial);
+      line.append(s.block.substr(0, end));
+      s.partial.clear();
+      s.block.remove_prefix(end + 1);
+      ++s.lines;
+      return true;
     }
-    collector.finish(report);
-    return;
+    s.partial.append(s.block);
+    s.block = {};
+    if (s.partial.size() > static_cast<std::size_t>(core::max_line_bytes())) {
+      throw std::runtime_error(
+          core::line_too_long_message(path_, s.lines + 1, core::max_line_bytes()));
+    }
+    bool more = false;
+    try {
+      more = s.zstd->next(s.block);
+    } catch (const ZstdError& e) {
+      throw std::runtime_error(
+          fmt::format("{}: {}; the file is damaged \u2014 rerun", path_, e.what()));
+    }
+    if (!more) {
+      s.cut = s.zstd->cut();
+      if (s.partial.empty()) return false;
+      line = std::move(s.partial);
+      s.partial.clear();
+      ++s.lines;
+      return true;
+    }
   }
-  std::string partial;
-  std::int64_t number = 0;
-  bool cut = false;
-  try {
-    cut = zstd_decompress_stream(
-        in, [&](std::string_view block) { feed_lines(block, partial, number, collector, path); });
-  } catch (const ZstdError& e) {
-    throw std::runtime_error(
-        fmt::format("{}: {}; the file is damaged \u2014 rerun", path, e.what()));
+}
+
+RecordsCursor::RecordsCursor(const std::string& path)
+    : file_(std::make_unique<RecordLines>(path)), collector_(std::make_unique<Collector>(path)) {}
+
+RecordsCursor::RecordsCursor(std::string name, std::function<bool(std::string&)> next_line)
+    : next_line_(std::move(next_line)), collector_(std::make_unique<Collector>(std::move(name))) {}
+
+RecordsCursor::~RecordsCursor() = default;
+
+const RecordsReadReport& RecordsCursor::report() const { return collector_->read(); }
+
+std::optional<core::RequestRecord> RecordsCursor::next() {
+  std::string line;
+  while (!ended_) {
+    if (file_ ? file_->next(line) : next_line_(line)) {
+      if (auto record = collector_->add(line, ++number_)) return record;
+      continue;
+    }
+    ended_ = true;
+    auto last = collector_->finish();
+    RecordsReadReport& read = collector_->read();
+    if (file_ && file_->cut()) {
+      read.cut_frame = true;
+      read.warning = fmt::format(
+          "{}: the zstd stream ends inside its frame (a run killed before closing it); kept the {} "
+          "records written before the cut{}",
+          collector_->name(), read.lines_read,
+          read.skipped_lines > 0 ? " and skipped its partial last line" : "");
+    }
+    return last;
   }
-  if (!partial.empty()) collector.add(partial, ++number);
-  RecordsReadReport local;
-  collector.finish(&local);
-  local.cut_frame = cut;
-  if (cut) {
-    local.warning = fmt::format(
-        "{}: the zstd stream ends inside its frame (a run killed before closing it); kept the {} "
-        "records written before the cut{}",
-        path, local.lines_read,
-        local.skipped_lines > 0 ? " and skipped its partial last line" : "");
-  }
-  if (report != nullptr) *report = std::move(local);
+  return std::nullopt;
+}
+
+void for_each_record(const std::string& path,
+                     const std::function<void(core::RequestRecord&&)>& each,
+                     RecordsReadReport* report) {
+  RecordsCursor cursor(path);
+  while (auto record = cursor.next()) each(std::move(*record));
+  if (report != nullptr) *report = cursor.report();
 }
 
 std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
@@ -191,19 +239,18 @@ std::vector<core::RequestRecord> read_records_jsonl(const std::string& path,
 
 std::vector<core::RequestRecord> parse_records_jsonl(std::string_view text, std::string_view name,
                                                      RecordsReadReport* report) {
-  std::vector<core::RequestRecord> records;
-  const std::function<void(core::RequestRecord &&)> each = [&records](core::RequestRecord&& r) {
-    records.push_back(std::move(r));
-  };
-  RecordsCollector collector(name, each);
-  std::int64_t number = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
+  std::size_t pos = 0;
+  RecordsCursor cursor(std::string(name), [&text, &pos](std::string& line) {
+    if (pos >= text.size()) return false;
     std::size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    collector.add(text.substr(pos, end - pos), ++number);
+    if (end == std::string_view::npos) end = text.size();
+    line.assign(text.substr(pos, end - pos));
     pos = end + 1;
-  }
-  collector.finish(report);
+    return true;
+  });
+  std::vector<core::RequestRecord> records;
+  while (auto record = cursor.next()) records.push_back(std::move(*record));
+  if (report != nullptr) *report = cursor.report();
   return records;
 }
 

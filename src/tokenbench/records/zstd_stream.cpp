@@ -75,32 +75,45 @@ ZstdDecoded zstd_decompress(std::string_view data) {
   return decoded;
 }
 
-bool zstd_decompress_stream(std::istream& in, const std::function<void(std::string_view)>& each) {
-  struct Free {
-    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
-  };
-  std::unique_ptr<ZSTD_DCtx, Free> dctx(ZSTD_createDCtx());
-  if (!dctx) throw ZstdError("zstd: cannot allocate a decompression context");
-  std::vector<char> input(ZSTD_DStreamInSize());
-  std::vector<char> output(ZSTD_DStreamOutSize());
-  std::size_t hint = 0;  // 0 once a frame is complete
-  bool any = false;
-  while (in) {
-    in.read(input.data(), static_cast<std::streamsize>(input.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got == 0) break;
-    any = true;
-    ZSTD_inBuffer in_buffer{input.data(), got, 0};
-    while (true) {
-      ZSTD_outBuffer out{output.data(), output.size(), 0};
-      hint = ZSTD_decompressStream(dctx.get(), &out, &in_buffer);
-      if (ZSTD_isError(hint)) throw ZstdError(std::string("zstd: ") + ZSTD_getErrorName(hint));
-      if (out.pos > 0) each(std::string_view(output.data(), out.pos));
-      // This input is done when it is taken and zstd had no more output than fitted.
-      if (in_buffer.pos == in_buffer.size && out.pos < out.size) break;
+ZstdReader::ZstdReader(std::istream& in)
+    : in_(in),
+      dctx_(ZSTD_createDCtx()),
+      input_(ZSTD_DStreamInSize(), '\0'),
+      output_(ZSTD_DStreamOutSize(), '\0') {
+  if (dctx_ == nullptr) throw ZstdError("zstd: cannot allocate a decompression context");
+}
+
+ZstdReader::~ZstdReader() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
+
+bool ZstdReader::next(std::string_view& block) {
+  while (true) {
+    // Input left, or output that filled the buffer (zstd may hold more): decode on.
+    if (in_pos_ < in_size_ || output_full_) {
+      ZSTD_inBuffer in{input_.data(), in_size_, in_pos_};
+      ZSTD_outBuffer out{output_.data(), output_.size(), 0};
+      hint_ = ZSTD_decompressStream(static_cast<ZSTD_DCtx*>(dctx_), &out, &in);
+      if (ZSTD_isError(hint_)) throw ZstdError(std::string("zstd: ") + ZSTD_getErrorName(hint_));
+      in_pos_ = in.pos;
+      output_full_ = out.pos == out.size;
+      if (out.pos > 0) {
+        block = std::string_view(output_.data(), out.pos);
+        return true;
+      }
+      if (in_pos_ < in_size_) continue;
     }
+    if (!in_) return false;
+    in_.read(input_.data(), static_cast<std::streamsize>(input_.size()));
+    in_size_ = static_cast<std::size_t>(in_.gcount());
+    in_pos_ = 0;
+    if (in_size_ == 0) return false;
+    any_ = true;
   }
-  return any && hint != 0;
+}
+
+bool zstd_decompress_stream(std::istream& in, const std::function<void(std::string_view)>& each) {
+  ZstdReader reader(in);
+  for (std::string_view block; reader.next(block);) each(block);
+  return reader.cut();
 }
 
 }  // namespace tokenbench::records

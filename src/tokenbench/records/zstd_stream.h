@@ -53,6 +53,33 @@ class ZstdError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Decodes the zstd frames read from an istream a block at a time, on demand, so that memory does
+/// not grow with the file. Not thread-safe.
+class ZstdReader {
+ public:
+  /// `in` must outlive the reader. Throws ZstdError when zstd cannot allocate its context.
+  explicit ZstdReader(std::istream& in);
+  ~ZstdReader();
+  ZstdReader(const ZstdReader&) = delete;
+  ZstdReader& operator=(const ZstdReader&) = delete;
+
+  /// The next block of decoded bytes into `block` (valid until the next call); false at the end
+  /// of the input. Throws ZstdError on data that is not zstd or is damaged.
+  bool next(std::string_view& block);
+  /// At the end: the last frame was cut short (a writer killed before its end); what its complete
+  /// blocks decode to was handed over.
+  bool cut() const { return any_ && hint_ != 0; }
+
+ private:
+  std::istream& in_;
+  void* dctx_;  // ZSTD_DCtx*, kept out of this header
+  std::string input_, output_;
+  std::size_t in_pos_ = 0, in_size_ = 0;
+  bool output_full_ = false;  // the last call filled the output: zstd may hold more
+  std::size_t hint_ = 0;      // 0 once a frame is complete
+  bool any_ = false;
+};
+
 /// Decodes the zstd frames read from `in` a block at a time, handing each block of decoded bytes
 /// to `each` (which may throw), so that memory does not grow with the file. Returns true when the
 /// last frame was cut short (a writer killed before its end: what its complete blocks decode to
