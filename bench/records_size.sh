@@ -17,20 +17,24 @@ for compress in none zstd; do
     --output-dir "$WORK/$compress" --quiet >/dev/null
 done
 python3 - "$WORK" <<'PY'
-import base64, json, os, sys
+import json, os, sys
+
+DIGITS = [chr(c) for c in range(0x20, 0x7F) if chr(c) not in '"\\!']
 
 def chunks(record):  # docs/REPORTS.md, "The chunks field"
-    raw = base64.b64decode(record["chunks"] + "=" * (-len(record["chunks"]) % 4))
-    out, i, us = [], 0, None
-    def varint():
+    text, i, out, us = record["chunks"], 1, [], None
+    def number():
         nonlocal i
-        v = shift = 0
+        v, scale = 0, 1
         while True:
-            b = raw[i]; i += 1; v |= (b & 0x7F) << shift; shift += 7
-            if b < 0x80: return v
-    while i < len(raw):
-        v = varint(); d = v >> 1
-        tokens = varint() if v & 1 else 1
+            d = DIGITS.index(text[i]); i += 1
+            v += (d % 46) * scale; scale *= 46
+            if d < 46: return v
+    while i < len(text):
+        tokens = 1
+        if text[i] == "!":
+            i += 1; tokens = number()
+        d = number()
         sent_us = (record["sent_ns"] or 0) // 1000
         us = sent_us + ((d >> 1) ^ -(d & 1)) if us is None else us + d
         out.append((us * 1000, tokens))

@@ -115,13 +115,20 @@ TEST(ChunkCodec, WhatItWritesIsWhatQuantizeKeeps) {
 }
 
 TEST(ChunkCodec, KnownBytes) {
-  // sent at 0; chunks at 1 ms (1 token) and 2 ms (3 tokens): varints 4000, then 2001 and 3.
-  // 4000 = A0 1F; 2001 = D1 0F; 3 = 03; base64 of A0 1F D1 0F 03 is "oB/RDwM".
-  EXPECT_EQ(chunk_stamps_to_field({{{1'000'000, 1}, {2'000'000, 3}}}, 0), "oB/RDwM");
-  const auto back = chunk_stamps_from_field("oB/RDwM", 0);
-  ASSERT_EQ(back.size(), 2u);
-  EXPECT_EQ(back[1].t, 2'000'000);
-  EXPECT_EQ(back[1].tokens, 3);
+  // sent at 0; chunks at 1 ms (1 token) and 2 ms (3 tokens): d = zigzag(1000) = 2000, then a
+  // count of 3 and d = 1000. In base 46, least significant first: 2000 = 22 + 43 x 46, digits
+  // 'g' (22, more to follow) and 'M' (43, the last); 3 is '%'; 1000 = 34 + 21 x 46, 's' and '7'.
+  EXPECT_EQ(chunk_stamps_to_field({{{1'000'000, 1}, {2'000'000, 3}}}, 0), "~gM!%s7");
+  // The same chunks in the form written before it (LEB128 varints 4000, 2001 and 3 as base64)
+  // read the same.
+  for (const char* field : {"~gM!%s7", "oB/RDwM"}) {
+    const auto back = chunk_stamps_from_field(field, 0);
+    ASSERT_EQ(back.size(), 2u) << field;
+    EXPECT_EQ(back[0].t, 1'000'000) << field;
+    EXPECT_EQ(back[0].tokens, 1) << field;
+    EXPECT_EQ(back[1].t, 2'000'000) << field;
+    EXPECT_EQ(back[1].tokens, 3) << field;
+  }
 }
 
 TEST(ChunkCodec, BadFieldsAreRefusedWithOneLine) {
@@ -136,8 +143,15 @@ TEST(ChunkCodec, BadFieldsAreRefusedWithOneLine) {
       {"gA", "cut short in chunk 0"},      // 80: a continuation with nothing after it
       {"oB/RDw", "cut short in chunk 1"},  // 2001's token count is missing
       {"/////////////w", "over 64 bits"},
-      {"Aw", "outside 0 to 2^62 ns"},  // zigzag -1 us before a sent of 0
+      {"Ag", "outside 0 to 2^62 ns"},  // zigzag -1 us before a sent of 0
       {"AYCAgIAI", "carries 2147483648 tokens"},
+      {"~g", "cut short in chunk 0"},      // a digit with more to follow, and nothing after it
+      {"~gM!%", "cut short in chunk 1"},   // a count, and no gap after it
+      {"~gM\\", "not one of its digits"},  // JSON's escape is not a digit
+      {"~gM\x01", "not one of its digits"},
+      {"~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~ ", "over 64 bits"},
+      {"~\x22", "not one of its digits"},
+      {"~#", "outside 0 to 2^62 ns"},  // zigzag -1 us before a sent of 0
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.field);
@@ -170,10 +184,12 @@ TEST(ChunkCodec, A256TokenRecordAt1MsItlCostsAtMost4BytesPerToken) {
   const double line_per_token = static_cast<double>(line.size()) / 256;
   std::printf("chunks field: %zu bytes, %.2f per token; whole line: %zu bytes, %.2f per token\n",
               field.size(), field_per_token, line.size(), line_per_token);
+  // The mark, 3 characters for the first chunk (40 ms after the send), then 2 a gap.
+  EXPECT_EQ(field.size(), 1 + 3 + 2 * 255u);
   EXPECT_LE(field_per_token, 4.0);
   // The rest of the line is fixed: its share falls as the stream grows.
   EXPECT_LE(line_per_token, 6.0);
-  // With jitter (0.9 to 1.1 ms gaps) the cost stays the same: each gap fits two varint bytes.
+  // With jitter (0.9 to 1.1 ms gaps) the cost stays the same: each gap fits two digits.
   core::RequestRecord jitter = r;
   for (std::size_t i = 1; i < jitter.chunks.size(); ++i) {
     jitter.chunks[i].t = jitter.chunks[i - 1].t + 900'000 + static_cast<Nanos>(i % 7) * 33'333;
