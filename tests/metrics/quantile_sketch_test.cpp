@@ -11,6 +11,7 @@
 
 #include "sketch_samples.h"
 #include "tokenbench/metrics/percentile.h"
+#include "tokenbench/metrics/streaming_distribution.h"
 
 namespace tokenbench::metrics {
 namespace {
@@ -89,6 +90,42 @@ TEST(QuantileSketchTest, EmptyIsUndefined) {
   }
   EXPECT_THROW((void)s.quantile(101), std::invalid_argument);
   EXPECT_THROW((void)s.quantile(std::nan("")), std::invalid_argument);
+}
+
+// A value counted n times at once is n calls of add(): the same buckets, count, min, max and
+// quantiles; the same moments up to rounding. Likewise a StreamingDistribution, exact or not.
+TEST(QuantileSketchTest, AValueCountedNTimesIsNAdds) {
+  QuantileSketch one_by_one, at_once;
+  const std::vector<std::pair<double, std::uint64_t>> values{
+      {2.5, 16}, {0.125, 3}, {2.5, 1}, {-4.0, 7}, {0.0, 2}, {1e6, 5}, {std::nan(""), 4}};
+  for (const auto& [v, n] : values) {
+    for (std::uint64_t i = 0; i < n; ++i) one_by_one.add(v);
+    at_once.add(v, n);
+  }
+  at_once.add(9.0, 0);  // nothing
+  EXPECT_EQ(at_once.count(), one_by_one.count());
+  EXPECT_EQ(at_once.refused(), 4u);
+  EXPECT_EQ(at_once.min(), one_by_one.min());
+  EXPECT_EQ(at_once.max(), one_by_one.max());
+  EXPECT_NEAR(at_once.sum(), one_by_one.sum(), 1e-9);
+  EXPECT_NEAR(at_once.mean(), one_by_one.mean(), 1e-9);
+  EXPECT_NEAR(at_once.stddev(), one_by_one.stddev(), 1e-9);
+  for (double p : {0.0, 10.0, 37.5, 50.0, 90.0, 99.0, 100.0}) {
+    EXPECT_EQ(at_once.quantile(p), one_by_one.quantile(p)) << p;
+  }
+  for (const std::size_t limit : {std::size_t{0}, std::size_t{20}, std::size_t{1000}}) {
+    StreamingDistribution a(limit), b(limit);
+    for (const auto& [v, n] : values) {
+      for (std::uint64_t i = 0; i < n; ++i) a.add(v);
+      b.add(v, n);
+    }
+    EXPECT_EQ(a.exact(), b.exact()) << limit;
+    EXPECT_EQ(a.count(), b.count()) << limit;
+    EXPECT_NEAR(a.mean(), b.mean(), 1e-9) << limit;
+    for (double p : {0.0, 25.0, 50.0, 99.0, 100.0}) {
+      EXPECT_EQ(a.quantile(p), b.quantile(p)) << limit << " " << p;
+    }
+  }
 }
 
 TEST(QuantileSketchTest, RefusesNanAndInfinities) {

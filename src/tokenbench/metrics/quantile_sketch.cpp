@@ -144,28 +144,41 @@ double QuantileSketch::representative(std::int32_t key) const {
   return (1.0 + alpha_) * std::exp(static_cast<double>(key - 1) * log_gamma_);
 }
 
-void QuantileSketch::add(double value) {
+void QuantileSketch::add(double value) { add(value, 1); }
+
+void QuantileSketch::add(double value, std::uint64_t n) {
+  if (n == 0) return;
   if (!std::isfinite(value)) {
-    ++refused_;
+    refused_ += n;
     return;
   }
-  ++count_;
-  sum_ += value;
-  if (count_ == 1) {
+  const std::uint64_t before = count_;
+  count_ += n;
+  if (before == 0) {
     min_ = max_ = value;
   } else {
     min_ = std::min(min_, value);
     max_ = std::max(max_, value);
   }
-  const double delta = value - mean_;
-  mean_ += delta / static_cast<double>(count_);
-  m2_ += delta * (value - mean_);
-  if (value >= min_indexable_) {
-    positive_.add(key(value), 1);
-  } else if (value <= -min_indexable_) {
-    negative_.add(key(-value), 1);
+  if (n == 1) {
+    sum_ += value;
+    const double delta = value - mean_;  // Welford's update
+    mean_ += delta / static_cast<double>(count_);
+    m2_ += delta * (value - mean_);
   } else {
-    ++zeros_;
+    // n equal values: Chan's formula with a batch of mean `value` and no spread.
+    const auto k = static_cast<double>(n);
+    sum_ += value * k;
+    const double delta = value - mean_;
+    mean_ += delta * k / static_cast<double>(count_);
+    m2_ += delta * delta * static_cast<double>(before) * k / static_cast<double>(count_);
+  }
+  if (value >= min_indexable_) {
+    positive_.add(key(value), n);
+  } else if (value <= -min_indexable_) {
+    negative_.add(key(-value), n);
+  } else {
+    zeros_ += n;
   }
 }
 

@@ -53,6 +53,9 @@ class QuantileSketch {
   /// Counts `value`. NaN and +-inf are not counted: refused() goes up by one. O(1): one log;
   /// allocates only when the value's bucket lies outside the keys seen so far.
   void add(double value);
+  /// Counts `value` `n` times, as n calls of add(value) would (sum, mean and variance equal up to
+  /// floating rounding): one log, whatever n.
+  void add(double value, std::uint64_t n);
 
   /// Adds every value `other` counted, as if each had been passed to add(): the buckets, count,
   /// min, max and refused() are exactly those of adding the union in any order; sum, mean and

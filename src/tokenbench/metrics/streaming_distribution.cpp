@@ -35,6 +35,15 @@ void StreamingDistribution::add(double value) {
   sorted_ = false;
 }
 
+void StreamingDistribution::add(double value, std::uint64_t n) {
+  // While exact, each copy is kept (the exact answer needs them); a sketch counts them at once.
+  while (n > 0 && exact_ && std::isfinite(value)) {
+    add(value);
+    --n;
+  }
+  if (n > 0) sketch_.add(value, n);
+}
+
 void StreamingDistribution::reserve(std::size_t n) {
   if (exact_) values_.reserve(std::min(n, exact_limit_));
 }

@@ -30,6 +30,8 @@ class StreamingDistribution {
   /// Counts `value`; NaN and +-inf are refused. Amortized O(1); allocates while exact (the
   /// vector grows) and, once a sketch, only as QuantileSketch::add does.
   void add(double value);
+  /// Counts `value` `n` times, as n calls of add(value) would; once a sketch, in one step.
+  void add(double value, std::uint64_t n);
 
   /// Makes room for `n` values in all (at most exact_limit), so that adding them does not grow
   /// the kept values step by step. No effect once a sketch.

@@ -248,19 +248,25 @@ void SummaryBuilder::add_measured(const RequestRecord& r) {
 
 void SummaryBuilder::add_successful(const RequestRecord& r) {
   Figures& f = figures_;
-  const RequestMetrics m = derive_request_metrics(r);
-  if (m.ttft_ms) f.ttft.add(*m.ttft_ms);
+  // derive_request_metrics' figures, without its lists of gaps (made below, with no copy).
+  if (const auto v = ttft_ms(r)) f.ttft.add(*v);
   if (const auto v = ttfr_ms(r)) f.ttfr.add(*v);
   if (const auto v = ttfa_ms(r)) f.ttfa.add(*v);
-  if (m.tpot_ms) f.tpot.add(*m.tpot_ms);
-  if (m.e2el_ms) f.e2el.add(*m.e2el_ms);
-  if (m.decode_tps) f.decode_tps.add(*m.decode_tps);
-  if (m.output_tps) f.output_tps.add(*m.output_tps);
-  if (m.total_tps) f.total_tps.add(*m.total_tps);
-  if (m.ttft_from_intended_ms) f.ttft_from_intended.add(*m.ttft_from_intended_ms);
-  if (m.e2el_from_intended_ms) f.e2el_from_intended.add(*m.e2el_from_intended_ms);
-  for (double v : m.itl_ms) f.itl.add(v);
-  for (double v : m.itl_per_token_ms) f.itl_per_token.add(v);
+  if (const auto v = tpot_ms(r)) f.tpot.add(*v);
+  if (const auto v = e2el_ms(r)) f.e2el.add(*v);
+  if (const auto v = decode_tps(r)) f.decode_tps.add(*v);
+  if (const auto v = output_tps(r)) f.output_tps.add(*v);
+  if (const auto v = total_tps(r)) f.total_tps.add(*v);
+  if (const auto v = ttft_from_intended_ms(r)) f.ttft_from_intended.add(*v);
+  if (const auto v = e2el_from_intended_ms(r)) f.e2el_from_intended.add(*v);
+  // Each gap once; per token, a chunk of k tokens counts its gap / k k times (as
+  // itl_per_token_ms lists it), in one step.
+  for (std::size_t i = 1; i < r.chunks.size(); ++i) {
+    const double gap = core::to_ms(r.chunks[i].t - r.chunks[i - 1].t);
+    const int tokens = r.chunks[i].tokens > 0 ? r.chunks[i].tokens : 1;
+    f.itl.add(gap);
+    f.itl_per_token.add(gap / tokens, static_cast<std::uint64_t>(tokens));
+  }
   f.input_tokens.add(static_cast<double>(r.prompt_tokens));
   f.output_tokens.add(static_cast<double>(r.output_tokens));
 }
