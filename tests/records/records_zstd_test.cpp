@@ -41,6 +41,17 @@ class RecordsZstdTest : public ::testing::Test {
     std::ifstream in(p, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
+  // `records` as requests.jsonl and as requests.jsonl.zst.
+  void write_both(const std::vector<core::RequestRecord>& records) const {
+    RecordsSink plain(path(kRequestsFile), RecordsCompression::kNone);
+    RecordsSink zstd(path(kRequestsZstFile), RecordsCompression::kZstd);
+    for (const auto& r : records) {
+      ASSERT_TRUE(plain.append(record_to_jsonl_line(r)));
+      ASSERT_TRUE(zstd.append(record_to_jsonl_line(r)));
+    }
+    ASSERT_TRUE(plain.close());
+    ASSERT_TRUE(zstd.close());
+  }
   static void put(const std::string& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
   }
@@ -72,16 +83,7 @@ void expect_same_chunks(const core::RequestRecord& a, const core::RequestRecord&
 
 TEST_F(RecordsZstdTest, RoundTripIsExactAndSmaller) {
   const std::vector<core::RequestRecord> records = many_records(200);
-  {
-    RecordsSink plain(path(kRequestsFile), RecordsCompression::kNone);
-    RecordsSink zstd(path(kRequestsZstFile), RecordsCompression::kZstd);
-    for (const auto& r : records) {
-      ASSERT_TRUE(plain.append(record_to_jsonl_line(r)));
-      ASSERT_TRUE(zstd.append(record_to_jsonl_line(r)));
-    }
-    ASSERT_TRUE(plain.close());
-    ASSERT_TRUE(zstd.close());
-  }
+  write_both(records);
   const std::string compressed = slurp(path(kRequestsZstFile));
   EXPECT_TRUE(is_zstd(compressed));
   EXPECT_LT(compressed.size() * 3, fs::file_size(path(kRequestsFile)));
@@ -101,16 +103,7 @@ TEST_F(RecordsZstdTest, RoundTripIsExactAndSmaller) {
 // and a cursor over lines in memory passes over a final line cut short, as a file's reader does.
 TEST_F(RecordsZstdTest, CursorsTakeARecordAtATimeFromEachFile) {
   const std::vector<core::RequestRecord> records = many_records(300);  // several zstd blocks
-  {
-    RecordsSink plain(path(kRequestsFile), RecordsCompression::kNone);
-    RecordsSink zstd(path(kRequestsZstFile), RecordsCompression::kZstd);
-    for (const auto& r : records) {
-      ASSERT_TRUE(plain.append(record_to_jsonl_line(r)));
-      ASSERT_TRUE(zstd.append(record_to_jsonl_line(r)));
-    }
-    ASSERT_TRUE(plain.close());
-    ASSERT_TRUE(zstd.close());
-  }
+  write_both(records);
   RecordsCursor a(path(kRequestsFile));
   RecordsCursor b(path(kRequestsZstFile));
   for (const auto& r : records) {
