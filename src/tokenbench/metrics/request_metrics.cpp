@@ -44,20 +44,15 @@ std::vector<double> itl_ms(const core::RequestRecord& record) {
   std::vector<double> gaps;
   if (record.chunks.size() < 2) return gaps;
   gaps.reserve(record.chunks.size() - 1);
-  for (std::size_t i = 1; i < record.chunks.size(); ++i) {
-    gaps.push_back(core::to_ms(record.chunks[i].t - record.chunks[i - 1].t));
-  }
+  for_each_gap(record, [&gaps](double gap, int) { gaps.push_back(gap); });
   return gaps;
 }
 
 std::vector<double> itl_per_token_ms(const core::RequestRecord& record) {
   std::vector<double> values;
-  for (std::size_t i = 1; i < record.chunks.size(); ++i) {
-    const double gap = core::to_ms(record.chunks[i].t - record.chunks[i - 1].t);
-    const int tokens = record.chunks[i].tokens > 0 ? record.chunks[i].tokens : 1;
-    const double share = gap / tokens;
-    values.insert(values.end(), static_cast<std::size_t>(tokens), share);
-  }
+  for_each_gap(record, [&values](double gap, int tokens) {
+    values.insert(values.end(), static_cast<std::size_t>(tokens), gap / tokens);
+  });
   return values;
 }
 

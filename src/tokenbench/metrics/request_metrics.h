@@ -1,8 +1,10 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
+#include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 
 namespace tokenbench::metrics {
@@ -38,6 +40,16 @@ std::vector<double> itl_ms(const core::RequestRecord& record);
 /// ITL split per token: a gap g before a chunk that carried k >= 1 tokens contributes k values
 /// g / k. A chunk recorded with k <= 0 tokens counts as one.
 std::vector<double> itl_per_token_ms(const core::RequestRecord& record);
+
+/// Calls `each(gap_ms, tokens)` for every gap itl_ms lists, in order, with the tokens it counts
+/// for in itl_per_token_ms (the chunk after it: k, or 1 when k <= 0), making no list.
+template <typename F>
+void for_each_gap(const core::RequestRecord& record, F&& each) {
+  for (std::size_t i = 1; i < record.chunks.size(); ++i) {
+    const int tokens = record.chunks[i].tokens > 0 ? record.chunks[i].tokens : 1;
+    each(core::to_ms(record.chunks[i].t - record.chunks[i - 1].t), tokens);
+  }
+}
 
 /// Per-request decode rate: (output_tokens - 1) / (last content chunk - first content chunk) in
 /// seconds (DESIGN.md's per-request TPS). Defined for streamed requests with output_tokens > 1

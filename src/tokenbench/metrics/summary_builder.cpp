@@ -261,12 +261,10 @@ void SummaryBuilder::add_successful(const RequestRecord& r) {
   if (const auto v = e2el_from_intended_ms(r)) f.e2el_from_intended.add(*v);
   // Each gap once; per token, a chunk of k tokens counts its gap / k k times (as
   // itl_per_token_ms lists it), in one step.
-  for (std::size_t i = 1; i < r.chunks.size(); ++i) {
-    const double gap = core::to_ms(r.chunks[i].t - r.chunks[i - 1].t);
-    const int tokens = r.chunks[i].tokens > 0 ? r.chunks[i].tokens : 1;
+  for_each_gap(r, [&f](double gap, int tokens) {
     f.itl.add(gap);
     f.itl_per_token.add(gap / tokens, static_cast<std::uint64_t>(tokens));
-  }
+  });
   f.input_tokens.add(static_cast<double>(r.prompt_tokens));
   f.output_tokens.add(static_cast<double>(r.output_tokens));
 }
