@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -205,6 +206,20 @@ TEST(Session, AMemberLostBeforeItsReportLeavesAPartialResult) {
             std::string::npos);
 }
 
+// Rank 1 of a two-rank world: says hello, takes the level, passes the common start and sends its
+// report (no records yet: the caller serves them, or not).
+void report_one_level(testing::LocalComm& comm, const core::RunClock& clock) {
+  Session s(comm);
+  s.say_hello("");
+  ASSERT_TRUE(s.await_level({}).has_value());
+  ASSERT_TRUE(s.common_start(clock, "", {}).has_value());
+  RankReport r;
+  r.rank = 1;
+  r.host = s.host();
+  r.origin_ns = clock.origin_ns();
+  s.send_report(r);
+}
+
 // A member whose records stop coming (its file cannot be read; or it dies while it sends them):
 // what came is merged, and the result is partial and says why.
 TEST(Session, AMemberWhoseRecordsStopComingLeavesAPartialResult) {
@@ -213,15 +228,7 @@ TEST(Session, AMemberWhoseRecordsStopComingLeavesAPartialResult) {
     const core::RunClock clock;
     std::thread follower([&world, &clock, dies] {
       testing::LocalComm comm(world, 1);
-      Session s(comm);
-      s.say_hello("");
-      ASSERT_TRUE(s.await_level({}).has_value());
-      ASSERT_TRUE(s.common_start(clock, "", {}).has_value());
-      RankReport r;
-      r.rank = 1;
-      r.host = s.host();
-      r.origin_ns = clock.origin_ns();
-      s.send_report(r);
+      report_one_level(comm, clock);
       if (dies) {
         world.lose(1);
         return;
@@ -253,6 +260,54 @@ TEST(Session, AMemberWhoseRecordsStopComingLeavesAPartialResult) {
     }
     EXPECT_NE(missing.find("0 of its records were merged"), std::string::npos) << missing;
   }
+}
+
+// A member that dies after it sent part of its records, in a run whose results directory is
+// shared: the rest are read from the file it wrote, none twice, and nothing is missing.
+TEST(Session, AMemberThatDiesWhileSendingIsReadOnFromTheSharedDirectory) {
+  const auto shared = std::filesystem::temp_directory_path() /
+                      ("tokenbench_session_shared_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(shared);
+  const std::vector<core::RequestRecord> theirs{record_at(1, 100), record_at(3, 200),
+                                                record_at(5, 300)};
+  {
+    std::ofstream out(shared / rank_records_file(1, false));
+    for (const auto& r : theirs) out << records::record_to_jsonl_line(r);
+  }
+  testing::LocalWorld world(2);
+  const core::RunClock clock;
+  std::thread follower([&world, &clock, &theirs] {
+    testing::LocalComm comm(world, 1);
+    report_one_level(comm, clock);
+    // The first batch holds its first record; then it dies.
+    ASSERT_TRUE(receive(comm, 0, Tag::kAsk).has_value());
+    comm.send(0, Tag::kBatch, "L" + records::record_to_jsonl_line(theirs[0]));
+    ASSERT_TRUE(receive(comm, 0, Tag::kAsk).has_value());
+    world.lose(1);
+  });
+  testing::LocalComm comm(world, 0);
+  Session leader(comm);
+  leader.hear_hellos();
+  leader.announce_level("x");
+  ASSERT_TRUE(leader.common_start(clock, "", {}).has_value());
+  std::vector<std::uint64_t> ids;
+  LeaderShare own;
+  own.files = {write_records("alone", {record_at(0, 150)})};
+  const Merged m =
+      merge_level(leader, own, leader.gather_reports(false), {shared.string()}, false,
+                  [&ids](std::size_t, const core::RequestRecord& r) { ids.push_back(r.id); });
+  follower.join();
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::uint64_t>{0, 1, 3, 5}));
+  EXPECT_FALSE(m.partial);
+  const auto& row = m.distributed[0]["per_rank"][1];
+  EXPECT_EQ(row["status"], "ok") << row.dump();
+  EXPECT_EQ(row["requests"], 3) << row.dump();
+  EXPECT_NE(row["why"].get<std::string>().find("the rest of its records were read from"),
+            std::string::npos)
+      << row.dump();
+  EXPECT_TRUE(m.distributed[0]["missing"].empty());
+  std::filesystem::remove_all(shared);
 }
 
 // A leader that cannot start a measurement tells every member to skip it.

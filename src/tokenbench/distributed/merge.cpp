@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/record_transfer.h"
@@ -116,6 +117,7 @@ struct Share {
   std::vector<std::vector<core::CpuSample>> cpu;  // per worker
   std::string lost_why;  // a member that sent no report: why (its statement is made last)
   std::string stopped;   // why its records stopped before their end ("" they did not)
+  std::string resumed;   // why and where its records were read from its file instead
 };
 
 // What the shares say beside their records: what is missing, and the widest clock uncertainty.
@@ -163,12 +165,19 @@ std::optional<core::Nanos> place_rank(const Session& session, int k, Share& shar
   return origin->second - offset->second.offset_ns - leader_origin;
 }
 
+// Where rank `rank` writes part p's records when the results directory is shared ("" for a part
+// without a directory).
+std::string flushed_file(const Level& level, int rank, std::size_t p) {
+  return p < level.part_dirs.size() ? level.part_dirs[p] + "/" + rank_records_file(rank, level.zstd)
+                                    : std::string();
+}
+
 // A member that sent no records: what it flushed to a shared directory, if visible here (only
 // when it is placed on the leader's clock), becomes its share's files.
 void find_flushed(const Level& level, bool placed, Share& share) {
   share.files.assign(level.part_count, "");
   for (std::size_t p = 0; p < level.part_dirs.size() && p < level.part_count && placed; ++p) {
-    const std::string path = level.part_dirs[p] + "/" + rank_records_file(share.rank, level.zstd);
+    const std::string path = flushed_file(level, share.rank, p);
     if (std::filesystem::exists(path)) {
       share.files[p] = path;
       share.from = From::kFiles;
@@ -215,6 +224,7 @@ class Source {
       remote_.emplace(level.session.comm(), share.rank, part);
       cursor_ = std::make_unique<records::RecordsCursor>(
           name, [this](std::string& line) { return remote_->next(line); });
+      flushed_ = flushed_file(level, share.rank, part);
     } else if (share.from == From::kFiles && !share.files[part].empty()) {
       guard([&] { cursor_ = std::make_unique<records::RecordsCursor>(share.files[part]); });
     }
@@ -224,18 +234,40 @@ class Source {
   std::optional<core::RequestRecord> next() {
     std::optional<core::RequestRecord> r;
     if (cursor_) guard([&] { r = cursor_->next(); });
+    const bool failed = remote_ && !remote_->failure().empty();
+    if (!r && failed && !flushed_.empty()) r = resume();
     if (!r) {
       cursor_.reset();
-      if (remote_ && !remote_->failure().empty() && share_.stopped.empty()) {
+      if (failed && share_.resumed.empty() && share_.stopped.empty()) {
         share_.stopped = remote_->failure();
       }
       return r;
     }
+    ++taken_;
     shift_record(*r, share_.shift);
     return r;
   }
 
  private:
+  // A member that stopped answering while it sent its records: the rest from the file it wrote
+  // whole before it reported, when the results directory is shared and it is visible here.
+  std::optional<core::RequestRecord> resume() {
+    const std::string path = std::exchange(flushed_, "");
+    if (!std::filesystem::exists(path)) return std::nullopt;
+    std::optional<core::RequestRecord> r;
+    guard([&] {
+      cursor_ = std::make_unique<records::RecordsCursor>(path);
+      for (std::int64_t i = 0; i < taken_ && cursor_->next(); ++i) {
+      }
+      r = cursor_->next();
+    });
+    if (cursor_) {
+      share_.resumed =
+          fmt::format("{}; the rest of its records were read from {}", remote_->failure(), path);
+    }
+    return r;
+  }
+
   template <typename F>
   void guard(F&& f) {
     try {
@@ -249,6 +281,8 @@ class Source {
   Share& share_;
   std::optional<RemoteLines> remote_;
   std::unique_ptr<records::RecordsCursor> cursor_;
+  std::string flushed_;     // a member's file in a shared directory, to resume from ("" none)
+  std::int64_t taken_ = 0;  // records taken so far
 };
 
 // Part p of every share, merged into one sequence in the order requests ended (as a single
@@ -305,6 +339,8 @@ void state_missing(const Level& level, std::vector<Share>& shares, Merged& m, Ac
                                 k, host, core::without_full_stop(share.lost_why), got, from, what)
                   : fmt::format("rank {} ({}) {}. Its share ({}) is missing", k, host,
                                 core::without_full_stop(share.lost_why), what));
+    } else if (!share.resumed.empty() && share.stopped.empty()) {
+      share.row["why"] = share.resumed;
     } else if (!share.stopped.empty()) {
       share.row["status"] = "partial";
       share.row["why"] = share.stopped;
