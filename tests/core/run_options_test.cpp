@@ -82,9 +82,10 @@ TEST(RunOptions, AnUnknownDatasetInConfigYamlIsRefusedWithTheNames) {
     run_config_from_yaml("workload:\n  dataset: nope\n");
     FAIL() << "accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "config.yaml: workload.dataset 'nope' is not known: use random, fixed, "
-              "shared-prefix, jsonl, lines, csv, sharegpt, sonnet, burstgpt, azure or mooncake");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "config.yaml: workload.dataset 'nope' is not known: use random, fixed, "
+        "shared-prefix, jsonl, lines, csv, sharegpt, sonnet, burstgpt, azure, mooncake or jobs");
   }
 }
 

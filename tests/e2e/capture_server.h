@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,13 +21,32 @@
 
 namespace tokenbench::e2e {
 
+/// How a CaptureServer that answers streams its replies: an OpenAI chat stream of `words`
+/// content chunks, one every `pause`, request k's text "k-1 k-2 ... k-N" (so that a test can
+/// find a reply's text in a later request).
+struct StreamedReplies {
+  int words = 3;
+  std::chrono::milliseconds pause{40};
+};
+
+/// One request as the server saw it: whole (request line, headers, body), when it arrived and
+/// when its reply's last byte was written, and the text its reply streamed.
+struct Captured {
+  std::string request;
+  std::chrono::steady_clock::time_point arrived;
+  std::chrono::steady_clock::time_point finished;
+  std::string reply_text;
+};
+
 /// Answers GET /v1/models with one model, "captured-model", and every other request with HTTP 400
-/// and a JSON error (so a run against it fails fast after its first requests), closing each
-/// connection after its reply. Keeps each request whole: request line, headers and body. One
-/// thread per connection; a connection that sends nothing for 10 s is dropped.
+/// and a JSON error (so a run against it fails fast after its first requests), or, given
+/// StreamedReplies, every POST with a streamed chat reply; closes each connection after its reply.
+/// Keeps each request whole: request line, headers and body. One thread per connection; a
+/// connection that sends nothing for 10 s is dropped.
 class CaptureServer {
  public:
-  CaptureServer() {
+  explicit CaptureServer(std::optional<StreamedReplies> replies = std::nullopt)
+      : replies_(replies) {
     fd_ = testing::listen_on_loopback(port_);
     accept_thread_ = std::thread([this] { accept_loop(); });
   }
@@ -43,6 +64,12 @@ class CaptureServer {
   std::vector<std::string> requests() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return requests_;
+  }
+
+  /// Every request received so far with its times and reply, in arrival order.
+  std::vector<Captured> captured() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return captured_;
   }
 
   /// The requests whose request line starts with `method_and_path` (e.g. "POST /v1/").
@@ -91,11 +118,18 @@ class CaptureServer {
       }
       data.append(buf, static_cast<std::size_t>(n));
     }
+    const auto arrived = std::chrono::steady_clock::now();
+    std::size_t index = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      index = requests_.size();
       requests_.push_back(data);
     }
     const bool models = data.rfind("GET /v1/models", 0) == 0;
+    if (replies_ && data.rfind("POST ", 0) == 0) {
+      stream_reply(c, index, Captured{data, arrived, {}, {}});
+      return;
+    }
     const std::string body =
         models ? R"({"object":"list","data":[{"id":"captured-model","object":"model"}]})"
                : R"({"error":{"message":"captured","type":"invalid_request_error"}})";
@@ -107,12 +141,39 @@ class CaptureServer {
     close(c);
   }
 
+  // Request `index`'s streamed reply; its record once the last byte is written.
+  void stream_reply(int c, std::size_t index, Captured captured) {
+    std::string head =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    bool open = send(c, head.data(), head.size(), MSG_NOSIGNAL) > 0;
+    for (int w = 1; open && w <= replies_->words; ++w) {
+      const std::string word = (w > 1 ? " " : "") + std::to_string(index) + "-" + std::to_string(w);
+      captured.reply_text += word;
+      const std::string event = R"(data: {"id":"c","object":"chat.completion.chunk","choices":)"
+                                R"([{"index":0,"delta":{"content":")" +
+                                word + "\"},\"finish_reason\":null}]}\n\n";
+      open = send(c, event.data(), event.size(), MSG_NOSIGNAL) > 0;
+      std::this_thread::sleep_for(replies_->pause);
+    }
+    const std::string end =
+        R"(data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},)"
+        R"("finish_reason":"stop"}]})"
+        "\n\ndata: [DONE]\n\n";
+    (void)!send(c, end.data(), end.size(), MSG_NOSIGNAL);
+    captured.finished = std::chrono::steady_clock::now();
+    close(c);
+    std::lock_guard<std::mutex> lock(mutex_);
+    captured_.push_back(std::move(captured));
+  }
+
+  const std::optional<StreamedReplies> replies_;
   int fd_ = -1;
   unsigned short port_ = 0;
   std::thread accept_thread_;
   std::vector<std::thread> connections_;  // accept thread only, until joined
   mutable std::mutex mutex_;
   std::vector<std::string> requests_;  // guarded by mutex_
+  std::vector<Captured> captured_;     // guarded by mutex_: streamed replies, as they finish
 };
 
 }  // namespace tokenbench::e2e

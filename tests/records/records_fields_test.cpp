@@ -105,5 +105,38 @@ TEST(RecordsFieldsTest, BadServerTimingsAreRefusedNamingTheField) {
   EXPECT_EQ(message({{"prompt_ms", 2}, {"predicted_ms", 3}}), "");
 }
 
+TEST(RecordsFieldsTest, AJobCallsTagRoundTripsAndIsAbsentOutsideJobs) {
+  core::RequestRecord r = identified();
+  r.job.job = 12;
+  r.job.name = "j\"1";
+  r.job.call = "final";
+  r.job.depth = 2;
+  r.job.calls = 5;
+  r.job.after = {"s1", "s2"};
+  r.job.delay_ms = 120.5;
+  const std::string line = record_to_jsonl_line(r);
+  EXPECT_NE(line.find(R"("job":{"after":["s1","s2"],"call":"final","calls":5,"delay_ms":120.5,)"
+                      R"("depth":2,"n":12,"name":"j\"1"})"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(nlohmann::json::parse(line), record_to_json(r));
+  const core::RequestRecord back = record_from_jsonl_line(line);
+  EXPECT_EQ(back.job.job, 12);
+  EXPECT_EQ(back.job.name, "j\"1");
+  EXPECT_EQ(back.job.call, "final");
+  EXPECT_EQ(back.job.depth, 2);
+  EXPECT_EQ(back.job.calls, 5);
+  EXPECT_EQ(back.job.after, (std::vector<std::string>{"s1", "s2"}));
+  EXPECT_DOUBLE_EQ(back.job.delay_ms, 120.5);
+
+  EXPECT_FALSE(nlohmann::json::parse(record_to_jsonl_line(identified())).contains("job"));
+  auto object = record_to_json(r);
+  object["job"]["after"] = {1};
+  EXPECT_THROW(record_from_json(object), std::runtime_error);
+  object = record_to_json(r);
+  object["job"].erase("call");
+  EXPECT_THROW(record_from_json(object), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace tokenbench::records

@@ -10,6 +10,7 @@
 
 #include "tokenbench/core/input_limits.h"
 #include "tokenbench/workload/dataset.h"
+#include "tokenbench/workload/jobs.h"
 #include "tokenbench/workload/length_dist.h"
 
 namespace tokenbench::workload {
@@ -78,6 +79,43 @@ TEST(HostileFiles, DeeplyNestedMooncakeAndShareGptAreErrors) {
             }).find("deep-sharegpt.json line 3: nested deeper than 256 levels"),
             std::string::npos)
       << error_of([&] { load_sharegpt_dataset(options(sharegpt)); });
+}
+
+TEST(HostileFiles, AJobFileNestedDeepLongOrHugeIsAnErrorNamingTheLine) {
+  const std::string ok =
+      R"({"job":"a","calls":[{"id":"x","messages":[{"role":"user","content":"hi"}]}]})";
+  const std::string deep = write_temp("deep-jobs.jsonl", ok + "\n" + nested_messages(100'000));
+  EXPECT_NE(error_of([&] {
+              load_job_file(deep, 0, 1);
+            }).find("deep-jobs.jsonl line 2: nested deeper than 256 levels"),
+            std::string::npos);
+  {
+    const LineLimit limit(4096);
+    const std::string long_line =
+        write_temp("long-jobs.jsonl", ok + "\n" + std::string(5000, ' ') + ok + "\n");
+    EXPECT_NE(error_of([&] {
+                load_job_file(long_line, 0, 1);
+              }).find("long-jobs.jsonl line 2 is longer than 4 KiB"),
+              std::string::npos);
+  }
+  // A synthetic message may not ask for more than 2^20 tokens, nor a job for more than 4,096
+  // calls: what a line can make the client hold is bounded.
+  const std::string huge = write_temp(
+      "huge-jobs.jsonl",
+      R"({"job":"a","calls":[{"id":"x","messages":[{"role":"tool","tool_call_id":"t","tokens":1099511627776}]}]})"
+      "\n");
+  EXPECT_EQ(error_of([&] { load_job_file(huge, 0, 1); }),
+            "job file " + huge +
+                " line 1: job a, call x: message 1 \"tokens\" must be an integer from 1 to "
+                "1048576");
+  std::string many = R"({"job":"m","calls":[)";
+  for (int i = 0; i <= 4096; ++i) {
+    many += (i ? "," : "") + std::string(R"({"id":"c)") + std::to_string(i) +
+            R"(","messages":[{"role":"user","content":"x"}]})";
+  }
+  const std::string wide = write_temp("wide-jobs.jsonl", many + "]}\n");
+  EXPECT_EQ(error_of([&] { load_job_file(wide, 0, 1); }),
+            "job file " + wide + " line 1: job m has 4097 calls, more than the limit of 4096");
 }
 
 TEST(HostileFiles, LinesOverTheLimitNameTheirFileAndLine) {

@@ -21,6 +21,7 @@
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/workload/length_dist.h"
 #include "tokenbench/workload/synthetic_image.h"
+#include "tokenbench/workload/synthetic_jobs.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -102,7 +103,13 @@ void check_dataset_syntax(const core::RunConfig& c) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (core::reads_file(c.dataset)) {
+  if (!c.jobs_spec.empty()) {
+    try {
+      workload::parse_job_shape(c.jobs_spec);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  } else if (core::reads_file(c.dataset)) {
     check_dataset_path(c.dataset_path);
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tokenbench/client/api_dialects.h"
+#include "tokenbench/core/json_parse.h"
 
 namespace tokenbench::client {
 namespace {
@@ -58,6 +59,38 @@ std::string text_of(const nlohmann::json& content) {
   return out;
 }
 
+// An assistant's OpenAI tool calls as Anthropic content: its text, then a tool_use block per
+// call, whose input is the call's arguments parsed (an object; {} when they are not one).
+nlohmann::json tool_use_content(const nlohmann::json& m) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto content = m.find("content");
+  if (content != m.end() && content->is_string() && !content->empty()) {
+    out.push_back({{"type", "text"}, {"text", *content}});
+  }
+  for (const auto& call : m["tool_calls"]) {
+    if (!call.is_object()) continue;
+    const auto fn = call.value("function", nlohmann::json::object());
+    auto input = core::parse_json_or_discarded(fn.is_object() && fn.contains("arguments") &&
+                                                       fn["arguments"].is_string()
+                                                   ? fn["arguments"].get<std::string>()
+                                                   : std::string("{}"));
+    if (!input.is_object()) input = nlohmann::json::object();
+    out.push_back({{"type", "tool_use"},
+                   {"id", call.value("id", "")},
+                   {"name", fn.is_object() ? fn.value("name", "") : ""},
+                   {"input", std::move(input)}});
+  }
+  return out;
+}
+
+// An OpenAI tool result as Anthropic's tool_result block (sent in a user message).
+nlohmann::json tool_result_block(const nlohmann::json& m) {
+  const auto content = m.find("content");
+  return {{"type", "tool_result"},
+          {"tool_use_id", m.value("tool_call_id", "")},
+          {"content", content != m.end() && !content->is_null() ? text_of(*content) : ""}};
+}
+
 class AnthropicAdapter : public ApiAdapter {
  public:
   std::string build_body(const core::RequestSpec& spec, const BodyOptions& options) const override {
@@ -72,6 +105,19 @@ class AnthropicAdapter : public ApiAdapter {
       if (role == "system" || role == "developer") {  // Anthropic takes it beside the messages
         if (!system.empty()) system += "\n";
         system += text_of(content);
+        continue;
+      }
+      if (role == "tool") {  // results of one turn's calls go together in one user message
+        const bool joins = !messages.empty() && messages.back()["role"] == "user" &&
+                           messages.back()["content"].is_array() &&
+                           !messages.back()["content"].empty() &&
+                           messages.back()["content"].back().value("type", "") == "tool_result";
+        if (!joins) messages.push_back({{"role", "user"}, {"content", nlohmann::json::array()}});
+        messages.back()["content"].push_back(tool_result_block(m));
+        continue;
+      }
+      if (role == "assistant" && m.contains("tool_calls") && m["tool_calls"].is_array()) {
+        messages.push_back({{"role", role}, {"content", tool_use_content(m)}});
         continue;
       }
       messages.push_back({{"role", role}, {"content", content_of(content)}});
@@ -170,12 +216,14 @@ class AnthropicAdapter : public ApiAdapter {
   static void read_usage(const element& parent, ApiEvent& ev, bool output) {
     element usage;
     if (parent["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
+    const std::int64_t read = count_field(usage, "cache_read_input_tokens");
+    const std::int64_t written = count_field(usage, "cache_creation_input_tokens");
+    if (read >= 0) ev.cached_tokens = read;
+    if (written >= 0) ev.cache_write_tokens = written;
     if (const std::int64_t in = count_field(usage, "input_tokens"); in >= 0) {
-      // input_tokens leaves out the prompt tokens read from or written to the cache.
-      ev.prompt_tokens = in;
-      for (const char* cached : {"cache_read_input_tokens", "cache_creation_input_tokens"}) {
-        ev.prompt_tokens += std::max<std::int64_t>(0, count_field(usage, cached));
-      }
+      // input_tokens leaves out the prompt tokens read from or written to the cache: the prompt
+      // is the three together, as other APIs count it (the cached ones are kept apart above).
+      ev.prompt_tokens = in + std::max<std::int64_t>(0, read) + std::max<std::int64_t>(0, written);
       ev.has_usage = true;
     }
     if (!output) return;

@@ -254,6 +254,11 @@ ApiEvent OpenAIAdapter::parse(std::string_view json, bool streamed) {
     if (usage["completion_tokens_details"]["reasoning_tokens"].get(v) == simdjson::SUCCESS) {
       ev.reasoning_tokens = v;
     }
+    // OpenAI, vLLM and SGLang (--enable-cache-report) name it so; DeepSeek's API its own way.
+    if (usage["prompt_tokens_details"]["cached_tokens"].get(v) == simdjson::SUCCESS ||
+        usage["prompt_cache_hit_tokens"].get(v) == simdjson::SUCCESS) {
+      ev.cached_tokens = std::max<std::int64_t>(0, v);
+    }
   }
   if (!streamed || has_usage_object || !ev.finish_reason.empty()) read_timings(root, ev);
   return ev;

@@ -41,6 +41,12 @@ struct ApiEvent {
   /// Reasoning tokens among completion_tokens (usage.completion_tokens_details.reasoning_tokens,
   /// or the Responses API's output_tokens_details); -1 when absent.
   std::int64_t reasoning_tokens = -1;
+  /// Prompt tokens the server took from its prefix cache (prompt_tokens_details.cached_tokens,
+  /// input_tokens_details.cached_tokens, Anthropic's cache_read_input_tokens, DeepSeek's
+  /// prompt_cache_hit_tokens), and those it wrote to it (Anthropic's
+  /// cache_creation_input_tokens); -1 when absent.
+  std::int64_t cached_tokens = -1;
+  std::int64_t cache_write_tokens = -1;
   /// Embeddings: the vectors the reply carried.
   std::int32_t embeddings = 0;
   std::string_view finish_reason;  ///< empty when absent; valid until the next parse call

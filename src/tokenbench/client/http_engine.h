@@ -10,6 +10,7 @@
 #include "tokenbench/client/request_source.h"
 #include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/ideal_cache.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 
@@ -44,6 +45,9 @@ struct EngineConfig {
   /// --save-detailed: copy each request's prompt into RequestRecord::prompt_text (at most
   /// core::kMaxDetailTextBytes).
   bool keep_prompt = false;
+  /// --cache-block: the ideal prefix cache every request's prompt blocks (RequestSpec::
+  /// prefix_blocks) are looked up in and added to as it is sent; null: none modelled.
+  std::shared_ptr<core::IdealCache> ideal_cache;
   /// The largest SSE event (or line) a reply may send; a larger one fails it as malformed.
   std::size_t max_event_bytes = std::size_t{4} << 20;
   /// The most bytes a streamed reply may send; 0: derived from max_tokens (see reply_limits).

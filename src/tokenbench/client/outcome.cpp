@@ -65,6 +65,8 @@ bool classify_whole_reply(const ReplyFacts& reply, ApiAdapter& adapter, core::Re
   rec.output_chars = ev.content_bytes;
   rec.embeddings = ev.embeddings;
   if (ev.reasoning_tokens >= 0) rec.reasoning_tokens = ev.reasoning_tokens;
+  if (ev.cached_tokens >= 0) rec.cached_tokens = ev.cached_tokens;
+  if (ev.cache_write_tokens >= 0) rec.cache_write_tokens = ev.cache_write_tokens;
   if (reply.api == core::ApiKind::kEmbeddings) {
     if (ev.embeddings != reply.inputs) {
       rec.error = core::ErrorClass::kMalformed;

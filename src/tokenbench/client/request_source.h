@@ -35,6 +35,8 @@ struct SourcedRequest {
   core::Nanos scheduled = 0;
   std::int64_t session = -1;  ///< multi-turn runs: the session; -1 outside sessions
   std::int32_t turn = -1;     ///< multi-turn runs: the turn index from 0; -1 outside sessions
+  /// Agentic jobs: the job and call (copied into the record); valid as `spec` is. Null otherwise.
+  const core::JobCallTag* job = nullptr;
 };
 
 /// Where an engine's workers take the requests of one phase from, and report their ends to

@@ -39,7 +39,40 @@ nlohmann::json input_content(const nlohmann::json& content) {
   return out;
 }
 
-// usage.input_tokens, output_tokens and output_tokens_details.reasoning_tokens of a response.
+// A chat message as Responses input items: a message; an assistant's tool calls as
+// function_call items (after its text, if any); a tool result as a function_call_output.
+void add_input_items(const nlohmann::json& m, nlohmann::json& input) {
+  const std::string role = m.value("role", "user");
+  const auto content = m.find("content");
+  const bool has_text =
+      content != m.end() && !content->is_null() && !(content->is_string() && content->empty());
+  if (role == "tool") {
+    input.push_back({{"type", "function_call_output"},
+                     {"call_id", m.value("tool_call_id", "")},
+                     {"output", has_text && content->is_string() ? *content : nlohmann::json("")}});
+    return;
+  }
+  const auto calls = m.find("tool_calls");
+  if (role == "assistant" && calls != m.end() && calls->is_array()) {
+    if (has_text) input.push_back({{"role", role}, {"content", input_content(*content)}});
+    for (const auto& call : *calls) {
+      if (!call.is_object()) continue;
+      const auto fn = call.value("function", nlohmann::json::object());
+      input.push_back({{"type", "function_call"},
+                       {"call_id", call.value("id", "")},
+                       {"name", fn.is_object() ? fn.value("name", "") : ""},
+                       {"arguments", fn.is_object() ? fn.value("arguments", "{}") : "{}"}});
+    }
+    return;
+  }
+  input.push_back(
+      {{"role", role},
+       {"content",
+        input_content(content != m.end() && !content->is_null() ? *content : nlohmann::json(""))}});
+}
+
+// usage.input_tokens, output_tokens, output_tokens_details.reasoning_tokens and
+// input_tokens_details.cached_tokens of a response.
 void read_usage(const element& response, ApiEvent& ev) {
   element usage;
   if (response["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
@@ -55,6 +88,9 @@ void read_usage(const element& response, ApiEvent& ev) {
   if (usage["output_tokens_details"].get(details) == simdjson::SUCCESS) {
     ev.reasoning_tokens = count_field(details, "reasoning_tokens");
   }
+  if (usage["input_tokens_details"].get(details) == simdjson::SUCCESS) {
+    ev.cached_tokens = count_field(details, "cached_tokens");
+  }
 }
 
 class ResponsesAdapter : public ApiAdapter {
@@ -67,9 +103,7 @@ class ResponsesAdapter : public ApiAdapter {
       nlohmann::json input = nlohmann::json::array();
       for (const auto& m : chat_messages(spec)) {
         if (!m.is_object()) continue;
-        input.push_back({{"role", m.value("role", "user")},
-                         {"content", input_content(m.contains("content") ? m["content"]
-                                                                         : nlohmann::json(""))}});
+        add_input_items(m, input);
       }
       body["input"] = std::move(input);
     }

@@ -278,6 +278,11 @@ void Worker::begin(Transfer* t, const SourcedRequest& request) {
   t->rec.scheduled = request.scheduled;
   t->rec.session = request.session;
   t->rec.turn = request.turn;
+  if (request.job != nullptr) t->rec.job = *request.job;
+  if (config_.ideal_cache && spec.prefix_tokens > 0) {  // sent now: the order the cache sees
+    t->rec.ideal_cached_tokens = config_.ideal_cache->observe(spec.prefix_blocks);
+    t->rec.ideal_prompt_tokens = spec.prefix_tokens;
+  }
   if (config_.request_ids) {
     t->trace = make_trace_id(config_.run_id,
                              phase == core::Phase::kDropped ? core::Phase::kMeasure : phase,
@@ -366,6 +371,9 @@ bool Worker::schedule_retry(Transfer* t) {
   next.nonstream_sample = t->rec.nonstream_sample;
   next.session = t->rec.session;  // a retried turn stays its session's turn
   next.turn = t->rec.turn;
+  next.job = t->rec.job;
+  next.ideal_cached_tokens = t->rec.ideal_cached_tokens;
+  next.ideal_prompt_tokens = t->rec.ideal_prompt_tokens;
   t->rec.retried = true;
   (*sink_)(std::move(t->rec));
   t->rec = std::move(next);

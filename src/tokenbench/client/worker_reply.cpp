@@ -164,6 +164,8 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
   if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
   if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;
   if (ev.reasoning_tokens >= 0) t->rec.reasoning_tokens = ev.reasoning_tokens;
+  if (ev.cached_tokens >= 0) t->rec.cached_tokens = ev.cached_tokens;
+  if (ev.cache_write_tokens >= 0) t->rec.cache_write_tokens = ev.cache_write_tokens;
   if (ev.has_timings) t->rec.server_timings = ev.timings;
   if (t->rec.response_id.empty() && !ev.response_id.empty()) {
     t->rec.response_id.assign(core::utf8_prefix(ev.response_id, core::kMaxResponseIdBytes));

@@ -90,6 +90,11 @@ struct RequestSpec {
   /// The session (conversation) the prompt belongs to, from --session-field; empty when none.
   /// --multi-turn groups a dataset's prompts by it, in file order.
   std::string session_key;
+  /// The prompt's block hashes and tokens as an ideal prefix cache sees them
+  /// (core/ideal_cache.h), made with the request when the run models one (--cache-block); empty
+  /// and 0 otherwise.
+  std::vector<std::uint64_t> prefix_blocks;
+  std::int64_t prefix_tokens = 0;
 };
 
 /// Arrival of one content-bearing chunk: when, and how many output tokens it carried.
@@ -107,6 +112,19 @@ struct ServerTimings {
   double prompt_ms = 0;          ///< processing them: the server's prefill
   std::int64_t predicted_n = 0;  ///< tokens generated
   double predicted_ms = 0;       ///< generating them, from the first token to the last
+};
+
+/// Where a request stands in an agentic job (--dataset jobs, workload/jobs.h). Written to
+/// requests.jsonl, so that the job figures are rebuilt from the records alone.
+struct JobCallTag {
+  std::int64_t job = -1;   ///< the job's number in the run, from 0; -1: not a job's call
+  std::string name;        ///< the job's name in its file (jobs are cycled: many numbers, one name)
+  std::string call;        ///< the call's id
+  std::int32_t depth = 0;  ///< 0 for a call that waits for none, else 1 + its deepest dependency's
+  std::vector<std::string> after;  ///< the ids of the calls it waited for
+  std::int32_t calls = 0;          ///< the job's number of calls
+  /// Milliseconds it waited after its last dependency ended, as the job file asks (delay_ms).
+  double delay_ms = 0;
 };
 
 /// The longest server response id a record keeps, in bytes.
@@ -171,12 +189,23 @@ struct RequestRecord {
   /// (completion_tokens_details.reasoning_tokens, output_tokens_details.reasoning_tokens); -1
   /// when the server did not say.
   std::int64_t reasoning_tokens = -1;
+  /// Prompt tokens the server took from its prefix cache, and wrote to it (Anthropic's
+  /// cache_creation_input_tokens), as its usage says (client/api_adapter.h: ApiEvent); in
+  /// prompt_tokens; -1 when the server did not say.
+  std::int64_t cached_tokens = -1;
+  std::int64_t cache_write_tokens = -1;
+  /// --cache-block: the prompt's tokens that an ideal prefix cache held when it was sent, and its
+  /// tokens as that cache counts them (words; core/ideal_cache.h); -1 when not modelled.
+  std::int64_t ideal_cached_tokens = -1;
+  std::int64_t ideal_prompt_tokens = -1;
   /// Embeddings: the vectors the reply carried (one per input); 0 for generation APIs.
   std::int32_t embeddings = 0;
   /// Multi-turn runs (--multi-turn): the session (conversation) the request belongs to and its
   /// turn index from 0; -1 outside sessions.
   std::int64_t session = -1;
   std::int32_t turn = -1;
+  /// Agentic jobs (--dataset jobs): the job and call the request is; job.job is -1 otherwise.
+  JobCallTag job;
   /// The answer's text (content, without reasoning or tool calls), kept in memory only in
   /// multi-turn runs, where it becomes the assistant's message of the next turn's history;
   /// never written to requests.jsonl.

@@ -92,26 +92,38 @@ void check_targets(const RunConfig& c) {
 }
 
 // --multi-turn and the flags that shape sessions (--think-time's syntax: load::parse_think_time,
-// in the CLI).
+// in the CLI); --dataset jobs, whose calls are sent as sessions' turns are.
 void check_sessions(const RunConfig& c) {
-  if (!c.multi_turn) {
-    const RunConfig d;
+  const RunConfig d;
+  const bool jobs = c.dataset == Dataset::kJobs;
+  if (jobs && c.multi_turn) {
+    throw ConfigError(
+        "--dataset jobs sends each job's calls in the order its file gives: leave out "
+        "--multi-turn");
+  }
+  if (jobs && (c.turns != d.turns || c.think_time != d.think_time || !c.session_field.empty())) {
+    throw ConfigError(
+        "--turns, --think-time and --session-field shape --multi-turn sessions; a job file gives "
+        "its calls, their order and their delays (delay_ms)");
+  }
+  if (!c.multi_turn && !jobs) {
     if (c.turns != d.turns || c.think_time != d.think_time ||
         c.concurrency_unit != d.concurrency_unit || !c.session_field.empty()) {
       throw ConfigError(
           "--turns, --think-time, --concurrency-unit and --session-field shape the sessions of "
-          "--multi-turn: add --multi-turn");
+          "--multi-turn (or, --concurrency-unit, the jobs of --dataset jobs): add --multi-turn");
     }
     return;
   }
+  const std::string what = jobs ? "--dataset jobs" : "--multi-turn";
   if (!is_dialogue_api(c.api)) {
-    throw ConfigError(
-        "--multi-turn sends conversations: use --api openai-chat, anthropic-messages "
-        "or openai-responses (not " +
-        to_string(c.api) + ")");
+    throw ConfigError(what +
+                      " sends conversations: use --api openai-chat, anthropic-messages "
+                      "or openai-responses (not " +
+                      to_string(c.api) + ")");
   }
-  const auto refuse = [](bool given, const char* flag) {
-    if (given) throw ConfigError(std::string(flag) + " does not apply to --multi-turn runs");
+  const auto refuse = [&](bool given, const char* flag) {
+    if (given) throw ConfigError(std::string(flag) + " does not apply to " + what + " runs");
   };
   refuse(c.replay, "--replay");
   refuse(c.nonstream_sample > 0, "--nonstream-sample");
@@ -149,7 +161,36 @@ void check_replay(const RunConfig& c) {
 }
 
 // The dataset's own flags (its name, the lengths' and images' syntax and its file: the CLI).
+void check_prefix_hit_rate(const RunConfig& c) {
+  if (c.prefix_hit_rate < 0) return;
+  if (c.dataset != Dataset::kRandom) {
+    throw ConfigError("--prefix-hit-rate shapes --dataset random's prompts; --dataset " +
+                      to_string(c.dataset) + " has its own");
+  }
+  if (c.random_prefix_len > 0) {
+    throw ConfigError(
+        "--prefix-hit-rate chooses each prompt's shared prefix: leave out --random-prefix-len");
+  }
+  if (!c.tokenizer.empty()) {
+    throw ConfigError(
+        "--prefix-hit-rate builds prompts of words, a token each, as serve-sim and the ideal "
+        "cache count them: leave out --tokenizer");
+  }
+  if (c.cache_block == 0) {
+    throw ConfigError("--prefix-hit-rate needs the ideal prefix cache: leave out --cache-block 0");
+  }
+  if (c.multi_turn) throw ConfigError("--prefix-hit-rate does not apply to --multi-turn runs");
+}
+
 void check_dataset(const RunConfig& c) {
+  check_prefix_hit_rate(c);
+  if (!c.jobs_spec.empty() && c.dataset != Dataset::kJobs) {
+    throw ConfigError("--jobs makes synthetic agentic jobs: add --dataset jobs");
+  }
+  if (!c.jobs_spec.empty() && !c.dataset_path.empty()) {
+    throw ConfigError(
+        "--jobs makes jobs from the seed and --dataset-path reads them from a file: give one");
+  }
   for (const auto& [flag, spec] :
        {std::pair{"--input-dist", c.input_dist}, std::pair{"--output-dist", c.output_dist}}) {
     if (spec != "fixed" && c.dataset != Dataset::kRandom && c.dataset != Dataset::kSharedPrefix) {
@@ -191,7 +232,12 @@ void check_dataset(const RunConfig& c) {
                       ") tokens");
   }
   if (!reads_file(c.dataset)) return;
-  if (c.dataset_path.empty()) {
+  if (c.dataset == Dataset::kJobs && c.dataset_path.empty() && c.jobs_spec.empty()) {
+    throw ConfigError(
+        "--dataset jobs needs --dataset-path FILE (a job file) or --jobs SPEC (synthetic jobs, "
+        "e.g. fanout:3,depth:1,tools:2)");
+  }
+  if (c.dataset_path.empty() && c.jobs_spec.empty()) {
     throw ConfigError("--dataset " + to_string(c.dataset) + " needs --dataset-path FILE");
   }
   const bool fields =

@@ -46,6 +46,14 @@ std::string to_string(RampKind r) { return name_of(kRampNames, r); }
 std::string to_string(BalanceKind b) { return name_of(kBalanceNames, b); }
 std::string to_string(Dataset d) { return name_of(kDatasetNames, d); }
 
+std::int64_t ideal_cache_block(const RunConfig& c) {
+  if (c.cache_block >= 0) return c.cache_block;
+  const bool shares = c.dataset == Dataset::kJobs || c.dataset == Dataset::kSharedPrefix ||
+                      c.dataset == Dataset::kMooncake || c.multi_turn || c.random_prefix_len > 0 ||
+                      c.prefix_hit_rate >= 0;
+  return shares ? kDefaultCacheBlock : 0;
+}
+
 namespace {
 
 bool is_http_url(std::string_view text) {

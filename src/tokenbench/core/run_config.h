@@ -40,7 +40,8 @@ enum class StampsMode { kAuto, kKernel, kUser };
 enum class ConnectionMode { kKeepAlive, kPerRequest };
 /// --target-load: how the targets compared share the load (RunConfig::target_load).
 enum class TargetLoad { kEach, kShared };
-/// --concurrency-unit: what --max-concurrency counts in a --multi-turn run.
+/// --concurrency-unit: what --max-concurrency counts in a --multi-turn run (session or request)
+/// or a --dataset jobs run (job or call: the same values under the names that run uses).
 enum class ConcurrencyUnit { kSession, kRequest };
 /// --dataset: where the prompts come from (docs/WORKLOADS.md).
 enum class Dataset {
@@ -55,6 +56,7 @@ enum class Dataset {
   kBurstGpt,
   kAzure,
   kMooncake,
+  kJobs,  ///< agentic jobs: graphs of calls (workload/jobs.h)
 };
 /// --group-order: how shared-prefix prompts are ordered.
 enum class GroupOrder { kInterleaved, kGrouped };
@@ -100,8 +102,11 @@ inline constexpr auto kConnectionModeNames = make_names<ConnectionMode>(
     {{ConnectionMode::kKeepAlive, "keep-alive"}, {ConnectionMode::kPerRequest, "per-request"}});
 inline constexpr auto kTargetLoadNames =
     make_names<TargetLoad>({{TargetLoad::kEach, "each"}, {TargetLoad::kShared, "shared"}});
-inline constexpr auto kConcurrencyUnitNames = make_names<ConcurrencyUnit>(
-    {{ConcurrencyUnit::kSession, "session"}, {ConcurrencyUnit::kRequest, "request"}});
+inline constexpr auto kConcurrencyUnitNames =
+    make_names<ConcurrencyUnit>({{ConcurrencyUnit::kSession, "session"},
+                                 {ConcurrencyUnit::kRequest, "request"},
+                                 {ConcurrencyUnit::kSession, "job"},
+                                 {ConcurrencyUnit::kRequest, "call"}});
 inline constexpr auto kDatasetNames = make_names<Dataset>({
     {Dataset::kRandom, "random"},
     {Dataset::kFixed, "fixed"},
@@ -114,6 +119,7 @@ inline constexpr auto kDatasetNames = make_names<Dataset>({
     {Dataset::kBurstGpt, "burstgpt"},
     {Dataset::kAzure, "azure"},
     {Dataset::kMooncake, "mooncake"},
+    {Dataset::kJobs, "jobs"},
 });
 /// Whether the dataset reads --dataset-path (all but random, fixed and shared-prefix).
 constexpr bool reads_file(Dataset d) {
@@ -281,6 +287,15 @@ struct RunConfig {
   double range_ratio = 0.0;
   std::int64_t random_prefix_len =
       0;  ///< a random prefix of this many tokens shared by all prompts
+  /// --cache-block: the block of the ideal prefix cache the run models (core/ideal_cache.h), in
+  /// tokens; 0: none; -1: 16 for a workload that shares prefixes (ideal_cache_block).
+  std::int64_t cache_block = -1;
+  /// --prefix-hit-rate: --dataset random's prompts share prefixes so that an ideal prefix cache
+  /// (in blocks of ideal_cache_block) holds this share of their tokens; -1: none.
+  double prefix_hit_rate = -1;
+  /// --jobs: the shape of the synthetic agentic jobs of --dataset jobs
+  /// (workload/synthetic_jobs.h: "fanout:3,depth:1,tools:2,prefix:512"); "": read a job file.
+  std::string jobs_spec;
   /// --input-dist / --output-dist (workload::parse_length_dist): "fixed" keeps input_len and
   /// output_len; uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE replace them.
   std::string input_dist = "fixed";
@@ -355,6 +370,13 @@ std::string to_string(ArrivalKind a);  ///< "gamma" | "constant"
 std::string to_string(RampKind r);     ///< "none" | "linear" | "exponential"
 std::string to_string(BalanceKind b);  ///< "round-robin" | "least-inflight"
 std::string to_string(Dataset d);      ///< its --dataset name: "random", "sharegpt", ...
+/// The default block of --cache-block, in tokens.
+inline constexpr std::int64_t kDefaultCacheBlock = 16;
+/// The block of the ideal prefix cache `config` models, 0 for none: --cache-block when given
+/// (0 turns it off), else kDefaultCacheBlock for a workload whose prompts share prefixes by design
+/// (--dataset jobs, shared-prefix or mooncake, --multi-turn, --random-prefix-len,
+/// --prefix-hit-rate), else 0.
+std::int64_t ideal_cache_block(const RunConfig& config);
 /// "auto", "off" or the URL: what --server-metrics was given as.
 std::string to_string(const ServerMetricsSource& s);
 /// --server-metrics's text parsed; nullopt unless auto, off or an http(s):// URL.

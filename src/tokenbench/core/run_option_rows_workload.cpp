@@ -11,6 +11,7 @@ namespace {
 using C = RunConfig;
 
 bool multi_turn(const C& c) { return c.multi_turn; }
+bool multi_call(const C& c) { return c.multi_turn || c.dataset == Dataset::kJobs; }
 bool shared_prefix(const C& c) { return c.dataset == Dataset::kSharedPrefix; }
 bool has_images(const C& c) { return c.image_count > 0; }
 
@@ -23,7 +24,7 @@ std::vector<RunOption> workload_rows() {
        .key = "dataset",
        .field = enum_field<&C::dataset, kDatasetNames>(),
        .help = "random | fixed | shared-prefix | jsonl | lines | csv | sharegpt | sonnet | "
-               "burstgpt | azure | mooncake (docs/WORKLOADS.md)",
+               "burstgpt | azure | mooncake | jobs (docs/WORKLOADS.md)",
        .unknown = "--dataset '{0}' is not one of {1} (docs/WORKLOADS.md)"},
       {.flag = "--dataset-path",
        .section = "workload",
@@ -111,10 +112,11 @@ std::vector<RunOption> workload_rows() {
        .section = "workload",
        .key = "concurrency_unit",
        .field = enum_field<&C::concurrency_unit, kConcurrencyUnitNames>(),
-       .help = "--multi-turn: what --max-concurrency counts, session or request",
-       .written = multi_turn,
+       .help = "--multi-turn: what --max-concurrency counts, session or request; --dataset jobs: "
+               "job or call",
+       .written = multi_call,
        .unknown = "--concurrency-unit '{}' is not known: use session (sessions in flight) or "
-                  "request"},
+                  "request, or, with --dataset jobs, job or call"},
       {.flag = "--prefix-groups",
        .section = "workload",
        .key = "prefix_groups",
@@ -160,6 +162,30 @@ std::vector<RunOption> workload_rows() {
        .field = &C::random_prefix_len,
        .help = "Random prefix of this many tokens shared by every prompt",
        .range = {OptionRange::kInRange, 0, double(kMaxTokens), "tokens"}},
+      {.flag = "--cache-block",
+       .section = "workload",
+       .key = "cache_block",
+       .field = &C::cache_block,
+       .help = "Tokens per block of the ideal prefix cache whose hit rate is reported beside the "
+               "server's (0: off; default 16 for jobs, --multi-turn, shared-prefix, mooncake, "
+               "--random-prefix-len and --prefix-hit-rate, off otherwise)",
+       .range = {OptionRange::kInRange, -1, 65536, "tokens"},
+       .written = [](const C& c) { return c.cache_block != C{}.cache_block; }},
+      {.flag = "--jobs",
+       .section = "workload",
+       .key = "jobs",
+       .field = &C::jobs_spec,
+       .help = "--dataset jobs without a file: synthetic agentic jobs of this shape, e.g. "
+               "fanout:3,depth:1,tools:2,prefix:512 (docs/WORKLOADS.md)",
+       .written = [](const C& c) { return !c.jobs_spec.empty(); }},
+      {.flag = "--prefix-hit-rate",
+       .section = "workload",
+       .key = "prefix_hit_rate",
+       .field = &C::prefix_hit_rate,
+       .help = "--dataset random: prompts share prefixes so that an ideal prefix cache (blocks of "
+               "--cache-block) holds this share of their tokens, e.g. 0.6",
+       .range = {OptionRange::kInRange, -1, 1, ""},
+       .written = [](const C& c) { return c.prefix_hit_rate != C{}.prefix_hit_rate; }},
       {.flag = "--input-dist",
        .section = "workload",
        .key = "input_dist",
@@ -237,7 +263,7 @@ std::vector<RunOption> output_rows() {
        .section = "metrics",
        .key = "goodput",
        .field = &C::goodput,
-       .help = "SLOs for goodput, e.g. --goodput ttft:200 tpot:50",
+       .help = "SLOs for goodput, e.g. --goodput ttft:200 tpot:50 (job:MS: job goodput)",
        .cli = OptionCli::kValueBare,
        .rule = ConfigRule::kMulti,
        .resumed = false,

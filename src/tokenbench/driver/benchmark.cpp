@@ -7,10 +7,12 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/request_id.h"
+#include "tokenbench/core/ideal_cache.h"
+#include "tokenbench/driver/job_driver.h"
 #include "tokenbench/driver/per_target_source.h"
 #include "tokenbench/driver/schedule_source.h"
 #include "tokenbench/driver/session_driver.h"
-#include "tokenbench/driver/session_source.h"
+#include "tokenbench/driver/unit_source.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
 
@@ -82,7 +84,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
                      workload::Workload workload, bool keep_text)
     : config_(config), workload_(std::move(workload)) {
   if (targets.empty()) throw std::invalid_argument("a benchmark needs a target");
-  if (workload_.measure == nullptr && workload_.sessions.empty()) {
+  if (workload_.measure == nullptr && workload_.sessions.empty() && workload_.jobs.empty()) {
     throw std::invalid_argument("the workload has no requests");
   }
   if (config.num_prompts <= 0 && !(config.duration_s > 0)) {
@@ -100,6 +102,9 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   if (compare_targets && config.target_load == core::TargetLoad::kEach) {
     each_target_ = true;  // each target its own schedule and slots
     if (max_concurrency > 0) max_concurrency *= static_cast<int>(per_prompt_);
+  }
+  if (!workload_.jobs.empty() && config.concurrency_unit == core::ConcurrencyUnit::kSession) {
+    max_concurrency = 0;  // --max-concurrency counts jobs (JobDriver), not calls in flight
   }
   workers_ = choose_workers(config.workers, max_concurrency);
   client::EngineConfig engine;
@@ -134,6 +139,8 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   engine.max_concurrency = max_concurrency;
   engine.keep_text = keep_text || config.save_detailed;
   engine.keep_prompt = config.save_detailed;
+  ideal_block_ = core::ideal_cache_block(config);
+  if (ideal_block_ > 0) engine.ideal_cache = std::make_shared<core::IdealCache>(ideal_block_);
   engine_ = std::make_unique<client::HttpEngine>(std::move(engine), clock_);
 }
 
@@ -145,21 +152,29 @@ void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
                                                    std::max<std::size_t>(1, per_prompt_))
                                            : ArrivalSchedule::kUnbounded,
                    config_.connect_timeout_s);
-  if (config_.multi_turn) {
-    if (!workload_.warmup_sessions.empty()) {
-      run_sessions(core::Phase::kWarmup, workload_.warmup_sessions,
-                   workload_.warmup_sessions.size(), sink, clock_.now());
-    }
+  // Jobs and sessions: warmup's units, then the measured ones (--num-prompts of them).
+  const auto run_units = [&](const auto& warmup, const auto& measured, auto run_phase) {
+    if (!warmup.empty()) run_phase(core::Phase::kWarmup, warmup, warmup.size(), clock_.now());
     core::Nanos start = gate_ ? gate_() : core::kNever;
     if (engine_->canceled()) return;
     if (hook) hook(true);
     if (!gate_) start = clock_.now();
-    run_sessions(core::Phase::kMeasure, workload_.sessions,
-                 config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts)
-                                         : ArrivalSchedule::kUnbounded,
-                 sink, start);
+    run_phase(core::Phase::kMeasure, measured,
+              config_.num_prompts > 0 ? static_cast<std::size_t>(config_.num_prompts)
+                                      : ArrivalSchedule::kUnbounded,
+              start);
     if (hook) hook(false);
-    return;
+  };
+  if (!workload_.jobs.empty()) {
+    return run_units(workload_.warmup_jobs, workload_.jobs,
+                     [&](core::Phase phase, const auto& jobs, std::size_t n, core::Nanos start) {
+                       run_jobs(phase, jobs, n, sink, start);
+                     });
+  }
+  if (config_.multi_turn) {
+    return run_units(workload_.warmup_sessions, workload_.sessions,
+                     [&](core::Phase phase, const auto& sessions, std::size_t n,
+                         core::Nanos start) { run_sessions(phase, sessions, n, sink, start); });
   }
   const std::size_t count = config_.num_prompts > 0
                                 ? static_cast<std::size_t>(config_.num_prompts) * per_prompt_
@@ -194,33 +209,61 @@ void Benchmark::run(const client::RecordSink& sink, const MeasureHook& hook) {
   if (hook) hook(false);
 }
 
-void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
-                             std::size_t count, const client::RecordSink& sink, core::Nanos start) {
+Benchmark::UnitPhase Benchmark::unit_phase(core::Phase phase, std::size_t count,
+                                           core::Nanos start) const {
+  // Sessions and jobs arrive as requests do in a single-turn run: at once, or at --request-rate.
   const bool open_loop = phase == core::Phase::kMeasure && !std::isinf(config_.request_rate);
-  // Sessions arrive as requests do in a single-turn run: at once, or at --request-rate.
-  const ArrivalSchedule schedule =
+  return UnitPhase{
+      open_loop,
       open_loop ? ArrivalSchedule::open_loop(count, config_.duration_s, config_.request_rate,
                                              config_.arrival, config_.burstiness, config_.seed)
-                : ArrivalSchedule::immediate(count);
-  const core::Nanos deadline = phase == core::Phase::kMeasure && config_.duration_s > 0
-                                   ? start + core::saturated_nanos(config_.duration_s)
-                                   : core::kNever;
+                : ArrivalSchedule::immediate(count),
+      phase == core::Phase::kMeasure && config_.duration_s > 0
+          ? start + core::saturated_nanos(config_.duration_s)
+          : core::kNever};
+}
+
+void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
+                             std::size_t count, const client::RecordSink& sink, core::Nanos start) {
+  const UnitPhase p = unit_phase(phase, count, start);
   SessionOptions options;
   options.shard = load::Shard{shard_.first, shard_.stride, 1};
   options.api = config_.api;
   options.body = body_options(config_, config_.stream);
   options.body.model = model_;
   options.think = load::parse_think_time(config_.think_time);
+  options.ideal_block = ideal_block_;
   options.seed = config_.seed;
   if (config_.concurrency_unit == core::ConcurrencyUnit::kSession && config_.max_concurrency > 0) {
     options.max_sessions = static_cast<std::size_t>(config_.max_concurrency);
   }
-  SessionDriver driver(sessions, schedule, start, deadline, std::move(options));
-  SessionSource source(driver, start, phase, open_loop);
+  SessionDriver driver(sessions, p.schedule, start, p.deadline, std::move(options));
+  UnitSource<SessionDriver> source(driver, start, phase, p.open_loop);
   std::size_t turns = 0;
   for (const auto& s : sessions) turns += s.turns.size();
   engine_->run_phase(
       source, count == ArrivalSchedule::kUnbounded ? count : turns * share(count) / sessions.size(),
+      sink);
+}
+
+void Benchmark::run_jobs(core::Phase phase, const std::vector<workload::Job>& jobs,
+                         std::size_t count, const client::RecordSink& sink, core::Nanos start) {
+  const UnitPhase p = unit_phase(phase, count, start);
+  JobOptions options;
+  options.shard = load::Shard{shard_.first, shard_.stride, 1};
+  options.api = config_.api;
+  options.body = body_options(config_, config_.stream);
+  options.body.model = model_;
+  options.ideal_block = ideal_block_;
+  if (config_.concurrency_unit == core::ConcurrencyUnit::kSession && config_.max_concurrency > 0) {
+    options.max_jobs = static_cast<std::size_t>(config_.max_concurrency);
+  }
+  JobDriver driver(jobs, p.schedule, start, p.deadline, std::move(options));
+  UnitSource<JobDriver> source(driver, start, phase, p.open_loop);
+  std::size_t calls = 0;
+  for (const auto& j : jobs) calls += j.calls.size();
+  engine_->run_phase(
+      source, count == ArrivalSchedule::kUnbounded ? count : calls * share(count) / jobs.size(),
       sink);
 }
 
@@ -332,6 +375,7 @@ Prepared Benchmark::make_request(workload::PromptSource& prompts, std::size_t in
         config_.lora_modules.size(), config_.lora_assignment, config_.seed, made.spec.id)];
   }
   made.body = adapter.build_body(made.spec, options);
+  core::set_prefix_blocks(made.spec, ideal_block_);
   return made;
 }
 

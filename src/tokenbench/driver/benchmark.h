@@ -90,6 +90,17 @@ class Benchmark {
   const std::string& failure() const { return failure_; }
 
  private:
+  /// The arrivals of a phase's `count` sessions or jobs (at once, or at --request-rate), and
+  /// its deadline (kNever: none).
+  struct UnitPhase {
+    bool open_loop = false;
+    load::ArrivalSchedule schedule;
+    core::Nanos deadline = core::kNever;
+  };
+  UnitPhase unit_phase(core::Phase phase, std::size_t count, core::Nanos start) const;
+  /// A job phase: `count` jobs (cycled over `jobs`) through a JobDriver.
+  void run_jobs(core::Phase phase, const std::vector<workload::Job>& jobs, std::size_t count,
+                const client::RecordSink& sink, core::Nanos start);
   /// A multi-turn phase: `count` sessions (cycled over `sessions`) through a SessionDriver.
   void run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
                     std::size_t count, const client::RecordSink& sink, core::Nanos start);
@@ -125,6 +136,7 @@ class Benchmark {
   const core::RunConfig& config_;
   workload::Workload workload_;
   std::size_t per_prompt_ = 1;       // requests per prompt: the targets compared
+  std::int64_t ideal_block_ = 0;     // the ideal prefix cache's block (0: none modelled)
   bool each_target_ = false;         // --target-load each: a schedule per target compared
   std::vector<std::string> models_;  // each target's model
   std::string model_;                // the model a multi-turn run's turns name

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "tokenbench/core/approx_tokens.h"
+#include "tokenbench/core/ideal_cache.h"
 #include "tokenbench/core/json_parse.h"
 
 namespace tokenbench::driver {
@@ -110,6 +111,7 @@ void SessionDriver::build(std::int64_t session, State& state, Turn& turn) {
     state.spec.input_source = core::TokenSource::kApproximate;
   }
   state.body = adapter_->build_body(state.spec, options_.body);
+  core::set_prefix_blocks(state.spec, options_.ideal_block);
   state.history += (state.history.empty() ? "" : ",") + user;
   state.history_tokens += source.input_tokens;
   state.in_flight = true;

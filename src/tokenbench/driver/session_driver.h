@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tokenbench/client/api_adapter.h"
+#include "tokenbench/client/request_source.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/load/arrival_schedule.h"
@@ -26,12 +27,15 @@ struct SessionOptions {
   /// first turn's send and their last turn's end (0: no limit on sessions).
   std::size_t max_sessions = 0;
   std::uint64_t seed = 0;
+  /// The ideal prefix cache's block (--cache-block): each turn's prompt blocks are made with it
+  /// (core::set_prefix_blocks); 0: none.
+  std::int64_t ideal_block = 0;
   /// A distributed run's share (distributed/): sessions i with i mod stride == first, and turn
   /// ids k * stride + first for its k-th turn sent, so that ids stay unique across ranks.
   load::Shard shard;
 };
 
-/// Hands out the turns of a phase's sessions (to workers through a SessionSource). Session i
+/// Hands out the turns of a phase's sessions (to workers through a UnitSource). Session i
 /// (cycled over `sessions`) starts at the schedule's arrival i; each later turn is due when the
 /// previous reply ended plus a think time, and carries the history: every earlier user turn and the
 /// assistant's actual reply to it (RequestRecord::answer_text), in order. A failed turn ends its
@@ -41,6 +45,17 @@ class SessionDriver {
  public:
   /// One turn to send: the spec and body stay valid until done() is called for its record.
   struct Turn {
+    /// The request to send (UnitSource): a session's later turns arrive when their user is back
+    /// from thinking; its first turn arrives on a schedule only in an open loop.
+    void fill(client::SourcedRequest& request, bool open_loop) const {
+      request.spec = spec;
+      request.body = body;
+      request.id = id;
+      request.due = due;
+      request.intended = open_loop || turn > 0 ? due : core::kNever;
+      request.session = session;
+      request.turn = turn;
+    }
     const core::RequestSpec* spec = nullptr;
     const std::string* body = nullptr;
     std::uint64_t id = 0;  ///< the record's id: turns are numbered in the order they are sent
@@ -56,6 +71,7 @@ class SessionDriver {
   /// Claims a turn due at `now` into `turn` and returns true; otherwise returns false with
   /// `next_due` the earliest moment a known turn becomes due (kNever: none is known yet) and
   /// `finished` true when no turn will ever come again.
+  using Item = Turn;
   bool take(core::Nanos now, Turn& turn, core::Nanos& next_due, bool& finished);
   /// A turn's request ended for good (after its retries): the record's answer_text joins the
   /// session's history and the next turn is due after a think time.

@@ -51,7 +51,8 @@ records::Recorder::Finalizer output_token_counter(const tokenizer::Tokenizer* to
   return [tokenizer](core::RequestRecord& r) { metrics::count_output_tokens(*tokenizer, r); };
 }
 
-// "tokenbench: URL model M, 200 requests, 8 workers -> DIR" on stderr.
+// "tokenbench: URL model M, 200 requests, 8 workers -> DIR" on stderr (jobs or sessions when
+// --num-prompts counts them).
 void say_start(const core::RunConfig& config, const driver::Benchmark& bench,
                const std::string& ranks) {
   const std::string what =
@@ -62,10 +63,13 @@ void say_start(const core::RunConfig& config, const driver::Benchmark& bench,
                             ? fmt::format(" (and {} more replicas)", config.replica_urls.size() - 1)
                             : "")
           : fmt::format("{} targets", config.targets.size());
-  const std::string amount =
-      config.num_prompts > 0
-          ? fmt::format("{} requests{}", config.num_prompts, config.targets.empty() ? "" : " each")
-          : fmt::format("{} s", config.duration_s);
+  const std::string amount = config.num_prompts > 0
+                                 ? fmt::format("{} {}{}", config.num_prompts,
+                                               config.dataset == core::Dataset::kJobs ? "jobs"
+                                               : config.multi_turn                    ? "sessions"
+                                                                                      : "requests",
+                                               config.targets.empty() ? "" : " each")
+                                 : fmt::format("{} s", config.duration_s);
   std::fprintf(stderr, "tokenbench: %s, %s, %s%d worker%s -> %s\n", what.c_str(), amount.c_str(),
                ranks.c_str(), bench.workers(), bench.workers() == 1 ? "" : "s",
                config.output_dir.c_str());

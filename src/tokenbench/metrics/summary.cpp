@@ -24,8 +24,8 @@ using core::RequestRecord;
 
 [[noreturn]] void bad_slo(std::string_view item, std::string_view why) {
   throw std::invalid_argument(fmt::format(
-      "bad SLO item '{}': {}; expected KEY:MS with KEY in ttft,tpot,itl,e2el (e.g. ttft:200)", item,
-      why));
+      "bad SLO item '{}': {}; expected KEY:MS with KEY in ttft,tpot,itl,e2el,job (e.g. ttft:200)",
+      item, why));
 }
 
 std::optional<double>* slo_slot(SloSpec& slo, std::string_view key) {
@@ -33,6 +33,7 @@ std::optional<double>* slo_slot(SloSpec& slo, std::string_view key) {
   if (key == "tpot") return &slo.tpot_ms;
   if (key == "itl") return &slo.itl_ms;
   if (key == "e2el") return &slo.e2el_ms;
+  if (key == "job") return &slo.job_ms;
   return nullptr;
 }
 
@@ -89,6 +90,7 @@ std::string to_string(const SloSpec& slo) {
   add("tpot", slo.tpot_ms);
   add("itl", slo.itl_ms);
   add("e2el", slo.e2el_ms);
+  add("job", slo.job_ms);
   return out;
 }
 

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "tokenbench/core/request.h"
+#include "tokenbench/metrics/cache_tally.h"
+#include "tokenbench/metrics/job_figures.h"
 #include "tokenbench/metrics/percentile.h"
 
 namespace tokenbench::metrics {
@@ -31,12 +33,16 @@ struct SloSpec {
   std::optional<double> tpot_ms;
   std::optional<double> itl_ms;  ///< every inter-chunk gap of the request must be within it
   std::optional<double> e2el_ms;
+  /// An agentic job's latency (--dataset jobs): job goodput counts the jobs within it
+  /// (metrics/job_figures.h); a request is not checked against it.
+  std::optional<double> job_ms;
 
-  /// True when no objective is set.
+  /// True when no per-request objective is set (job_ms aside: request goodput is then undefined).
   bool empty() const { return !ttft_ms && !tpot_ms && !itl_ms && !e2el_ms; }
 };
 
-/// Parses SLO items of the form KEY:MS, KEY in ttft, tpot, itl, e2el (as vLLM's --goodput). An
+/// Parses SLO items of the form KEY:MS, KEY in ttft, tpot, itl, e2el (as vLLM's --goodput) or
+/// job (a job's latency, --dataset jobs). An
 /// item may itself hold several, separated by commas or spaces ("ttft:200,tpot:50"). Throws
 /// std::invalid_argument with a one-line message naming the bad item on a malformed item, an
 /// unknown key, a negative or non-finite value, or a key given twice.
@@ -63,6 +69,7 @@ struct TurnFigures {
   Distribution ttft_ms;
   Distribution e2el_ms;
   double mean_input_tokens = kUndefined;
+  CacheTally cache;  ///< the server's prefix cache over the turn's requests
 };
 
 /// Aggregates of the measure phase of one run. Plain data, built by summarize.
@@ -102,6 +109,10 @@ struct Summary {
   std::int64_t reasoning_requests = 0;
   std::int64_t total_reasoning_tokens = 0;
   std::int64_t reasoning_tokens_reported = 0;  ///< successful requests whose usage had the figure
+
+  /// The server's prefix cache over the successful requests, as their usage said (hit rate:
+  /// cached over prompt tokens of the requests that said).
+  CacheTally cache;
 
   /// Embeddings: the inputs embedded by successful requests, and their rates.
   std::int64_t total_inputs = 0;
@@ -145,6 +156,9 @@ struct Summary {
   /// (ascending); empty otherwise. TTFT by turn shows what a prefix cache saves as history grows.
   std::int64_t sessions = 0;
   std::vector<TurnFigures> by_turn;
+
+  /// Agentic job runs (--dataset jobs): the jobs' figures; nullopt otherwise.
+  std::optional<JobFigures> jobs;
 
   /// Most measured requests in flight at once (between send and transfer end).
   std::int64_t max_concurrency_observed = 0;

@@ -33,6 +33,11 @@ std::vector<double> report_percentiles(const std::vector<double>& requested) {
   return ps;
 }
 
+std::vector<double> with_console(std::vector<double> ps) {
+  ps.insert(ps.end(), kConsolePercentiles.begin(), kConsolePercentiles.end());
+  return ps;
+}
+
 double per_second(double amount, double duration_s) {
   return is_defined(duration_s) ? amount / duration_s : kUndefined;
 }
@@ -147,11 +152,12 @@ SummaryBuilder::Figures::Figures(std::size_t limit, std::size_t gap_limit)
 
 SummaryBuilder::SummaryBuilder(const SummaryOptions& options, std::size_t exact_limit,
                                std::size_t gap_exact_limit)
-    : exact_limit_(exact_limit), figures_(exact_limit, gap_exact_limit) {
+    : exact_limit_(exact_limit),
+      percentiles_(with_console(report_percentiles(options.percentiles))),
+      figures_(exact_limit, gap_exact_limit),
+      jobs_(percentiles_, exact_limit, options.slo.job_ms) {
   counts_.slo = options.slo;
   counts_.percentiles = report_percentiles(options.percentiles);
-  percentiles_ = counts_.percentiles;
-  percentiles_.insert(percentiles_.end(), kConsolePercentiles.begin(), kConsolePercentiles.end());
 }
 
 void SummaryBuilder::reserve(std::size_t records, std::size_t chunks) {
@@ -167,6 +173,7 @@ void SummaryBuilder::reserve(std::size_t records, std::size_t chunks) {
 }
 
 void SummaryBuilder::add(const RequestRecord& r) {
+  jobs_.add(r);
   Summary& s = counts_;
   switch (r.phase) {
     case Phase::kWarmup:
@@ -226,6 +233,7 @@ void SummaryBuilder::add_measured(const RequestRecord& r) {
   if (r.attempt > 0) ++s.completed_after_retry;
   s.total_input_tokens += r.prompt_tokens;
   s.total_output_tokens += r.output_tokens;
+  s.cache.add(r);
   s.total_inputs += r.embeddings;
   if (r.first_reasoning != kNever) ++s.reasoning_requests;
   if (r.reasoning_tokens >= 0) {
@@ -277,6 +285,7 @@ void SummaryBuilder::add_to_turn(const RequestRecord& r) {
   Turn& turn = turns_.try_emplace(r.turn, exact_limit_).first->second;
   ++turn.completed;
   turn.input += static_cast<double>(r.prompt_tokens);
+  turn.cache.add(r);
   if (const auto v = ttft_ms(r)) turn.ttft.add(*v);
   if (const auto v = e2el_ms(r)) turn.e2el.add(*v);
 }
@@ -309,6 +318,7 @@ void SummaryBuilder::add_distributions(Summary& s) const {
     t.ttft_ms = make_distribution(turn.ttft, ps);
     t.e2el_ms = make_distribution(turn.e2el, ps);
     t.mean_input_tokens = turn.input / static_cast<double>(turn.completed);
+    t.cache = turn.cache;
     s.by_turn.push_back(std::move(t));
   }
 }
@@ -330,6 +340,7 @@ Summary SummaryBuilder::finish() const {
     s.request_goodput = per_second(static_cast<double>(s.good_completed), s.duration_s);
   }
   add_distributions(s);
+  s.jobs = jobs_.finish(s.duration_s);
   s.max_concurrency_observed = std::max(peak_counted_, peak_in_flight(sends_, ends_));
   add_warnings(s, chunk_counted_, s.warnings);
   add_sketch_warning(s);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tokenbench/core/request.h"
+#include "tokenbench/metrics/job_figures.h"
 #include "tokenbench/metrics/streaming_distribution.h"
 #include "tokenbench/metrics/summary.h"
 
@@ -89,6 +90,7 @@ class SummaryBuilder {
     StreamingDistribution ttft, e2el;
     double input = 0;
     std::int64_t completed = 0;
+    CacheTally cache;
   };
 
   void add_measured(const core::RequestRecord& r);
@@ -100,6 +102,7 @@ class SummaryBuilder {
   Summary counts_;  // the counters, totals and maps; distributions are filled by finish()
   std::vector<double> percentiles_;  // s.percentiles plus kConsolePercentiles
   Figures figures_;
+  JobsBuilder jobs_;
   std::map<std::int32_t, Turn> turns_;
   std::unordered_set<std::int64_t> sessions_;
   std::int64_t peak_counted_ = 0;          // the most in_flight of the measured records

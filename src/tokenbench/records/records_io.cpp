@@ -133,6 +133,35 @@ void read_server_timings(const json& object, core::RequestRecord& r) {
   r.server_timings = t;
 }
 
+// An agentic job's call (core::JobCallTag): {"n", "name", "call", "depth", "calls", "after",
+// "delay_ms"}.
+void read_job(const json& object, core::RequestRecord& r) {
+  const auto it = object.find("job");
+  if (it == object.end() || it->is_null()) return;
+  if (!it->is_object()) throw std::runtime_error("job must be an object");
+  core::JobCallTag& tag = r.job;
+  read_integer(*it, "n", tag.job, 0, kMaxCount);
+  read_id(*it, "name", tag.name);
+  read_id(*it, "call", tag.call);
+  read_integer(*it, "depth", tag.depth, 0, 1 << 20);
+  read_integer(*it, "calls", tag.calls, 1, 1 << 20);
+  if (const auto d = it->find("delay_ms"); d != it->end()) {
+    tag.delay_ms = checked_ms(*d, "job.delay_ms");
+  }
+  if (const auto after = it->find("after"); after != it->end()) {
+    if (!after->is_array() || after->size() > (1U << 20)) {
+      throw std::runtime_error("job.after must be an array of call ids");
+    }
+    for (const auto& id : *after) {
+      if (!id.is_string() || id.get_ref<const std::string&>().size() > core::kMaxResponseIdBytes) {
+        throw std::runtime_error("job.after must be an array of call ids");
+      }
+      tag.after.push_back(id.get<std::string>());
+    }
+  }
+  if (tag.job < 0 || tag.call.empty()) throw std::runtime_error("job needs \"n\" and \"call\"");
+}
+
 template <typename E>
 E enum_from_json(const json& object, const char* key, E fallback,
                  std::optional<E> (*parse)(std::string_view)) {
@@ -238,10 +267,25 @@ json record_to_json(const core::RequestRecord& r) {
     out["first_answer_ns"] = stamp_to_json(r.first_answer);
   }
   if (r.reasoning_tokens >= 0) out["reasoning_tokens"] = r.reasoning_tokens;
+  if (r.cached_tokens >= 0) out["cached_tokens"] = r.cached_tokens;
+  if (r.cache_write_tokens >= 0) out["cache_write_tokens"] = r.cache_write_tokens;
+  if (r.ideal_prompt_tokens >= 0) {
+    out["ideal_cached_tokens"] = r.ideal_cached_tokens;
+    out["ideal_prompt_tokens"] = r.ideal_prompt_tokens;
+  }
   if (r.embeddings != 0) out["embeddings"] = r.embeddings;
   if (r.session >= 0) {
     out["session"] = r.session;
     out["turn"] = r.turn;
+  }
+  if (r.job.job >= 0) {
+    out["job"] = {{"n", r.job.job},
+                  {"name", r.job.name},
+                  {"call", r.job.call},
+                  {"depth", r.job.depth},
+                  {"calls", r.job.calls},
+                  {"after", r.job.after},
+                  {"delay_ms", r.job.delay_ms}};
   }
   if (r.tokenizer_output_tokens >= 0) out["tokenizer_output_tokens"] = r.tokenizer_output_tokens;
   if (r.endpoint != 0) out["endpoint"] = r.endpoint;
@@ -268,6 +312,26 @@ json record_to_json(const core::RequestRecord& r) {
   }
   return out;
 }
+
+namespace {
+
+std::string json_string(const std::string& s) {
+  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// record_to_json's "job", keys in its (sorted) order.
+template <typename Out>
+void write_job(Out it, const core::JobCallTag& job) {
+  fmt::format_to(it, ",\"job\":{{\"after\":[");
+  for (std::size_t i = 0; i < job.after.size(); ++i) {
+    fmt::format_to(it, "{}{}", i == 0 ? "" : ",", json_string(job.after[i]));
+  }
+  fmt::format_to(
+      it, "],\"call\":{},\"calls\":{},\"delay_ms\":{},\"depth\":{},\"n\":{},\"name\":{}}}",
+      json_string(job.call), job.calls, job.delay_ms, job.depth, job.job, json_string(job.name));
+}
+
+}  // namespace
 
 std::string record_to_jsonl_line(const core::RequestRecord& record) {
   // Written directly rather than through a json object: the recorder does this for every request
@@ -320,10 +384,21 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   if (record.reasoning_tokens >= 0) {
     fmt::format_to(it, ",\"reasoning_tokens\":{}", record.reasoning_tokens);
   }
+  if (record.cached_tokens >= 0) {
+    fmt::format_to(it, ",\"cached_tokens\":{}", record.cached_tokens);
+  }
+  if (record.cache_write_tokens >= 0) {
+    fmt::format_to(it, ",\"cache_write_tokens\":{}", record.cache_write_tokens);
+  }
+  if (record.ideal_prompt_tokens >= 0) {
+    fmt::format_to(it, ",\"ideal_cached_tokens\":{},\"ideal_prompt_tokens\":{}",
+                   record.ideal_cached_tokens, record.ideal_prompt_tokens);
+  }
   if (record.embeddings != 0) fmt::format_to(it, ",\"embeddings\":{}", record.embeddings);
   if (record.session >= 0) {
     fmt::format_to(it, ",\"session\":{},\"turn\":{}", record.session, record.turn);
   }
+  if (record.job.job >= 0) write_job(it, record.job);
   if (record.tokenizer_output_tokens >= 0) {
     fmt::format_to(it, ",\"tokenizer_output_tokens\":{}", record.tokenizer_output_tokens);
   }
@@ -391,6 +466,10 @@ core::RequestRecord record_from_json(const json& o) {
       enum_from_json(o, "output_source", r.output_source, &core::token_source_from_string);
   read_integer(o, "output_chars", r.output_chars, 0, kMaxCount);
   read_integer(o, "reasoning_tokens", r.reasoning_tokens, -1, kMaxCount);
+  read_integer(o, "cached_tokens", r.cached_tokens, -1, kMaxCount);
+  read_integer(o, "cache_write_tokens", r.cache_write_tokens, -1, kMaxCount);
+  read_integer(o, "ideal_cached_tokens", r.ideal_cached_tokens, -1, kMaxCount);
+  read_integer(o, "ideal_prompt_tokens", r.ideal_prompt_tokens, -1, kMaxCount);
   read_integer(o, "embeddings", r.embeddings, 0, 1 << 20);
   read_integer(o, "session", r.session, -1, kMaxCount);
   read_integer(o, "turn", r.turn, -1, 1 << 20);
@@ -401,6 +480,7 @@ core::RequestRecord record_from_json(const json& o) {
   read_id(o, "request_id", r.request_id);
   read_id(o, "response_id", r.response_id);
   read_server_timings(o, r);
+  read_job(o, r);
   check_stamp_order(r);
   return r;
 }

@@ -24,6 +24,12 @@ std::string fixed4(double v) {
   return is_defined(v) ? fmt::format("{:.4f}", v) : std::string(kUndefinedCell);
 }
 
+// A share as "45.2 %"; the undefined cell when undefined.
+std::string percent_cell(double share) {
+  if (!is_defined(share)) return std::string(kUndefinedCell);
+  return fmt::format("{:.1f} %", share * 100);
+}
+
 std::string count_cell(double v) {
   if (!is_defined(v)) return std::string(kUndefinedCell);
   if (v == std::floor(v)) return fmt::format("{:.0f}", v);
@@ -191,6 +197,64 @@ std::string turn_table(const metrics::Summary& s, const TimeUnit& unit, bool com
                            rows, {}, compact);
 }
 
+// The prefix cache's hit rate as the server's usage says it, beside an ideal cache's.
+std::string cache_line(const metrics::CacheTally& c) {
+  std::string out = "Prefix cache: ";
+  out += c.reported > 0
+             ? fmt::format(
+                   "the server's usage says {} of the prompt tokens of {} "
+                   "requests were cached ({} of {})",
+                   percent_cell(c.hit_rate()), c.reported, c.cached_tokens, c.prompt_tokens)
+             : std::string("the server's usage says nothing of it");
+  if (c.ideal_reported > 0) {
+    out += fmt::format("; an ideal cache (unlimited, --cache-block) would have held {}",
+                       percent_cell(c.ideal_hit_rate()));
+  }
+  return out + ".\n";
+}
+
+// Agentic job runs: the jobs' figures, then TTFT and TPOT by call depth.
+std::string jobs_text(const metrics::JobFigures& f, const TimeUnit& unit, bool compact) {
+  std::string out = fmt::format(
+      "\nJobs: {} of {} completed ({} failed, {} cut short); {} jobs/s; {} jobs/h per user "
+      "({} jobs in progress on average)\n",
+      f.completed, f.jobs, f.failed, f.incomplete, fixed4(f.jobs_per_s),
+      count_cell(std::round(f.jobs_per_hour_per_user)), count_cell(f.mean_jobs_in_progress));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [name, d] :
+       {std::pair{"Job latency", &f.job_ms}, std::pair{"Final answer TTFT", &f.final_ttft_ms}}) {
+    rows.push_back({name, unit.cell(d->mean), unit.cell(d->at(50)), unit.cell(d->at(95)),
+                    unit.cell(d->at(99)), unit.cell(d->max)});
+  }
+  out += render_grid_table(
+      {fmt::format("Per job ({})", unit.name), "Mean", "P50", "P95", "P99", "Max"}, rows, {},
+      compact);
+  out += fmt::format(
+      "Per job: {} calls, {} input and {} output tokens. Critical path: LLM {} {} ({} % of the "
+      "latency), delays {} {}, other {} {}.\n",
+      count_cell(f.mean_calls), count_cell(std::round(f.mean_input_tokens)),
+      count_cell(std::round(f.mean_output_tokens)), unit.cell(f.mean_critical_llm_ms), unit.name,
+      count_cell(std::round(f.critical_llm_share * 100)), unit.cell(f.mean_critical_delay_ms),
+      unit.name, unit.cell(f.mean_critical_other_ms), unit.name);
+  if (f.slo_job_ms) {
+    out += fmt::format("Job goodput (job latency <= {} ms): {} of {} jobs, {} jobs/s.\n",
+                       *f.slo_job_ms, f.good_jobs, f.completed, fixed4(f.job_goodput));
+  }
+  rows.clear();
+  for (const auto& g : f.by_depth) {
+    rows.push_back({g.key, std::to_string(g.completed), unit.cell(g.ttft_ms.mean),
+                    unit.cell(g.ttft_ms.at(50)), unit.cell(g.ttft_ms.at(95)),
+                    unit.cell(g.tpot_ms.mean), percent_cell(g.cache.hit_rate()),
+                    percent_cell(g.cache.ideal_hit_rate())});
+  }
+  const auto col = [&unit](const char* name) { return fmt::format("{} ({})", name, unit.name); };
+  out += "By call depth (0: calls that wait for none):\n";
+  out += render_grid_table({"Depth", "Calls", col("TTFT mean"), col("TTFT p50"), col("TTFT p95"),
+                            col("TPOT mean"), "Cache hit", "Ideal hit"},
+                           rows, {}, compact);
+  return out;
+}
+
 // Maps a failed request's HTTP status to the error class it was recorded under.
 std::string_view class_of_status(int status) {
   if (status == 429) return "rate_limited";
@@ -314,6 +378,7 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
   out += summary_table(s, config, unit, compact);
   out += fmt::format("Token counts: input from {}; output from {}.\n",
                      sources_text(s.prompt_sources, true), sources_text(s.output_sources, false));
+  if (s.cache.reported > 0 || s.cache.ideal_reported > 0) out += cache_line(s.cache);
   for (const std::string& warning : s.warnings) out += "Warning: " + core::one_line(warning) + "\n";
   out += fmt::format(
       "\nPercentile results ({0}; Output and Total (tok/s) as evalscope: tokens / latency; "
@@ -325,6 +390,7 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
                        s.sessions);
     out += turn_table(s, unit, compact);
   }
+  if (s.jobs) out += jobs_text(*s.jobs, unit, compact);
   if (s.failed > 0 || s.retried_attempts > 0) {
     out += "\nErrors:\n";
     out += error_table(s, compact);

@@ -39,7 +39,65 @@ json slo_to_json(const metrics::SloSpec& slo) {
   if (slo.tpot_ms) out["tpot_ms"] = *slo.tpot_ms;
   if (slo.itl_ms) out["itl_ms"] = *slo.itl_ms;
   if (slo.e2el_ms) out["e2el_ms"] = *slo.e2el_ms;
+  if (slo.job_ms) out["job_ms"] = *slo.job_ms;
   return out;
+}
+
+json cache_to_json(const metrics::CacheTally& c) {
+  return json{{"requests_reported", c.reported},
+              {"prompt_tokens", c.prompt_tokens},
+              {"cached_tokens", c.cached_tokens},
+              {"cache_write_tokens", c.cache_write_tokens},
+              {"hit_rate", number(c.hit_rate())},
+              {"ideal", c.ideal_reported > 0 ? json{{"requests", c.ideal_reported},
+                                                    {"prompt_tokens", c.ideal_prompt_tokens},
+                                                    {"cached_tokens", c.ideal_cached_tokens},
+                                                    {"hit_rate", number(c.ideal_hit_rate())}}
+                                             : json(nullptr)}};
+}
+
+json call_groups_to_json(const std::vector<metrics::CallGroupFigures>& groups) {
+  json out = json::object();
+  for (const auto& g : groups) {
+    out[g.key] = json{{"completed", g.completed},
+                      {"ttft_ms", distribution_to_json(g.ttft_ms)},
+                      {"tpot_ms", distribution_to_json(g.tpot_ms)},
+                      {"cache_hit_rate", number(g.cache.hit_rate())},
+                      {"ideal_cache_hit_rate", number(g.cache.ideal_hit_rate())}};
+  }
+  return out;
+}
+
+// An agentic job run's figures (docs/METRICS.md, "Jobs"); its two distributions go with the
+// others, so that --slo and compare name them as p95_job_ms, median_final_ttft_ms, ...
+void add_jobs(json& tb, const metrics::JobFigures& f) {
+  tb["distributions"]["job_ms"] = distribution_to_json(f.job_ms);
+  tb["distributions"]["final_ttft_ms"] = distribution_to_json(f.final_ttft_ms);
+  json critical{{"mean_llm_ms", number(f.mean_critical_llm_ms)},
+                {"mean_delay_ms", number(f.mean_critical_delay_ms)},
+                {"mean_other_ms", number(f.mean_critical_other_ms)},
+                {"llm_share", number(f.critical_llm_share)}};
+  json jobs{{"jobs", f.jobs},
+            {"completed", f.completed},
+            {"failed", f.failed},
+            {"incomplete", f.incomplete},
+            {"jobs_per_s", number(f.jobs_per_s)},
+            {"mean_jobs_in_progress", number(f.mean_jobs_in_progress)},
+            {"jobs_per_hour_per_user", number(f.jobs_per_hour_per_user)},
+            {"mean_calls", number(f.mean_calls)},
+            {"mean_input_tokens", number(f.mean_input_tokens)},
+            {"mean_output_tokens", number(f.mean_output_tokens)},
+            {"mean_cached_tokens", number(f.mean_cached_tokens)},
+            {"critical_path", std::move(critical)},
+            {"by_depth", call_groups_to_json(f.by_depth)},
+            {"by_call", call_groups_to_json(f.by_call)},
+            {"call_ids_capped", f.call_ids_capped}};
+  if (f.slo_job_ms) {
+    jobs["slo_job_ms"] = *f.slo_job_ms;
+    jobs["good_jobs"] = f.good_jobs;
+    jobs["job_goodput"] = number(f.job_goodput);
+  }
+  tb["jobs"] = std::move(jobs);
 }
 
 json config_to_json(const core::RunConfig& c) {
@@ -190,11 +248,15 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
       turns.push_back(json{{"turn", f.turn},
                            {"completed", f.completed},
                            {"mean_input_tokens", number(f.mean_input_tokens)},
+                           {"cache_hit_rate", number(f.cache.hit_rate())},
+                           {"ideal_cache_hit_rate", number(f.cache.ideal_hit_rate())},
                            {"ttft_ms", distribution_to_json(f.ttft_ms)},
                            {"e2el_ms", distribution_to_json(f.e2el_ms)}});
     }
     tb["sessions"] = json{{"sessions", s.sessions}, {"by_turn", std::move(turns)}};
   }
+  if (s.jobs) add_jobs(tb, *s.jobs);
+  tb["prefix_cache"] = cache_to_json(s.cache);
   tb["token_sources"] = json{{"prompt", s.prompt_sources}, {"output", s.output_sources}};
   tb["max_concurrency_observed"] = s.max_concurrency_observed;
   tb["percentiles"] = s.percentiles;

@@ -71,9 +71,11 @@ class MessagesRenderer final : public ReplyRenderer {
     }
     out += "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"";
     out += stop_reason(shape_->finish);
-    fmt::format_to(std::back_inserter(out),
-                   "\",\"stop_sequence\":null}},\"usage\":{{\"output_tokens\":{}}}}}\n\n",
-                   shape_->output_tokens);
+    fmt::format_to(std::back_inserter(out), "\",\"stop_sequence\":null}},\"usage\":{{");
+    // The prefix cache is known once the prompt is processed: after message_start, so said here
+    // (the API's message_delta usage carries the input and cache counts too).
+    append_cache_usage(out, *shape_);
+    fmt::format_to(std::back_inserter(out), "\"output_tokens\":{}}}}}\n\n", shape_->output_tokens);
     out += "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
   }
 
@@ -113,13 +115,25 @@ class MessagesRenderer final : public ReplyRenderer {
     }
     out += "],\"stop_reason\":\"";
     out += stop_reason(s.finish);
-    fmt::format_to(std::back_inserter(out),
-                   "\",\"stop_sequence\":null,\"usage\":{{\"input_tokens\":{},"
-                   "\"output_tokens\":{}}}}}",
-                   s.prompt_tokens, s.output_tokens);
+    out += "\",\"stop_sequence\":null,\"usage\":{";
+    if (s.cached_tokens < 0)
+      fmt::format_to(std::back_inserter(out), "\"input_tokens\":{},", s.prompt_tokens);
+    append_cache_usage(out, s);
+    fmt::format_to(std::back_inserter(out), "\"output_tokens\":{}}}}}", s.output_tokens);
   }
 
  private:
+  // With the prefix cache's count: input_tokens leaves out the cached tokens, which
+  // cache_read_input_tokens gives (cache_creation_input_tokens: none, the simulator's cache
+  // needs no breakpoints); each key followed by a comma.
+  static void append_cache_usage(std::string& out, const ReplyShape& s) {
+    if (s.cached_tokens < 0) return;
+    fmt::format_to(std::back_inserter(out),
+                   "\"input_tokens\":{},\"cache_creation_input_tokens\":0,"
+                   "\"cache_read_input_tokens\":{},",
+                   s.prompt_tokens - s.cached_tokens, s.cached_tokens);
+  }
+
   static void append_block_start(std::string& out, int index, std::string_view block) {
     fmt::format_to(std::back_inserter(out),
                    "event: content_block_start\ndata: {{\"type\":\"content_block_start\","

@@ -20,6 +20,7 @@ struct EngineModel::Request {
   ModelNanos first_scheduled = -1;
   ModelNanos first_token = -1;
   ModelNanos last_token = -1;
+  std::int64_t cached = 0;  // prompt tokens found in the prefix cache at its first admission
 };
 
 namespace {
@@ -108,6 +109,7 @@ bool EngineModel::admit(Request& r, std::int64_t& budget) {
     outcome_.cache_queried_tokens += r.spec.prompt_tokens;
     outcome_.cache_hit_tokens += hits * bs;
   }
+  if (r.first_scheduled < 0) r.cached = std::min(hits * bs, r.spec.prompt_tokens);
   kv_.take_hits(hashes, hits, r.kv);
   kv_.allocate(needed, r.kv);
   r.computed = hits * bs;
@@ -200,6 +202,7 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
     Emission e{r->spec.id,         r->spec.tag, 1,
                r->first_token < 0, false,       r->last_token < 0 ? 0 : o.end - r->last_token};
     if (e.first) {
+      if (params_.enable_prefix_caching) e.cached_tokens = r->cached;
       r->first_token = o.end;
       o.new_prompt_tokens += r->spec.prompt_tokens;
     }

@@ -33,6 +33,9 @@ struct Emission {
   bool first = false;       ///< this is the request's first output token
   bool finished = false;    ///< that was its last token; the engine has dropped it
   ModelNanos gap = 0;       ///< since its previous token (0 for the first)
+  /// The first token's emission: the prompt tokens found in the prefix cache when the request
+  /// was admitted (-1 without prefix caching, and on every later emission).
+  std::int64_t cached_tokens = -1;
 };
 
 /// Lifetime stamps of a finished request, for the latency histograms.

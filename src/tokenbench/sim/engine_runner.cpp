@@ -167,9 +167,10 @@ void EngineRunner::record(const StepOutcome& o) {
       TokenEvent& ev = batch.events[static_cast<std::size_t>(slot.batch_pos)];
       ev.tokens += e.tokens;
       ev.finished = ev.finished || e.finished;
+      if (e.cached_tokens >= 0) ev.cached = e.cached_tokens;
     } else {
       slot.batch_pos = static_cast<std::int64_t>(batch.events.size());
-      batch.events.push_back({slot.sink.get(), e.id, e.tag, e.tokens, e.finished});
+      batch.events.push_back({slot.sink.get(), e.id, e.tag, e.tokens, e.finished, e.cached_tokens});
     }
   }
   for (const FinishedRequest& f : o.finished) {
@@ -225,7 +226,9 @@ void EngineRunner::flush() {
 }
 
 void EngineRunner::deliver(std::unique_ptr<TokenBatch> batch) {
-  for (const TokenEvent& e : batch->events) e.sink->on_engine_tokens(e.id, e.tokens, e.finished);
+  for (const TokenEvent& e : batch->events) {
+    e.sink->on_engine_tokens(e.id, e.tokens, e.finished, e.cached);
+  }
   batch->events.clear();
   batch->released.clear();
   std::lock_guard lock(mu_);

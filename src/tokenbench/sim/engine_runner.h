@@ -23,8 +23,11 @@ class EngineSink {
  public:
   virtual ~EngineSink() = default;
   /// `tokens` more tokens of request `id` were generated; `finished` when it was its last (the
-  /// engine then holds no reference to the sink any more). Stale ids are to be ignored.
-  virtual void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished) = 0;
+  /// engine then holds no reference to the sink any more). `cached_tokens`: with the request's
+  /// first tokens, the prompt tokens its prefix cache held (-1: none said). Stale ids are to be
+  /// ignored.
+  virtual void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished,
+                                std::int64_t cached_tokens) = 0;
 };
 
 /// One request handed to the engine by an HTTP session.
@@ -104,6 +107,7 @@ class EngineRunner {
     std::uint32_t tag = 0;
     std::int32_t tokens = 0;
     bool finished = false;
+    std::int64_t cached = -1;
   };
   struct TokenBatch {
     std::vector<TokenEvent> events;

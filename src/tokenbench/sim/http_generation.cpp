@@ -121,8 +121,10 @@ void HttpSession::begin() {
 }
 
 // Tokens from the engine thread, delivered on this session's loop.
-void HttpSession::on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished) {
+void HttpSession::on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished,
+                                   std::int64_t cached_tokens) {
   if (!feed_->deliver(id, tokens, finished, Clock::now())) return;
+  if (cached_tokens >= 0) ex_.shape.cached_tokens = cached_tokens;  // the usage will say so
   if (!ex_.request.stream) {
     if (finished) on_whole_generated();
     return;

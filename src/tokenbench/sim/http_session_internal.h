@@ -99,7 +99,8 @@ class HttpSession : public EngineSink,
   void start_feed();
   ReplyRenderer& renderer_for(ApiKind api);
   void begin();
-  void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished) override;
+  void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished,
+                        std::int64_t cached_tokens) override;
   void on_whole_generated();
   const LlamaTimings* timings_for_reply();
   void send_whole_reply();

@@ -54,10 +54,14 @@ constexpr std::string_view kToolArgumentsPrefix =
 constexpr std::string_view kToolArgumentsSuffix = "\"}}]},\"finish_reason\":null}]}\n\n";
 
 void append_usage_object(std::string& out, std::int64_t prompt, std::int64_t completion,
-                         std::int64_t reasoning = 0) {
+                         std::int64_t reasoning = 0, std::int64_t cached = -1) {
   fmt::format_to(std::back_inserter(out),
                  "\"usage\":{{\"prompt_tokens\":{},\"completion_tokens\":{},\"total_tokens\":{}",
                  prompt, completion, prompt + completion);
+  if (cached >= 0) {  // vLLM's and SGLang's shape
+    fmt::format_to(std::back_inserter(out), ",\"prompt_tokens_details\":{{\"cached_tokens\":{}}}",
+                   cached);
+  }
   if (reasoning > 0) {
     fmt::format_to(std::back_inserter(out),
                    ",\"completion_tokens_details\":{{\"reasoning_tokens\":{}}}", reasoning);
@@ -270,10 +274,10 @@ void EventRenderer::append_finish(std::string& out, std::string_view reason,
 
 void EventRenderer::append_usage(std::string& out, std::int64_t prompt_tokens,
                                  std::int64_t completion_tokens, const LlamaTimings* timings,
-                                 std::int64_t reasoning_tokens) const {
+                                 std::int64_t reasoning_tokens, std::int64_t cached_tokens) const {
   out += head_;
   out += "],";
-  append_usage_object(out, prompt_tokens, completion_tokens, reasoning_tokens);
+  append_usage_object(out, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens);
   if (timings != nullptr) {
     out += ',';
     append_timings(out, *timings);
@@ -333,7 +337,8 @@ void append_completion_body(std::string& out, const ResponseIdentity& identity,
   out += tool && shape.finish == FinishReason::kStop ? std::string_view("tool_calls")
                                                      : to_string(shape.finish);
   out += "\"}],";
-  append_usage_object(out, shape.prompt_tokens, shape.output_tokens, reasoning);
+  append_usage_object(out, shape.prompt_tokens, shape.output_tokens, reasoning,
+                      shape.cached_tokens);
   if (timings != nullptr) {
     out += ',';
     append_timings(out, *timings);
@@ -377,7 +382,7 @@ class OpenAIReplyRenderer final : public ReplyRenderer {
     events_.append_finish(out, reason, shape_->include_usage ? nullptr : timings);
     if (shape_->include_usage) {
       events_.append_usage(out, shape_->prompt_tokens, shape_->output_tokens, timings,
-                           chat_ ? shape_->reasoning_tokens : 0);
+                           chat_ ? shape_->reasoning_tokens : 0, shape_->cached_tokens);
     }
     EventRenderer::append_done(out);
   }

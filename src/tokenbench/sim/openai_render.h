@@ -95,9 +95,11 @@ class EventRenderer {
   void append_finish(std::string& out, FinishReason reason,
                      const LlamaTimings* timings = nullptr) const;
   /// The usage chunk: "choices":[] and the usage object, then `timings` when not null. With
-  /// `reasoning_tokens` > 0 the usage carries "completion_tokens_details":{"reasoning_tokens":R}.
+  /// `reasoning_tokens` > 0 the usage carries "completion_tokens_details":{"reasoning_tokens":R},
+  /// and with `cached_tokens` >= 0 "prompt_tokens_details":{"cached_tokens":C}.
   void append_usage(std::string& out, std::int64_t prompt_tokens, std::int64_t completion_tokens,
-                    const LlamaTimings* timings = nullptr, std::int64_t reasoning_tokens = 0) const;
+                    const LlamaTimings* timings = nullptr, std::int64_t reasoning_tokens = 0,
+                    std::int64_t cached_tokens = -1) const;
   /// One reasoning token: chat delta {"reasoning_content":text}.
   void append_reasoning(std::string& out, std::string_view text) const;
   /// The opening of a tool call: delta {"tool_calls":[{"index":0,"id":ID,"type":"function",

@@ -67,58 +67,31 @@ std::optional<RequestError> read_tools(const json& body, CompletionRequest& req)
   return std::nullopt;
 }
 
-// Chains token hashes and records the state at the end of every full block, as vLLM's block
-// hashes do: a block's hash identifies its tokens and every token before them.
-class PromptHasher {
- public:
-  PromptHasher(std::int64_t block_size, std::vector<std::uint64_t>& out)
-      : block_size_(block_size), out_(out) {}
-
-  void add_role(std::string_view role) { state_ = mix_keys(state_, fnv1a(role), 0x201e); }
-
-  void add_token(std::uint64_t token) {
-    state_ = mix_keys(state_, token);
-    if (++tokens_ % block_size_ == 0) out_.push_back(state_);
-  }
-
-  // The words that core::approx_token_count counts, one token each.
-  void add_text(std::string_view text) {
-    std::size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && is_space(text[i])) ++i;
-      const std::size_t start = i;
-      while (i < text.size() && !is_space(text[i])) ++i;
-      if (i > start) add_token(fnv1a(text.substr(start, i - start)));
+// An assistant message's tool calls as the model reads them: each function's name and arguments.
+template <typename Each>
+void for_each_tool_call_text(const json& message, Each&& each) {
+  const auto calls = message.find("tool_calls");
+  if (calls == message.end() || !calls->is_array()) return;
+  for (const json& call : *calls) {
+    if (!call.is_object()) continue;
+    const auto fn = call.find("function");
+    if (fn == call.end() || !fn->is_object()) continue;
+    for (const char* key : {"name", "arguments"}) {
+      if (const auto v = fn->find(key); v != fn->end()) each(*v);
     }
   }
-
-  void add_content(const json& content) {
-    if (content.is_string()) return add_text(content.get_ref<const std::string&>());
-    if (!content.is_array()) return;
-    for (const json& part : content) {
-      const auto text = part.find("text");
-      if (text != part.end() && text->is_string()) add_text(text->get_ref<const std::string&>());
-    }
-  }
-
- private:
-  static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
-
-  std::int64_t block_size_;
-  std::vector<std::uint64_t>& out_;
-  std::uint64_t state_ = 0x9f2c;
-  std::int64_t tokens_ = 0;
-};
+}
 
 void hash_prompt(const json& body, ApiKind api, std::int64_t block_size,
                  std::vector<std::uint64_t>& out) {
-  PromptHasher hasher(block_size, out);
+  fields::PromptHasher hasher(block_size, out);
   if (api == ApiKind::kChat) {
     for (const json& m : body["messages"]) {
       const auto role = m.find("role");
       hasher.add_role(role != m.end() && role->is_string() ? role->get_ref<const std::string&>()
                                                            : std::string());
       if (const auto content = m.find("content"); content != m.end()) hasher.add_content(*content);
+      for_each_tool_call_text(m, [&](const json& text) { hasher.add_json(text); });
     }
     return;
   }
@@ -170,6 +143,9 @@ std::variant<CompletionRequest, RequestError> parse_completion_request(
       if (content != m.end()) {
         if (auto err = count_content(*content, req)) return *err;
       }
+      for_each_tool_call_text(m, [&](const json& text) {
+        req.prompt_tokens += core::approx_token_count(fields::text_of(text));
+      });
     }
     if (auto err = read_tools(body, req)) return *err;
     req.reasoning = true;

@@ -84,10 +84,12 @@ std::variant<CompletionRequest, RequestError> parse_completion_request(
     std::int64_t default_max_tokens, std::int64_t hash_block_size = 0);
 
 /// Parses POST /v1/responses: "input" (a string, or messages whose content is a string or
-/// input_text / input_image parts), "instructions", "max_output_tokens" (else
-/// `default_max_tokens`), "stream". No prefix-cache hashes. Pure; any thread.
+/// input_text / input_image parts, function_call and function_call_output items), "instructions",
+/// "max_output_tokens" (else `default_max_tokens`), "stream". With `hash_block_size` > 0 the
+/// prompt's block hashes for prefix caching, as the chat parser's. Pure; any thread.
 std::variant<CompletionRequest, RequestError> parse_responses_request(
-    std::string_view body, std::string_view served_model, std::int64_t default_max_tokens);
+    std::string_view body, std::string_view served_model, std::int64_t default_max_tokens,
+    std::int64_t hash_block_size = 0);
 
 /// Parses POST /v1/embeddings: "input" (a string, strings, token ids or arrays of token ids) and
 /// "encoding_format" ("float" only). The result is a one-token, non-streamed request whose

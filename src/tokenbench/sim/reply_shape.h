@@ -16,6 +16,9 @@ struct ReplyShape {
   std::int64_t prompt_tokens = 0;
   std::int64_t output_tokens = 0;     ///< every generated token, reasoning included
   std::int64_t reasoning_tokens = 0;  ///< the first ones of output_tokens (<= output_tokens)
+  /// Prompt tokens the engine's prefix cache held for it (engine mode with prefix caching), set
+  /// when its first token is generated; -1 when none is said. Every API's usage reports it.
+  std::int64_t cached_tokens = -1;
   FinishReason finish = FinishReason::kLength;
   bool include_usage = false;  ///< chat and completions: stream_options.include_usage
   std::string_view tool_name;  ///< chat: not empty when the reply is a call to this function

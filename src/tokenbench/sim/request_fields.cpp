@@ -64,13 +64,9 @@ std::optional<RequestError> check_model(const json& body, std::string_view serve
                           std::string(served_model) + "`."};
 }
 
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
+std::string text_of(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 void count_text(const json& text, CompletionRequest& req) {

@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "tokenbench/core/ideal_cache.h"
 #include "tokenbench/sim/openai_request.h"
 
 namespace tokenbench::sim::fields {
@@ -32,7 +34,15 @@ bool read_bool(const nlohmann::json& body, const char* key, bool& out);
 std::optional<RequestError> check_model(const nlohmann::json& body, std::string_view served_model);
 
 /// FNV-1a: a cheap, stable hash.
-std::uint64_t fnv1a(std::string_view text);
+using core::fnv1a;
+
+/// Every API's parser feeds its prompt, in the order the model reads it, to one chain (the
+/// client's ideal cache reads prompts the same way), so that prompts sharing a prefix share their
+/// first blocks' hashes.
+using PromptHasher = core::PromptChain;
+
+/// The text of a JSON value as a prompt carries it: a string as it is, anything else its JSON.
+std::string text_of(const nlohmann::json& value);
 
 /// Adds the tokens of `text` (core::approx_token_count) to `req.prompt_tokens`.
 void count_text(const nlohmann::json& text, CompletionRequest& req);

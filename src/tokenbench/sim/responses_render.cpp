@@ -205,11 +205,15 @@ class ResponsesRenderer final : public ReplyRenderer {
     }
     out += ']';
     if (with_output) {
+      fmt::format_to(std::back_inserter(out), ",\"usage\":{{\"input_tokens\":{},", s.prompt_tokens);
+      if (s.cached_tokens >= 0) {
+        fmt::format_to(std::back_inserter(out),
+                       "\"input_tokens_details\":{{\"cached_tokens\":{}}},", s.cached_tokens);
+      }
       fmt::format_to(std::back_inserter(out),
-                     ",\"usage\":{{\"input_tokens\":{},\"output_tokens\":{},"
-                     "\"output_tokens_details\":{{\"reasoning_tokens\":{}}},\"total_tokens\":{}}}",
-                     s.prompt_tokens, s.output_tokens, s.reasoning_tokens,
-                     s.prompt_tokens + s.output_tokens);
+                     "\"output_tokens\":{},\"output_tokens_details\":{{\"reasoning_tokens\":{}}},"
+                     "\"total_tokens\":{}}}",
+                     s.output_tokens, s.reasoning_tokens, s.prompt_tokens + s.output_tokens);
     }
     out += '}';
   }

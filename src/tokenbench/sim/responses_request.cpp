@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "tokenbench/core/approx_tokens.h"
 #include "tokenbench/core/json_parse.h"
 #include "tokenbench/sim/openai_request.h"
 #include "tokenbench/sim/request_fields.h"
@@ -38,6 +39,28 @@ std::optional<RequestError> count_response_content(const json& content, Completi
   return std::nullopt;
 }
 
+// One input item: a message (its content), a function_call (name and arguments) or a
+// function_call_output (its output), counted and hashed as the model reads it.
+std::optional<RequestError> read_input_item(const json& item, CompletionRequest& req,
+                                            fields::PromptHasher& hasher) {
+  const std::string type = item.value("type", "message");
+  if (type == "function_call" || type == "function_call_output") {
+    hasher.add_role(type);
+    for (const char* key : {"name", "arguments", "output"}) {
+      const auto v = item.find(key);
+      if (v == item.end() || v->is_null()) continue;
+      req.prompt_tokens += core::approx_token_count(fields::text_of(*v));
+      hasher.add_json(*v);
+    }
+    return std::nullopt;
+  }
+  hasher.add_role(item.value("role", "user"));
+  const auto content = item.find("content");
+  if (content == item.end()) return std::nullopt;
+  hasher.add_content(*content);
+  return count_response_content(*content, req);
+}
+
 json parse_object(std::string_view text, std::optional<RequestError>& error) {
   std::string deep;
   json body = core::parse_json_or_discarded(text, &deep);
@@ -54,7 +77,8 @@ json parse_object(std::string_view text, std::optional<RequestError>& error) {
 }  // namespace
 
 std::variant<CompletionRequest, RequestError> parse_responses_request(
-    std::string_view text, std::string_view served_model, std::int64_t default_max_tokens) {
+    std::string_view text, std::string_view served_model, std::int64_t default_max_tokens,
+    std::int64_t hash_block_size) {
   std::optional<RequestError> error;
   const json body = parse_object(text, error);
   if (error) return *error;
@@ -62,25 +86,29 @@ std::variant<CompletionRequest, RequestError> parse_responses_request(
   CompletionRequest req;
   req.api = ApiKind::kResponses;
   req.reasoning = true;
-  const auto input = body.find("input");
-  if (input == body.end()) return bad_request("'input' is a required property.");
-  if (input->is_string()) {
-    fields::count_text(*input, req);
-  } else if (input->is_array()) {
-    for (const json& item : *input) {
-      if (!item.is_object()) return bad_request("Each 'input' item must be an object.");
-      if (const auto content = item.find("content"); content != item.end()) {
-        if (auto err = count_response_content(*content, req)) return *err;
-      }
-    }
-  } else {
-    return bad_request("'input' must be a string or an array of input items.");
-  }
+  // The model reads the instructions first, then the input, in order.
+  fields::PromptHasher hasher(hash_block_size, req.block_hashes);
   if (const auto instructions = body.find("instructions"); instructions != body.end()) {
     if (!instructions->is_null() && !instructions->is_string()) {
       return bad_request("'instructions' must be a string.");
     }
     fields::count_text(*instructions, req);
+    hasher.add_role("system");
+    hasher.add_json(*instructions);
+  }
+  const auto input = body.find("input");
+  if (input == body.end()) return bad_request("'input' is a required property.");
+  if (input->is_string()) {
+    fields::count_text(*input, req);
+    hasher.add_role("user");
+    hasher.add_text(input->get_ref<const std::string&>());
+  } else if (input->is_array()) {
+    for (const json& item : *input) {
+      if (!item.is_object()) return bad_request("Each 'input' item must be an object.");
+      if (auto err = read_input_item(item, req, hasher)) return *err;
+    }
+  } else {
+    return bad_request("'input' must be a string or an array of input items.");
   }
   bool present = false;
   req.max_tokens = default_max_tokens;

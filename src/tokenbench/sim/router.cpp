@@ -49,9 +49,9 @@ std::variant<CompletionRequest, RequestError> parse(ApiKind api, const HttpReque
                                                     const RouterConfig& c) {
   switch (api) {
     case ApiKind::kMessages:
-      return parse_messages_request(r.body, c.model);
+      return parse_messages_request(r.body, c.model, c.hash_block_size);
     case ApiKind::kResponses:
-      return parse_responses_request(r.body, c.model, c.default_max_tokens);
+      return parse_responses_request(r.body, c.model, c.default_max_tokens, c.hash_block_size);
     case ApiKind::kEmbeddings:
       return parse_embeddings_request(r.body, c.model);
     default:

@@ -172,6 +172,20 @@ ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string&
         a.requests_finished ? fmt::format("{:.0f}", *a.requests_finished) : "-",
         a.generation_tokens ? fmt::format("{:.0f}", *a.generation_tokens) : "-"));
   }
+  // The prefix cache: the server's hit counter against the cached tokens its replies' usage gave.
+  if (a.prefix_cache_hits && a.prefix_cache_queries && summary.cache.reported > 0) {
+    const auto client = static_cast<double>(summary.cache.cached_tokens);
+    const bool agree = std::abs(*a.prefix_cache_hits - client) <= std::max(1.0, 0.01 * client);
+    a.findings.push_back(fmt::format(
+        "prefix cache: the server counted {:.0f} hit tokens of {:.0f} queried ({:.1f} %), the "
+        "client's usage {:.0f} cached of {} prompt tokens ({:.1f} %){}",
+        *a.prefix_cache_hits, *a.prefix_cache_queries,
+        *a.prefix_cache_queries > 0 ? 100 * *a.prefix_cache_hits / *a.prefix_cache_queries : 0.0,
+        client, summary.cache.prompt_tokens, 100 * summary.cache.hit_rate(),
+        agree                ? ": they agree"
+        : summary.failed > 0 ? "; failed requests may account for the difference"
+                             : ": they differ"));
+  }
   // TTFT breakdown: the client's TTFT against the server's queue and prefill.
   const double client_ttft = summary.ttft_ms.mean;
   if (a.queue && a.prefill && std::isfinite(client_ttft)) {

@@ -25,6 +25,11 @@ struct RandomDatasetOptions {
   /// --input-dist / --output-dist: kFixed keeps input_len / output_len (with range_ratio).
   LengthDist input_dist;
   LengthDist output_dist;
+  /// --prefix-hit-rate (>= 0): each prompt starts with the first blocks of one shared text, as
+  /// many as keep the hit rate of an ideal prefix cache over the prompts, in order, at this
+  /// share of their tokens (blocks of `hit_block` words; without a tokenizer). -1: none.
+  double hit_rate = -1;
+  std::int64_t hit_block = 16;
 };
 
 /// `count` synthetic requests, ids from `first_id`, deterministic for a seed.

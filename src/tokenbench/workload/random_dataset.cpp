@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "tokenbench/workload/dataset.h"
@@ -35,6 +36,46 @@ const std::vector<std::string>& random_prompt_vocabulary() {
   return kWords;
 }
 
+namespace {
+
+// --prefix-hit-rate: prompt i starts with the first k_i blocks of one shared text (block b is
+// PromptSynth::block_words(kSharedKey + b): the same whatever was drawn before), then words of
+// its own. An ideal cache holds min(k_i, max k_j over j < i) blocks of it, so k_i is chosen to
+// keep the hits so far at the asked share of the tokens so far (what is owed carries over: the
+// first prompt's miss is made up by the next ones).
+class HitRatePrompts {
+ public:
+  HitRatePrompts(double rate, std::int64_t block)
+      : rate_(rate), block_(std::max<std::int64_t>(1, block)) {}
+
+  // The prompt of `tokens` tokens, its own words drawn from `synth`.
+  SynthPrompt make(PromptSynth& synth, std::int64_t tokens) {
+    const double target = rate_ * static_cast<double>(tokens) + owed_;
+    const std::int64_t most = tokens / block_;
+    // Blocks beyond those sent before hit nothing now, but later prompts find them.
+    std::int64_t k =
+        std::clamp<std::int64_t>(std::llround(target / static_cast<double>(block_)), 0, most);
+    const std::int64_t hit = std::min(k, sent_blocks_) * block_;
+    owed_ = target - static_cast<double>(hit);
+    sent_blocks_ = std::max(sent_blocks_, k);
+    std::string prefix;
+    for (std::int64_t b = 0; b < k; ++b) {
+      if (!prefix.empty()) prefix += ' ';
+      prefix += synth.block_words(kSharedKey + static_cast<std::uint64_t>(b), block_);
+    }
+    return synth.make_after({}, prefix, tokens - k * block_);
+  }
+
+ private:
+  static constexpr std::uint64_t kSharedKey = 0x5eed0000ULL;
+  double rate_;
+  std::int64_t block_;
+  double owed_ = 0;
+  std::int64_t sent_blocks_ = 0;
+};
+
+}  // namespace
+
 PromptGenerator random_generator(const RandomDatasetOptions& options,
                                  const tokenizer::Tokenizer* tokenizer, std::uint64_t first_id) {
   PromptSynth synth(options.seed, tokenizer);
@@ -51,14 +92,16 @@ PromptGenerator random_generator(const RandomDatasetOptions& options,
   const auto dist = [&](const LengthDist& d, std::int64_t len) {
     return d.kind == LengthDist::Kind::kFixed ? fixed_length(len, options.range_ratio) : d;
   };
+  std::optional<HitRatePrompts> hits;
+  if (options.hit_rate >= 0) hits.emplace(options.hit_rate, options.hit_block);
   return [synth = std::move(synth), prefix = std::move(prefix),
           in_dist = dist(options.input_dist, options.input_len),
-          out_dist = dist(options.output_dist, options.output_len), id = first_id]() mutable {
+          out_dist = dist(options.output_dist, options.output_len), id = first_id, hits]() mutable {
     core::RequestSpec spec;
     spec.id = id++;
     const std::int64_t in = draw_length(in_dist, synth.rng());
     spec.max_tokens = draw_length(out_dist, synth.rng());
-    SynthPrompt p = synth.make_after(prefix->ids, prefix->words, in);
+    SynthPrompt p = hits ? hits->make(synth, in) : synth.make_after(prefix->ids, prefix->words, in);
     spec.prompt = std::move(p.text);
     spec.input_tokens = p.tokens;
     spec.input_source = p.source;

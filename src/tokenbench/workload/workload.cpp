@@ -9,6 +9,7 @@
 
 #include "tokenbench/workload/dataset.h"
 #include "tokenbench/workload/synthetic_image.h"
+#include "tokenbench/workload/synthetic_jobs.h"
 
 namespace tokenbench::workload {
 
@@ -199,6 +200,8 @@ PromptGenerator generator(const core::RunConfig& config, const tokenizer::Tokeni
       options.seed = config.seed;
       options.input_dist = length_dist(config.input_dist, "--input-dist");
       options.output_dist = length_dist(config.output_dist, "--output-dist");
+      options.hit_rate = config.prefix_hit_rate;
+      options.hit_block = std::max<std::int64_t>(1, core::ideal_cache_block(config));
       return random_generator(options, tokenizer);
     }
     case core::Dataset::kFixed:
@@ -267,6 +270,48 @@ Workload multi_turn(std::vector<core::RequestSpec> all, std::size_t turns, std::
       std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)));
   w.sessions.assign(std::make_move_iterator(sessions.begin() + static_cast<std::ptrdiff_t>(warmup)),
                     std::make_move_iterator(sessions.end()));
+  return w;
+}
+
+Workload split_jobs(std::vector<Job> jobs, std::size_t warmup, const std::string& name);
+
+// A job run's workload: the jobs of --dataset-path, or --jobs's synthetic ones; the first
+// `warmup` of them for warmup.
+Workload job_workload(const core::RunConfig& config, std::size_t warmup,
+                      const tokenizer::Tokenizer* tokenizer) {
+  std::vector<Job> jobs;
+  if (!config.jobs_spec.empty()) {
+    // Synthetic jobs, made up front: as many as the run sends (at most kSyntheticJobs, cycled
+    // beyond), after the warmup's.
+    const JobShape shape = parse_job_shape(config.jobs_spec);
+    const std::size_t measured =
+        config.num_prompts > 0
+            ? std::min<std::size_t>(static_cast<std::size_t>(config.num_prompts), kSyntheticJobs)
+            : kSyntheticJobs;
+    for (std::size_t i = 0; i < warmup + measured; ++i) {
+      jobs.push_back(make_synthetic_job(shape, config.seed, i, config.output_len, tokenizer));
+    }
+    return split_jobs(std::move(jobs), warmup, "--jobs");
+  }
+  if (config.dataset_path.empty()) {
+    throw std::runtime_error(
+        "--dataset jobs needs --dataset-path FILE (a job file) or --jobs SPEC (synthetic jobs, "
+        "e.g. fanout:3,depth:1,tools:2)");
+  }
+  return split_jobs(load_job_file(config.dataset_path, config.output_len, config.seed, tokenizer),
+                    warmup, config.dataset_path);
+}
+
+// The first `warmup` jobs for warmup, the rest for the measure phase.
+Workload split_jobs(std::vector<Job> jobs, std::size_t warmup, const std::string& name) {
+  if (warmup >= jobs.size()) {
+    throw std::runtime_error("--warmup " + std::to_string(warmup) + " needs fewer jobs than the " +
+                             std::to_string(jobs.size()) + " of " + name);
+  }
+  Workload w;
+  const auto split = jobs.begin() + static_cast<std::ptrdiff_t>(warmup);
+  w.warmup_jobs.assign(std::make_move_iterator(jobs.begin()), std::make_move_iterator(split));
+  w.jobs.assign(std::make_move_iterator(split), std::make_move_iterator(jobs.end()));
   return w;
 }
 
@@ -378,8 +423,10 @@ WorkloadEstimate estimate_workload(const core::RunConfig& config) {
   // send, in a bounded number of requests made ahead (both phases' feeds).
   const std::int64_t one = request_bytes(config);
   const auto most = static_cast<std::int64_t>(made_ahead(one));
-  // (A multi-turn run builds each turn's body at its send: it has no feed.)
-  e.ahead = config.multi_turn ? 0 : std::min(most, warmup) + std::min(most, measure);
+  // (A multi-turn or job run builds each turn's or call's body at its send: it has no feed.)
+  e.ahead = config.multi_turn || config.dataset == core::Dataset::kJobs
+                ? 0
+                : std::min(most, warmup) + std::min(most, measure);
   std::int64_t schedule = 0;  // 8 bytes an arrival of an open-loop schedule
   if (!std::isinf(config.request_rate) && config.request_rate > 0) {
     double arrivals = config.num_prompts > 0 ? static_cast<double>(config.num_prompts) : 1e18;
@@ -403,6 +450,7 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
   const std::size_t batch = static_cast<std::size_t>(std::max(1, config.batch_size));
   // A multi-turn run's --num-prompts counts sessions: random and fixed prompts make --turns each.
   const auto turns = static_cast<std::size_t>(std::max<std::int64_t>(0, config.turns));
+  if (config.dataset == core::Dataset::kJobs) return job_workload(config, warmup, tokenizer);
   PromptGenerator generate = generator(config, tokenizer);
   if (config.multi_turn) {
     const std::size_t wanted = (warmup + measure) * batch * std::max<std::size_t>(1, turns);

@@ -7,6 +7,7 @@
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/tokenizer/tokenizer.h"
+#include "tokenbench/workload/jobs.h"
 #include "tokenbench/workload/prompt_source.h"
 
 namespace tokenbench::workload {
@@ -19,12 +20,14 @@ struct Session {
 
 /// The prompts of a run, split by phase so that warmup never sends the measured prompts (a
 /// prefix cache would otherwise flatter the measurement). A multi-turn run (--multi-turn) has
-/// sessions instead, and no warmup or measure source.
+/// sessions instead, and a --dataset jobs run jobs, and neither has a warmup or measure source.
 struct Workload {
   std::unique_ptr<PromptSource> warmup;   ///< null: no warmup
   std::unique_ptr<PromptSource> measure;  ///< cycled when the run needs more
   std::vector<Session> warmup_sessions;
   std::vector<Session> sessions;  ///< served cyclically when the run needs more
+  std::vector<Job> warmup_jobs;
+  std::vector<Job> jobs;  ///< served cyclically when the run needs more
 };
 
 /// How many distinct prompts a duration-limited run cycles through.

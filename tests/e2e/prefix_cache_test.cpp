@@ -1,0 +1,57 @@
+// End to end: --prefix-hit-rate's prompts against serve-sim's prefix cache, the ideal hit rate
+// beside the server's, and the flags' one-line errors.
+
+#include <gtest/gtest.h>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+using nlohmann::json;
+
+TEST(EndToEndPrefixCache, ARequestedHitRateIsTheIdealOneAndServeSimsCacheHoldsIt) {
+  SimProcess sim({"--preset", "zero", "--enable-prefix-caching", "--block-size", "16"});
+  const std::string dir = make_temp_dir("prefix-hit-rate");
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--prefix-hit-rate", "0.6", "--num-prompts", "200", "--input-len", "256", "--range-ratio",
+       "0.5", "--output-len", "4", "--max-concurrency", "1", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json summary = read_json(dir + "/summary.json");
+  const json& cache = summary["tokenbench"]["prefix_cache"];
+  ASSERT_TRUE(cache["ideal"].is_object()) << cache.dump();
+  EXPECT_NEAR(cache["ideal"]["hit_rate"].get<double>(), 0.6, 0.01) << cache.dump();
+  // One request at a time and an unlimited cache: the server holds what the ideal cache does,
+  // save the last token of a prompt found whole (a server always computes one).
+  EXPECT_NEAR(cache["hit_rate"].get<double>(), 0.6, 0.02) << cache.dump();
+  EXPECT_LE(cache["hit_rate"].get<double>(), cache["ideal"]["hit_rate"].get<double>() + 1e-9);
+  EXPECT_NE(r.out.find("an ideal cache (unlimited, --cache-block) would have held 6"),
+            std::string::npos)
+      << r.out;
+  // The server's /metrics counted the same hits as the replies' usage.
+  EXPECT_NE(r.out.find("prefix cache: the server counted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(": they agree"), std::string::npos) << r.out;
+}
+
+TEST(EndToEndPrefixCache, BadFlagsGetOneLine) {
+  const std::string dir = make_temp_dir("prefix-bad");
+  for (const auto& [args, words] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--prefix-hit-rate", "1.5"}, "--prefix-hit-rate"},
+           {{"--prefix-hit-rate", "0.5", "--dataset", "fixed", "--prompt", "x"},
+            "shapes --dataset random's prompts"},
+           {{"--prefix-hit-rate", "0.5", "--random-prefix-len", "8"},
+            "leave out --random-prefix-len"},
+           {{"--prefix-hit-rate", "0.5", "--cache-block", "0"}, "leave out --cache-block 0"},
+           {{"--cache-block", "100000"}, "--cache-block"}}) {
+    auto all = args;
+    all.insert(all.end(), {"--num-prompts", "1"});
+    const auto r = run_process(run_args("http://127.0.0.1:9", dir, all));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
