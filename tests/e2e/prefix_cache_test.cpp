@@ -37,13 +37,13 @@ TEST(EndToEndPrefixCache, ARequestedHitRateIsTheIdealOneAndServeSimsCacheHoldsIt
 TEST(EndToEndPrefixCache, BadFlagsGetOneLine) {
   const std::string dir = make_temp_dir("prefix-bad");
   for (const auto& [args, words] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"--prefix-hit-rate", "1.5"}, "--prefix-hit-rate"},
+           {{"--prefix-hit-rate", "1.5"}, "--prefix-hit-rate 1.5 is out of range: give 0 to 1"},
            {{"--prefix-hit-rate", "0.5", "--dataset", "fixed", "--prompt", "x"},
             "shapes --dataset random's prompts"},
            {{"--prefix-hit-rate", "0.5", "--random-prefix-len", "8"},
             "leave out --random-prefix-len"},
            {{"--prefix-hit-rate", "0.5", "--cache-block", "0"}, "leave out --cache-block 0"},
-           {{"--cache-block", "100000"}, "--cache-block"}}) {
+           {{"--cache-block", "100000"}, "give 0 to 65536 tokens"}}) {
     auto all = args;
     all.insert(all.end(), {"--num-prompts", "1"});
     const auto r = run_process(run_args("http://127.0.0.1:9", dir, all));

@@ -169,7 +169,8 @@ std::vector<RunOption> workload_rows() {
        .help = "Tokens per block of the ideal prefix cache whose hit rate is reported beside the "
                "server's (0: off; default 16 for jobs, --multi-turn, shared-prefix, mooncake, "
                "--random-prefix-len and --prefix-hit-rate, off otherwise)",
-       .range = {OptionRange::kInRange, -1, 65536, "tokens"},
+       .cli = OptionCli::kValueBare,
+       .range = {OptionRange::kInRange, 0, 65536, "tokens", -1},
        .written = [](const C& c) { return c.cache_block != C{}.cache_block; }},
       {.flag = "--jobs",
        .section = "workload",
@@ -184,7 +185,8 @@ std::vector<RunOption> workload_rows() {
        .field = &C::prefix_hit_rate,
        .help = "--dataset random: prompts share prefixes so that an ideal prefix cache (blocks of "
                "--cache-block) holds this share of their tokens, e.g. 0.6",
-       .range = {OptionRange::kInRange, -1, 1, ""},
+       .cli = OptionCli::kValueBare,
+       .range = {OptionRange::kInRange, 0, 1, "", -1},
        .written = [](const C& c) { return c.prefix_hit_rate != C{}.prefix_hit_rate; }},
       {.flag = "--input-dist",
        .section = "workload",

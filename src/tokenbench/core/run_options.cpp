@@ -94,6 +94,7 @@ void check_option_range(const RunOption& row, const C& c) {
   if (r.kind == OptionRange::kNone) return;
   const auto check = [&](auto value) {
     using T = decltype(value);
+    if (!std::isnan(r.unset) && static_cast<double>(value) == r.unset) return;
     if (r.kind == OptionRange::kInRange) {
       const T lo = static_cast<T>(r.lo), hi = static_cast<T>(r.hi);
       if (value >= lo && value <= hi) return;

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,6 +54,9 @@ struct OptionRange {
   double lo = 0;
   double hi = 0;
   std::string_view unit{};
+  /// A value outside [lo, hi] that stands for "not given" (the member's default, e.g. -1), and
+  /// passes; NaN: none.
+  double unset = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// A member parsed from the text a flag or config.yaml gives, and written back as that text: an

@@ -182,7 +182,9 @@ ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string&
         *a.prefix_cache_hits, *a.prefix_cache_queries,
         *a.prefix_cache_queries > 0 ? 100 * *a.prefix_cache_hits / *a.prefix_cache_queries : 0.0,
         client, summary.cache.prompt_tokens, 100 * summary.cache.hit_rate(),
-        agree                ? ": they agree"
+        agree ? ": they agree"
+        : a.preemptions && *a.preemptions > 0
+            ? "; the server looks a preempted request up again when it readmits it, its usage once"
         : summary.failed > 0 ? "; failed requests may account for the difference"
                              : ": they differ"));
   }
