@@ -202,6 +202,40 @@ TEST(EndToEndHtmlReport, RunWritesSelfContainedReportAndReportRebuildsIt) {
   EXPECT_EQ(page.pwned, "");
 }
 
+TEST(EndToEndHtmlReport, AJobRunDrawsAGanttChartOfItsSampledJobs) {
+  SimProcess sim({"--preset", "zero"});
+  const std::string dir = make_temp_dir("html-jobs");
+  const auto r = run_process(
+      run_args(sim.url(), dir,
+               {"--dataset", "jobs", "--jobs", "fanout:3,tools:1,tool_ms:20", "--num-prompts", "30",
+                "--max-concurrency", "4", "--output-len", "8", "--gpu-metrics", "off"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = slurp(dir + "/report.html");
+  const nlohmann::json jobs = page_data(html)["jobs"];
+  ASSERT_EQ(jobs.size(), 12U);  // an even sample of the 30 jobs
+  for (const auto& job : jobs) {
+    ASSERT_EQ(job["calls"].size(), 8U) << job.dump();
+    EXPECT_EQ(job["calls"][0]["call"], "plan");
+    EXPECT_EQ(job["calls"][0]["sent"], 0.0);
+    EXPECT_EQ(job["calls"][7]["call"], "final");
+    // Every call ends after its send.
+    for (const auto& c : job["calls"]) EXPECT_LE(c["sent"].get<double>(), c["done"].get<double>());
+  }
+  const Rendered page = render(dir + "/report.html", build_path("report-jobs-screenshot.png"));
+  EXPECT_EQ(page.done, "1") << page.dom.substr(0, 2000);
+  EXPECT_EQ(page.errors, "");
+  EXPECT_EQ(page.too_wide, "");
+  // Twelve charts, two bars a call (until the first token, then to the end).
+  std::ptrdiff_t charts = 0, bars = 0;
+  for (std::size_t at = 0; (at = page.dom.find("<svg class=\"gantt\"", at)) != std::string::npos;
+       ++at) {
+    ++charts;
+  }
+  for (std::size_t at = 0; (at = page.dom.find("<rect", at)) != std::string::npos; ++at) ++bars;
+  EXPECT_EQ(charts, 12);
+  EXPECT_GE(bars, 12 * 8 * 2);
+}
+
 TEST(EndToEndHtmlReport, ServerTextIsNeverRunAsScript) {
   const std::string body =
       std::string("{\"error\":{\"message\":\"") + kPayloads + "\",\"type\":\"server_error\"}}";

@@ -282,6 +282,7 @@ json html_report_data(const RunPageBuilder& page, const metrics::SummaryBuilder&
   data["timeline"] = page.timeline();
   data["series"] = page.series();
   data["errors"] = page.errors();
+  data["jobs"] = page.jobs();
   const json* tb = summary_json.contains("tokenbench") ? &summary_json["tokenbench"] : nullptr;
   data["checks"] = tb && tb->contains("checks") ? (*tb)["checks"] : json();
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();

@@ -42,6 +42,7 @@ void RunPageBuilder::add(const core::RequestRecord& r) {
   });
   add_to_series(r);
   add_in_flight(r);
+  gantt_.add(r);
   if (!r.ok() && r.phase == core::Phase::kMeasure && !r.retried) {
     auto& g = errors_[{std::string(core::to_string(r.error)), r.http_status}];
     ++g.count;

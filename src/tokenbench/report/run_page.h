@@ -10,6 +10,7 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/metrics/stride_sample.h"
+#include "tokenbench/report/job_gantt.h"
 
 namespace tokenbench::report {
 
@@ -21,7 +22,8 @@ namespace tokenbench::report {
 ///  - the series over time (output tokens per second, completions, errors, the most requests in
 ///    flight) in bins of 1 s or a power of 2 seconds, fine bins merged as the run grows, so that
 ///    it never holds more than about 2 x kMaxSeriesPoints bins;
-///  - the errors by class and status, with one example each.
+///  - the errors by class and status, with one example each;
+///  - an agentic job run's sample of jobs, their calls' stamps (JobGanttBuilder).
 /// The most requests in flight in each bin comes from the records' in_flight (the engine's count
 /// at each send) and the requests spanning each bin's start; for records without it (earlier
 /// versions' files) from a sweep over their send and end stamps, kept for it (16 bytes each).
@@ -38,6 +40,8 @@ class RunPageBuilder {
   nlohmann::json timeline() const;
   nlohmann::json series() const;
   nlohmann::json errors() const;
+  /// An agentic job run's sample of jobs for the Gantt chart (JobGanttBuilder::jobs).
+  nlohmann::json jobs() const { return gantt_.jobs(); }
 
  private:
   struct Row {
@@ -69,6 +73,7 @@ class RunPageBuilder {
   std::vector<Bin> bins_;
   std::vector<core::Nanos> sends_, ends_;  // of records without in_flight
   std::map<std::pair<std::string, int>, ErrorGroup> errors_;
+  JobGanttBuilder gantt_;
 };
 
 }  // namespace tokenbench::report

@@ -28,6 +28,9 @@ var tb = (function () {
   var PALETTE = ["#1d4e89", "#e69500", "#2e7d32", "#c62828", "#6a1b9a", "#00838f", "#8d6e63",
     "#ad1457", "#558b2f", "#283593", "#ef6c00", "#4e342e"];
 
+  // A job's call depths, in order: the palette without its red, which marks a failed call.
+  var DEPTHS = PALETTE.filter(function (c) { return c !== COLORS.error; });
+
   function el(tag, text, cls) {
     var e = document.createElement(tag);
     if (text !== undefined && text !== null) e.textContent = String(text);
@@ -43,6 +46,40 @@ var tb = (function () {
     a.href = "#" + id;
     toc.appendChild(a);
     return s;
+  }
+  // One job's calls as an SVG Gantt chart (report/job_gantt.h gives the rows).
+  function gantt(job) {
+    var NS = "http://www.w3.org/2000/svg", label = 140, width = 1200, row = 16;
+    var end = 0;
+    job.calls.forEach(function (c) { end = Math.max(end, c.done || c.sent || 0); });
+    var x = function (ms) { return label + (width - label - 60) * (end > 0 ? ms / end : 0); };
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("class", "gantt");
+    svg.setAttribute("width", String(width));
+    svg.setAttribute("height", String(row * job.calls.length + 24));
+    var add = function (tag, attrs, text) {
+      var e = document.createElementNS(NS, tag);
+      Object.keys(attrs).forEach(function (k) { e.setAttribute(k, String(attrs[k])); });
+      if (text !== undefined) e.textContent = text;
+      svg.appendChild(e);
+      return e;
+    };
+    add("text", { x: 0, y: 12, "font-weight": "bold" }, "job " + job.name + " (#" + job.n + "), " +
+      fmt(end) + " ms");
+    job.calls.forEach(function (c, i) {
+      var y = 18 + i * row, color = c.ok ? DEPTHS[c.depth % DEPTHS.length] : COLORS.error;
+      add("text", { x: 4, y: y + 11, "font-size": 11 }, c.call);
+      if (c.sent === null || c.done === null) return;
+      var first = c.first_token === null ? c.done : c.first_token;
+      add("rect", { x: x(c.sent), y: y + 2, width: Math.max(1, x(first) - x(c.sent)), height: row - 4,
+        fill: color, "fill-opacity": 0.35 }).appendChild(
+        document.createElementNS(NS, "title")).textContent = c.call + ": sent " + fmt(c.sent) +
+        " ms, first token " + fmt(c.first_token) + " ms";
+      add("rect", { x: x(first), y: y + 2, width: Math.max(1, x(c.done) - x(first)), height: row - 4,
+        fill: color }).appendChild(document.createElementNS(NS, "title")).textContent =
+        c.call + ": depth " + c.depth + ", done " + fmt(c.done) + " ms";
+    });
+    return svg;
   }
   function fmt(v) {
     if (v === null || v === undefined) return "";
@@ -418,6 +455,17 @@ var tb = (function () {
           " requests, evenly sampled in schedule order" : null);
     } else {
       s.appendChild(el("p", "no requests", "note"));
+    }
+
+    // Agentic jobs: a Gantt chart of each sampled job, a bar per call from its send to its end,
+    // the part before its first token lighter, coloured by depth.
+    var jobs = data.jobs || [];
+    if (jobs.length) {
+      s = section("jobs", "Jobs");
+      s.appendChild(el("p", jobs.length + " jobs, sampled evenly: each call from its send to its " +
+        "end (lighter until its first token), ms since the job's first send, coloured by depth",
+        "note"));
+      jobs.forEach(function (job) { s.appendChild(gantt(job)); });
     }
 
     // Over time.
