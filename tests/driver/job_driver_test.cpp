@@ -98,7 +98,7 @@ TEST(JobDriver, AJobLimitHoldsTheNextJobUntilOneEndsAndAFailureEndsItsJob) {
   const std::vector<workload::Job> jobs{fan_out()};
   const auto schedule = ArrivalSchedule::immediate(2);
   JobOptions options;
-  options.max_jobs = 1;
+  options.max_units = 1;
   JobDriver driver(jobs, schedule, 0, core::kNever, options);
   Taken plan = take(driver, 0);
   ASSERT_TRUE(plan.got);

@@ -107,7 +107,7 @@ TEST(SessionDriver, SessionLimitAndFailedTurnEndsItsSession) {
   const auto sessions = three_sessions(2);
   const auto schedule = ArrivalSchedule::immediate(3);
   SessionOptions options;
-  options.max_sessions = 2;
+  options.max_units = 2;
   SessionDriver driver(sessions, schedule, 0, core::kNever, options);
   SessionDriver::Turn a, b, c;
   core::Nanos next = 0;

@@ -223,20 +223,23 @@ Benchmark::UnitPhase Benchmark::unit_phase(core::Phase phase, std::size_t count,
           : core::kNever};
 }
 
-void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
-                             std::size_t count, const client::RecordSink& sink, core::Nanos start) {
-  const UnitPhase p = unit_phase(phase, count, start);
-  SessionOptions options;
+UnitOptions Benchmark::unit_options() const {
+  UnitOptions options;
   options.shard = load::Shard{shard_.first, shard_.stride, 1};
   options.api = config_.api;
   options.body = body_options(config_, config_.stream);
   options.body.model = model_;
-  options.think = load::parse_think_time(config_.think_time);
   options.ideal_block = ideal_block_;
-  options.seed = config_.seed;
   if (config_.concurrency_unit == core::ConcurrencyUnit::kSession && config_.max_concurrency > 0) {
-    options.max_sessions = static_cast<std::size_t>(config_.max_concurrency);
+    options.max_units = static_cast<std::size_t>(config_.max_concurrency);
   }
+  return options;
+}
+
+void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Session>& sessions,
+                             std::size_t count, const client::RecordSink& sink, core::Nanos start) {
+  const UnitPhase p = unit_phase(phase, count, start);
+  SessionOptions options{unit_options(), load::parse_think_time(config_.think_time), config_.seed};
   SessionDriver driver(sessions, p.schedule, start, p.deadline, std::move(options));
   UnitSource<SessionDriver> source(driver, start, phase, p.open_loop);
   std::size_t turns = 0;
@@ -249,15 +252,7 @@ void Benchmark::run_sessions(core::Phase phase, const std::vector<workload::Sess
 void Benchmark::run_jobs(core::Phase phase, const std::vector<workload::Job>& jobs,
                          std::size_t count, const client::RecordSink& sink, core::Nanos start) {
   const UnitPhase p = unit_phase(phase, count, start);
-  JobOptions options;
-  options.shard = load::Shard{shard_.first, shard_.stride, 1};
-  options.api = config_.api;
-  options.body = body_options(config_, config_.stream);
-  options.body.model = model_;
-  options.ideal_block = ideal_block_;
-  if (config_.concurrency_unit == core::ConcurrencyUnit::kSession && config_.max_concurrency > 0) {
-    options.max_jobs = static_cast<std::size_t>(config_.max_concurrency);
-  }
+  JobOptions options = unit_options();
   JobDriver driver(jobs, p.schedule, start, p.deadline, std::move(options));
   UnitSource<JobDriver> source(driver, start, phase, p.open_loop);
   std::size_t calls = 0;

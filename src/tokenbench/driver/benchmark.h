@@ -12,6 +12,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/driver/request_feed.h"
 #include "tokenbench/driver/schedule_source.h"
+#include "tokenbench/driver/unit_options.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
 #include "tokenbench/workload/workload.h"
@@ -98,6 +99,9 @@ class Benchmark {
     core::Nanos deadline = core::kNever;
   };
   UnitPhase unit_phase(core::Phase phase, std::size_t count, core::Nanos start) const;
+  /// What a session or job driver is given of the run: the API, bodies, unit limit, the ideal
+  /// cache's block and this process's share.
+  UnitOptions unit_options() const;
   /// A job phase: `count` jobs (cycled over `jobs`) through a JobDriver.
   void run_jobs(core::Phase phase, const std::vector<workload::Job>& jobs, std::size_t count,
                 const client::RecordSink& sink, core::Nanos start);

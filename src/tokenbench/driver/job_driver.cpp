@@ -59,15 +59,9 @@ void JobDriver::start_job(std::int64_t job, core::Nanos due) {
 bool JobDriver::take(core::Nanos now, Call& call, core::Nanos& next_due, bool& finished) {
   std::lock_guard<std::mutex> lock(mutex_);
   next_due = core::kNever;
-  const bool past_deadline = deadline_ != core::kNever && now >= deadline_;
-  bool can_start = !stopped_ && !past_deadline && started_ < schedule_.size();
-  core::Nanos start_due = core::kNever;
-  if (can_start) {
-    start_due = phase_start_ + schedule_.offset(started_);
-    if (deadline_ != core::kNever && start_due >= deadline_) can_start = false;
-  }
-  const bool job_room = options_.max_jobs == 0 || active_.size() < options_.max_jobs;
-  const bool halted = stopped_ || past_deadline;
+  const auto [halted, can_start, start_due] =
+      unit_start(schedule_, phase_start_, deadline_, now, started_, stopped_);
+  const bool job_room = options_.max_units == 0 || active_.size() < options_.max_units;
   const bool waiting = !halted && !ready_.empty();
   // A new job's first calls go before a waiting call due later (ties: the job under way).
   if (can_start && job_room && start_due <= now &&
@@ -75,7 +69,7 @@ bool JobDriver::take(core::Nanos now, Call& call, core::Nanos& next_due, bool& f
     // Under a job limit a job also waits for room: it is due when the last job ended, as a
     // request waiting for a free slot is (RequestRecord::scheduled).
     start_job(static_cast<std::int64_t>(started_),
-              options_.max_jobs > 0 ? std::max(start_due, room_freed_) : start_due);
+              options_.max_units > 0 ? std::max(start_due, room_freed_) : start_due);
     started_ += options_.shard.stride;
   }
   if (!halted && !ready_.empty() && std::get<0>(*ready_.begin()) <= now) {

@@ -14,26 +14,15 @@
 #include "tokenbench/client/request_source.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
+#include "tokenbench/driver/unit_options.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/work_queue.h"
 #include "tokenbench/workload/jobs.h"
 
 namespace tokenbench::driver {
 
-/// What a JobDriver needs beside its jobs. Plain data.
-struct JobOptions {
-  core::ApiKind api = core::ApiKind::kOpenAIChat;
-  client::BodyOptions body;
-  /// --concurrency-unit job with --max-concurrency: at most this many jobs between their first
-  /// call's send and their last call's end (0: no limit on jobs).
-  std::size_t max_jobs = 0;
-  /// The ideal prefix cache's block (--cache-block): each call's prompt blocks are made with it
-  /// (core::set_prefix_blocks); 0: none.
-  std::int64_t ideal_block = 0;
-  /// A distributed run's share: jobs i with i mod stride == first, and call ids k * stride +
-  /// first for its k-th call sent, so that ids stay unique across ranks.
-  load::Shard shard;
-};
+/// What a JobDriver needs beside its jobs (max_units counts jobs).
+using JobOptions = UnitOptions;
 
 /// Hands out the calls of a phase's agentic jobs (workload/jobs.h) to the engine's workers
 /// through a UnitSource. Job k (cycled over `jobs`) starts at the schedule's arrival k with the

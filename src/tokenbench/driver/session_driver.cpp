@@ -38,19 +38,14 @@ void SessionDriver::stop() {
 bool SessionDriver::take(core::Nanos now, Turn& turn, core::Nanos& next_due, bool& finished) {
   std::lock_guard<std::mutex> lock(mutex_);
   next_due = core::kNever;
-  const bool past_deadline = deadline_ != core::kNever && now >= deadline_;
   // A new session: due at its arrival, admitted while the session limit allows.
-  bool can_start = !stopped_ && !past_deadline && started_ < schedule_.size();
-  core::Nanos start_due = core::kNever;
-  if (can_start) {
-    start_due = phase_start_ + schedule_.offset(started_);
-    if (deadline_ != core::kNever && start_due >= deadline_) can_start = false;
-  }
-  const bool session_room = options_.max_sessions == 0 || active_.size() < options_.max_sessions;
+  const auto [halted, can_start, start_due] =
+      unit_start(schedule_, phase_start_, deadline_, now, started_, stopped_);
+  const bool session_room = options_.max_units == 0 || active_.size() < options_.max_units;
   // The earliest waiting turn of a session already under way (ties: the older session).
   State* best = nullptr;
   std::int64_t best_session = 0;
-  if (!stopped_ && !past_deadline) {
+  if (!halted) {
     for (auto& [session, state] : active_) {
       if (state->in_flight) continue;
       if (best == nullptr || state->due < best->due) {
@@ -83,8 +78,7 @@ bool SessionDriver::take(core::Nanos now, Turn& turn, core::Nanos& next_due, boo
     next_due = core::kNever;
   }
   // Nothing more will come once no session can start and none is under way.
-  finished = active_.empty() && !can_start;
-  if (stopped_ || past_deadline) finished = true;
+  finished = (active_.empty() && !can_start) || halted;
   return false;
 }
 

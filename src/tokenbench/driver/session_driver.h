@@ -11,6 +11,7 @@
 #include "tokenbench/client/request_source.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/request.h"
+#include "tokenbench/driver/unit_options.h"
 #include "tokenbench/load/arrival_schedule.h"
 #include "tokenbench/load/think_time.h"
 #include "tokenbench/load/work_queue.h"
@@ -18,21 +19,10 @@
 
 namespace tokenbench::driver {
 
-/// What a SessionDriver needs beside its sessions. Plain data.
-struct SessionOptions {
-  core::ApiKind api = core::ApiKind::kOpenAIChat;
-  client::BodyOptions body;
+/// What a SessionDriver needs beside its sessions (max_units counts sessions). Plain data.
+struct SessionOptions : UnitOptions {
   load::ThinkTime think;
-  /// --concurrency-unit session with --max-concurrency: at most this many sessions between their
-  /// first turn's send and their last turn's end (0: no limit on sessions).
-  std::size_t max_sessions = 0;
   std::uint64_t seed = 0;
-  /// The ideal prefix cache's block (--cache-block): each turn's prompt blocks are made with it
-  /// (core::set_prefix_blocks); 0: none.
-  std::int64_t ideal_block = 0;
-  /// A distributed run's share (distributed/): sessions i with i mod stride == first, and turn
-  /// ids k * stride + first for its k-th turn sent, so that ids stay unique across ranks.
-  load::Shard shard;
 };
 
 /// Hands out the turns of a phase's sessions (to workers through a UnitSource). Session i
