@@ -130,5 +130,27 @@ TEST(JobDriver, NoCallIsHandedOutAtOrAfterTheDeadline) {
   EXPECT_TRUE(late.finished);
 }
 
+// A call that waits for none but has a delay (a trace's second root, which began later) is sent
+// its delay after the job's start.
+TEST(JobDriver, ARootCallWithADelayIsDueThatLongAfterItsJobStarts) {
+  const std::vector<workload::Job> jobs{workload::parse_job(R"({"job": "j", "calls": [
+    {"id": "a", "messages": [{"role": "user", "content": "a"}]},
+    {"id": "b", "delay_ms": 7, "messages": [{"role": "user", "content": "b"}]}]})",
+                                                            4, 1)};
+  const auto schedule = ArrivalSchedule::immediate(1);
+  JobDriver driver(jobs, schedule, 0, core::kNever, JobOptions{});
+  const Taken a = take(driver, 0);
+  ASSERT_TRUE(a.got);
+  EXPECT_EQ(a.call.tag->call, "a");
+  const Taken early = take(driver, 1 * kMs);
+  EXPECT_FALSE(early.got);
+  EXPECT_EQ(early.next, 7 * kMs);
+  const Taken b = take(driver, 7 * kMs);
+  ASSERT_TRUE(b.got);
+  EXPECT_EQ(b.call.tag->call, "b");
+  EXPECT_EQ(b.call.due, 7 * kMs);
+  EXPECT_TRUE(b.call.root);
+}
+
 }  // namespace
 }  // namespace tokenbench::driver

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -159,6 +160,79 @@ TEST(JobFile, AFileNamesTheLineOfABadJobAndRefusesTwoJobsOfOneName) {
   const auto jobs = load_job_file(path, 0, 1);
   ASSERT_EQ(jobs.size(), 1U);
   EXPECT_EQ(jobs[0].calls[0].input_tokens, 1);
+}
+
+// Blocks of hash ids (a Weka or Mooncake trace's prompts): the content is made when the call is
+// sent, the same ids giving the same words, cut or topped up to "tokens".
+TEST(JobFile, ABlockMessageIsMadeOfItsHashIdsWhenSentAndWrittenBackAsIds) {
+  const std::string line = one_line(R"({"job": "w", "calls": [
+    {"id": "a", "messages": [{"role": "user", "hash_ids": [7, 8], "block_tokens": 4,
+      "tokens": 10}], "output_len": 3},
+    {"id": "b", "after": ["a"], "messages": [{"role": "user", "hash_ids": [7, 8, 9, 10],
+      "block_tokens": 4, "tokens": 6}]}]})");
+  const Job job = parse_job(line, 0, 5);
+  ASSERT_EQ(job.calls.size(), 2U);
+  EXPECT_EQ(job.calls[0].input_tokens, 10);
+  EXPECT_EQ(job.calls[1].input_tokens, 6);
+  // Ids past the blocks its length holds are left out (6 tokens: 2 blocks of 4).
+  ASSERT_NE(job.calls[1].messages[0].blocks, nullptr);
+  EXPECT_EQ(job.calls[1].messages[0].blocks->hash_ids, (std::vector<std::uint64_t>{7, 8}));
+  EXPECT_EQ(job.calls[0].messages[0].json, R"({"role":"user"})");  // no content held
+
+  const auto content = [&job](std::size_t call) {
+    return nlohmann::json::parse(message_json(job, job.calls[call].messages[0]))["content"]
+        .get<std::string>();
+  };
+  const std::string a = content(0);
+  const std::string b = content(1);
+  auto words = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  };
+  ASSERT_EQ(words(a).size(), 10U);  // blocks 7 and 8, then 2 tokens of its own
+  ASSERT_EQ(words(b).size(), 6U);   // block 7 whole, block 8 cut to 2
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(words(a)[i], words(b)[i]) << i;
+  EXPECT_EQ(content(0), a);  // the same each time it is sent
+
+  // Written back as ids, it reads back to the same content.
+  const Job again = parse_job(job_to_json_line(job), 0, 5);
+  EXPECT_EQ(message_json(again, again.calls[0].messages[0]),
+            message_json(job, job.calls[0].messages[0]));
+  EXPECT_EQ(nlohmann::json::parse(job_to_json_line(job))["calls"][0]["messages"][0],
+            nlohmann::json::parse(
+                R"({"role": "user", "hash_ids": [7, 8], "block_tokens": 4, "tokens": 10})"));
+}
+
+TEST(JobFile, HashIdsNameBlocksOfTheirJobUnlessTheScopeIsTheRun) {
+  const auto job = [](const std::string& name, const std::string& scope) {
+    return parse_job(R"({"job": ")" + name + R"(", )" + scope +
+                         R"("calls": [{"id": "a", "messages": [{"role": "user", "hash_ids": [1],
+                          "tokens": 16}]}]})",
+                     0, 9);
+  };
+  const auto text = [](const Job& j) { return message_json(j, j.calls[0].messages[0]); };
+  EXPECT_NE(text(job("x", "")), text(job("y", "")));
+  EXPECT_EQ(text(job("x", "")), text(job("x", "")));
+  EXPECT_EQ(text(job("x", R"("hash_scope": "run", )")), text(job("y", R"("hash_scope": "run", )")));
+  EXPECT_NE(job_to_json_line(job("x", R"("hash_scope": "run", )")).find(R"("hash_scope":"run")"),
+            std::string::npos);
+}
+
+TEST(JobFile, ABadBlockMessageIsNamed) {
+  const auto call = [](const std::string& message) {
+    return one_line(R"({"job": "w", "calls": [{"id": "a", "messages": [)" + message + "]}]}");
+  };
+  EXPECT_EQ(error_of(call(R"({"role": "user", "hash_ids": [1]})")),
+            "job w, call a: message 1 has \"hash_ids\" but no \"tokens\": the content's length");
+  EXPECT_EQ(error_of(call(R"({"role": "user", "hash_ids": [-1], "tokens": 4})")),
+            "job w, call a: message 1 \"hash_ids\" must hold whole numbers >= 0");
+  EXPECT_EQ(error_of(call(R"({"role": "user", "hash_ids": [1], "tokens": 4, "block_tokens": 0})")),
+            "job w, call a: message 1 \"block_tokens\" must be an integer from 1 to 65536");
+  EXPECT_EQ(error_of(one_line(R"({"job": "w", "hash_scope": "all", "calls": [{"id": "a",
+              "messages": [{"role": "user", "content": "x"}]}]})")),
+            "job w has \"hash_scope\" \"all\": it is \"job\" or \"run\"");
 }
 
 }  // namespace

@@ -44,5 +44,6 @@ void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_serve_sim_command(CLI::App& app, int& exit_code);
 void add_tokenize_command(CLI::App& app, int& exit_code);
+void add_convert_command(CLI::App& app, int& exit_code);
 
 }  // namespace tokenbench::cli

@@ -51,7 +51,9 @@ void JobDriver::start_job(std::int64_t job, core::Nanos due) {
     CallState& call = state->calls[i];
     call.waiting = source.after.size();
     call.deps_end = due;
-    if (call.waiting == 0) ready_.emplace(due, job, i);
+    // A call that waits for none is sent its delay after the job's start.
+    if (call.waiting == 0)
+      ready_.emplace(due + static_cast<core::Nanos>(source.delay_ms * 1e6), job, i);
   }
   active_.emplace(job, std::move(state));
 }
@@ -99,7 +101,7 @@ void JobDriver::build(std::int64_t job, JobState& state, std::uint32_t index, Ca
   for (const workload::JobMessage& m : source.messages) {
     if (messages.size() > 1) messages += ',';
     if (m.from < 0) {
-      messages += m.json;
+      messages += workload::message_json(*state.source, m);
       continue;
     }
     const std::string& reply = state.calls[static_cast<std::size_t>(m.from)].answer;

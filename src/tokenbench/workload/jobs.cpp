@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "tokenbench/core/ideal_cache.h"
 #include "tokenbench/core/input_limits.h"
 #include "tokenbench/core/json_parse.h"
 #include "tokenbench/workload/dataset.h"
@@ -19,9 +20,13 @@ using nlohmann::json;
 // Builds one job's calls from its JSON, naming the job and call in every error.
 class JobParser {
  public:
-  JobParser(std::int64_t default_output_len, std::uint64_t seed,
+  // `base` is seeded by the run's seed; `seed` makes this job's synthetic messages.
+  JobParser(std::int64_t default_output_len, const PromptSynth& base, std::uint64_t seed,
             const tokenizer::Tokenizer* tokenizer)
-      : default_output_len_(default_output_len), synth_(seed, tokenizer), tokenizer_(tokenizer) {}
+      : default_output_len_(default_output_len),
+        base_(base),
+        synth_(base.reseeded(seed)),
+        tokenizer_(tokenizer) {}
 
   Job parse(const json& j) {
     if (!j.is_object())
@@ -31,6 +36,14 @@ class JobParser {
       throw std::runtime_error("needs \"job\": the job's name, a string or integer");
     }
     job_.name = name->is_string() ? name->get<std::string>() : name->dump();
+    if (const auto scope = j.find("hash_scope"); scope != j.end()) {
+      if (*scope != "job" && *scope != "run") {
+        fail_job("has \"hash_scope\" " + scope->dump() + ": it is \"job\" or \"run\"");
+      }
+      job_.run_scope = *scope == "run";
+    }
+    job_.blocks = std::make_shared<const PromptSynth>(
+        base_.reseeded(job_.run_scope ? base_.seed() : base_.seed() ^ core::fnv1a(job_.name)));
     const auto calls = j.find("calls");
     if (calls == j.end() || !calls->is_array() || calls->empty()) {
       fail_job("needs \"calls\": a non-empty array of calls");
@@ -143,14 +156,15 @@ class JobParser {
     if (role == "tool" && !(m.contains("tool_call_id") && m["tool_call_id"].is_string())) {
       fail_call(job_, call, where + "is a tool result without \"tool_call_id\"");
     }
+    if (const auto ids = m.find("hash_ids"); ids != m.end()) {
+      out.blocks = read_blocks(m, call, where);
+      call.input_tokens += out.blocks->tokens;
+      for (const char* key : {"hash_ids", "block_tokens", "tokens", "content"}) message.erase(key);
+      out.json = message.dump(-1, ' ', false, json::error_handler_t::replace);
+      return out;
+    }
     if (const auto tokens = m.find("tokens"); tokens != m.end()) {
-      if (!tokens->is_number_integer() || tokens->get<std::int64_t>() < 1 ||
-          tokens->get<std::int64_t>() > kMaxSyntheticMessageTokens) {
-        fail_call(job_, call,
-                  where + "\"tokens\" must be an integer from 1 to " +
-                      std::to_string(kMaxSyntheticMessageTokens));
-      }
-      const SynthPrompt made = synth_.make(tokens->get<std::int64_t>());
+      const SynthPrompt made = synth_.make(read_tokens(*tokens, call, where));
       message.erase("tokens");
       message["content"] = made.text;
       call.input_tokens += made.tokens;
@@ -165,6 +179,46 @@ class JobParser {
     }
     out.json = message.dump(-1, ' ', false, json::error_handler_t::replace);
     return out;
+  }
+
+  std::int64_t read_tokens(const json& tokens, const JobCall& call,
+                           const std::string& where) const {
+    if (!tokens.is_number_integer() || tokens.get<std::int64_t>() < 1 ||
+        tokens.get<std::int64_t>() > kMaxSyntheticMessageTokens) {
+      fail_call(job_, call,
+                where + "\"tokens\" must be an integer from 1 to " +
+                    std::to_string(kMaxSyntheticMessageTokens));
+    }
+    return tokens.get<std::int64_t>();
+  }
+
+  // "hash_ids" (whole numbers), "tokens" (the content's length) and "block_tokens" (16 unless
+  // given). Ids past the last block the length holds are left out.
+  std::shared_ptr<const JobBlocks> read_blocks(const json& m, const JobCall& call,
+                                               const std::string& where) const {
+    auto blocks = std::make_shared<JobBlocks>();
+    if (!m.contains("tokens")) {
+      fail_call(job_, call, where + "has \"hash_ids\" but no \"tokens\": the content's length");
+    }
+    blocks->tokens = read_tokens(m["tokens"], call, where);
+    if (const auto n = m.find("block_tokens"); n != m.end()) {
+      if (!n->is_number_integer() || n->get<std::int64_t>() < 1 || n->get<std::int64_t>() > 65536) {
+        fail_call(job_, call, where + "\"block_tokens\" must be an integer from 1 to 65536");
+      }
+      blocks->block_tokens = n->get<std::int64_t>();
+    }
+    const json& ids = m["hash_ids"];
+    if (!ids.is_array()) fail_call(job_, call, where + "\"hash_ids\" must be an array");
+    const std::int64_t needed = (blocks->tokens + blocks->block_tokens - 1) / blocks->block_tokens;
+    for (const auto& h : ids) {
+      if (!h.is_number_integer() || h.get<std::int64_t>() < 0) {
+        fail_call(job_, call, where + "\"hash_ids\" must hold whole numbers >= 0");
+      }
+      if (static_cast<std::int64_t>(blocks->hash_ids.size()) < needed) {
+        blocks->hash_ids.push_back(h.get<std::uint64_t>());
+      }
+    }
+    return blocks;
   }
 
   // Kahn's order: a call comes once every call it waits for has; what is left is on a cycle.
@@ -219,22 +273,37 @@ class JobParser {
   }
 
   std::int64_t default_output_len_;
+  const PromptSynth& base_;
   PromptSynth synth_;
   const tokenizer::Tokenizer* tokenizer_;
   Job job_;
   std::map<std::string, std::uint32_t> index_;
 };
 
-}  // namespace
-
-Job parse_job(const std::string& line, std::int64_t default_output_len, std::uint64_t seed,
-              const tokenizer::Tokenizer* tokenizer) {
+Job parse_with(const std::string& line, std::int64_t default_output_len, const PromptSynth& base,
+               std::uint64_t seed, const tokenizer::Tokenizer* tokenizer) {
   std::string why;
   const auto j = core::parse_json_or_discarded(line, &why);
   if (j.is_discarded()) {
     throw std::runtime_error(why.empty() ? "not JSON: a job is {\"job\", \"calls\"}" : why);
   }
-  return JobParser(default_output_len, seed, tokenizer).parse(j);
+  return JobParser(default_output_len, base, seed, tokenizer).parse(j);
+}
+
+}  // namespace
+
+Job parse_job(const std::string& line, std::int64_t default_output_len, std::uint64_t seed,
+              const tokenizer::Tokenizer* tokenizer) {
+  return parse_with(line, default_output_len, PromptSynth(seed, tokenizer), seed, tokenizer);
+}
+
+std::string message_json(const Job& job, const JobMessage& m) {
+  if (m.blocks == nullptr) return m.json;
+  if (job.blocks == nullptr) throw std::logic_error("a job's block message without its synth");
+  json message = core::parse_json(m.json);
+  message["content"] =
+      job.blocks->blocks_prompt(m.blocks->hash_ids, m.blocks->block_tokens, m.blocks->tokens).text;
+  return message.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::vector<Job> load_job_file(const std::string& path, std::int64_t default_output_len,
@@ -245,6 +314,7 @@ std::vector<Job> load_job_file(const std::string& path, std::int64_t default_out
                              ": check --dataset-path (JSON Lines, one job a line)");
   }
   core::LineReader reader(in, "job file " + path);
+  const PromptSynth base(seed, tokenizer);  // the tokenizer's allowed ids found once
   std::vector<Job> jobs;
   std::map<std::string, std::size_t> names;
   std::string line;
@@ -253,7 +323,7 @@ std::vector<Job> load_job_file(const std::string& path, std::int64_t default_out
     const std::string at = "job file " + path + " line " + std::to_string(reader.number()) + ": ";
     try {
       // Each job's synthetic messages from a seed of its own: editing one job leaves the others'.
-      jobs.push_back(parse_job(line, default_output_len, seed + reader.number(), tokenizer));
+      jobs.push_back(parse_with(line, default_output_len, base, seed + reader.number(), tokenizer));
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(at + e.what());
     }
@@ -284,6 +354,12 @@ std::string job_to_json_line(const Job& job) {
         json message = m.json.empty() ? json{{"role", "assistant"}} : core::parse_json(m.json);
         message["from"] = job.calls[static_cast<std::size_t>(m.from)].id;
         messages.push_back(std::move(message));
+      } else if (m.blocks != nullptr) {
+        json message = core::parse_json(m.json);
+        message["hash_ids"] = m.blocks->hash_ids;
+        message["block_tokens"] = m.blocks->block_tokens;
+        message["tokens"] = m.blocks->tokens;
+        messages.push_back(std::move(message));
       } else {
         messages.push_back(core::parse_json(m.json));
       }
@@ -292,8 +368,9 @@ std::string job_to_json_line(const Job& job) {
     if (call.max_tokens > 0) c["output_len"] = call.max_tokens;
     calls.push_back(std::move(c));
   }
-  return json{{"job", job.name}, {"calls", std::move(calls)}}.dump(-1, ' ', false,
-                                                                   json::error_handler_t::replace);
+  json line = {{"job", job.name}, {"calls", std::move(calls)}};
+  if (job.run_scope) line["hash_scope"] = "run";
+  return line.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace tokenbench::workload

@@ -2,21 +2,34 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/tokenizer/tokenizer.h"
+#include "tokenbench/workload/prompt_synth.h"
 
 namespace tokenbench::workload {
+
+/// A content made of cache blocks, as traces that keep only their prompts' block hashes give it
+/// (Weka's, Mooncake's): `tokens` tokens, the blocks of `hash_ids` first, `block_tokens` each,
+/// then tokens of its own. Made when the call is sent, never held whole.
+struct JobBlocks {
+  std::vector<std::uint64_t> hash_ids;
+  std::int64_t block_tokens = 16;
+  std::int64_t tokens = 0;
+};
 
 /// One message of a job call's prompt, in the OpenAI chat shape (the API adapters translate it):
 /// either written out (`json`, a JSON object), or the reply call `from` actually streamed, put
 /// in as the assistant's message's content when the call is sent (beside the tool_calls the
-/// file gives it, in `json`, when the reply stands for a call of a tool).
+/// file gives it, in `json`, when the reply stands for a call of a tool), or a content made of
+/// `blocks` (`json` then holds its other fields).
 struct JobMessage {
   std::string json;        ///< the message as a JSON object; with `from`, its other fields or ""
   std::int32_t from = -1;  ///< index in Job::calls of the call whose reply this is; -1: none
+  std::shared_ptr<const JobBlocks> blocks;
 };
 
 /// One LLM call of an agentic job (docs/WORKLOADS.md, "Jobs").
@@ -43,7 +56,16 @@ struct Job {
   std::string name;
   std::vector<JobCall> calls;
   std::vector<std::uint32_t> order;
+  /// Makes the contents of its block messages. Its hash ids name blocks of its own (`"hash_scope":
+  /// "job"`, the default: seeded by the job's name), or the same blocks in every job of the file
+  /// (`"run"`: seeded by the run's seed alone).
+  std::shared_ptr<const PromptSynth> blocks;
+  bool run_scope = false;
 };
+
+/// A message of `job` as sent: `m.json`, with its content made of its blocks when it has some
+/// (not for a "from" message, whose content is a reply).
+std::string message_json(const Job& job, const JobMessage& m);
 
 /// The most calls one job may have, and the most tokens a synthetic message ("tokens": N) may
 /// ask for: bounds on what a hostile file can make the client hold.

@@ -1,5 +1,6 @@
 #include "tokenbench/workload/prompt_synth.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "tokenbench/core/approx_tokens.h"
@@ -56,6 +57,13 @@ PromptSynth::PromptSynth(std::uint64_t seed, const tokenizer::Tokenizer* tokeniz
       throw std::runtime_error("the tokenizer has no ordinary tokens to build prompts from");
     }
   }
+}
+
+PromptSynth PromptSynth::reseeded(std::uint64_t seed) const {
+  PromptSynth copy = *this;
+  copy.seed_ = seed;
+  copy.rng_.seed(seed);
+  return copy;
 }
 
 std::vector<std::int32_t> PromptSynth::random_ids(std::int64_t n) {
@@ -122,6 +130,36 @@ std::string PromptSynth::block_words(std::uint64_t key, std::int64_t n) const {
   return words(n, [&rng](std::size_t size) {
     return std::uniform_int_distribution<std::size_t>(0, size - 1)(rng);
   });
+}
+
+std::int64_t PromptSynth::append_blocks(const std::vector<std::uint64_t>& hash_ids,
+                                        std::int64_t block_tokens, std::int64_t total,
+                                        std::vector<std::int32_t>& ids, std::string& words) const {
+  std::int64_t have = 0;
+  for (const std::uint64_t key : hash_ids) {
+    if (have >= total) break;
+    const std::int64_t n = std::min(block_tokens, total - have);
+    if (exact()) {
+      const auto block = block_ids(key, n);
+      ids.insert(ids.end(), block.begin(), block.end());
+    } else {
+      words += (words.empty() ? "" : " ") + block_words(key, n);
+    }
+    have += n;
+  }
+  return have;
+}
+
+SynthPrompt PromptSynth::blocks_prompt(const std::vector<std::uint64_t>& hash_ids,
+                                       std::int64_t block_tokens, std::int64_t total) const {
+  std::vector<std::int32_t> ids;
+  std::string words;
+  const std::int64_t have = append_blocks(hash_ids, block_tokens, total, ids, words);
+  std::uint64_t key = static_cast<std::uint64_t>(total) ^ 0x7461696cULL;  // "tail"
+  for (const std::uint64_t h : hash_ids) key = (key ^ h) * 0x100000001b3ULL;
+  PromptSynth own = *this;
+  own.rng_ = block_stream(seed_, key);
+  return own.make_after(ids, words, total - have);
 }
 
 std::string PromptSynth::decode(const std::vector<std::int32_t>& ids) const {

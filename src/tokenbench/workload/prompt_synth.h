@@ -31,6 +31,9 @@ class PromptSynth {
   /// Throws std::runtime_error when the tokenizer has no ordinary token to build prompts from.
   PromptSynth(std::uint64_t seed, const tokenizer::Tokenizer* tokenizer);
 
+  /// A copy drawing from `seed` instead (the tokenizer's allowed ids shared, not found again).
+  PromptSynth reseeded(std::uint64_t seed) const;
+
   /// A prompt of `n` tokens drawn from this synth's own random stream.
   SynthPrompt make(std::int64_t n);
 
@@ -50,10 +53,24 @@ class PromptSynth {
   std::vector<std::int32_t> block_ids(std::uint64_t key, std::int64_t n) const;
   std::string block_words(std::uint64_t key, std::int64_t n) const;
 
+  /// Appends the blocks of `hash_ids`, `block_tokens` each, the last cut so that they hold at
+  /// most `total` tokens: token ids with a tokenizer (to `ids`), else words (to `words`). Returns
+  /// the tokens appended.
+  std::int64_t append_blocks(const std::vector<std::uint64_t>& hash_ids, std::int64_t block_tokens,
+                             std::int64_t total, std::vector<std::int32_t>& ids,
+                             std::string& words) const;
+
+  /// A prompt of `total` tokens: the blocks of `hash_ids` (append_blocks), then tokens of its
+  /// own, drawn from a stream keyed by the ids and `total`: the same arguments, the same prompt,
+  /// whatever was drawn before.
+  SynthPrompt blocks_prompt(const std::vector<std::uint64_t>& hash_ids, std::int64_t block_tokens,
+                            std::int64_t total) const;
+
   /// Text of token ids (with a tokenizer); counts a text's tokens (tokenizer, else words).
   std::string decode(const std::vector<std::int32_t>& ids) const;
   std::int64_t count(const std::string& text) const;
   bool exact() const { return tokenizer_ != nullptr; }
+  std::uint64_t seed() const { return seed_; }
 
   /// The random stream prompts are drawn from, for callers that draw lengths from it too (the
   /// random dataset: one stream keeps a seed's prompts what they were).
