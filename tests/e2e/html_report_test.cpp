@@ -234,6 +234,19 @@ TEST(EndToEndHtmlReport, AJobRunDrawsAGanttChartOfItsSampledJobs) {
   for (std::size_t at = 0; (at = page.dom.find("<rect", at)) != std::string::npos; ++at) ++bars;
   EXPECT_EQ(charts, 12);
   EXPECT_GE(bars, 12 * 8 * 2);
+  // The job figures of summary.json, as cards and tables by depth and by call id.
+  const nlohmann::json figures = page_data(html)["job_figures"];
+  EXPECT_EQ(figures["completed"], 30);
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  const double p50 = summary["tokenbench"]["distributions"]["job_ms"]["median"].get<double>();
+  const auto at = page.dom.find("id=\"card-job-ms-p50\">");
+  ASSERT_NE(at, std::string::npos) << page.dom.substr(0, 2000);
+  const std::string shown = page.dom.substr(at + 21, page.dom.find('<', at) - at - 21);
+  EXPECT_NEAR(std::stod(shown), p50, p50 * 0.01) << shown;
+  EXPECT_NE(page.dom.find("id=\"card-jobs-completed-completed\">30 of 30<"), std::string::npos);
+  EXPECT_NE(page.dom.find("<h3>By call depth</h3>"), std::string::npos);
+  EXPECT_NE(page.dom.find("<h3>By call id</h3>"), std::string::npos);
+  EXPECT_NE(page.dom.find("<td>a1.1.t1</td>"), std::string::npos);
 }
 
 TEST(EndToEndHtmlReport, ServerTextIsNeverRunAsScript) {

@@ -285,6 +285,16 @@ TEST(EndToEndJobs, SyntheticFanOutJobsRunWithTheirToolTimesOnTheCriticalPath) {
   EXPECT_GE(summary["tokenbench"]["distributions"]["job_ms"]["min"].get<double>(), 60.0);
   // Every call after a job's first repeats its 128-token system prompt.
   EXPECT_GT(summary["tokenbench"]["prefix_cache"]["hit_rate"].get<double>(), 0.3);
+  // --max-concurrency counts jobs: two jobs' fan-outs put more calls than 2 in flight.
+  const json& offered = summary["tokenbench"]["checks"]["offered_load"];
+  EXPECT_EQ(offered["concurrency_limit_unit"], "jobs");
+  EXPECT_GT(offered["concurrency_observed"].get<std::int64_t>(), 2);
+  const std::string report = slurp(dir + "/report.txt");
+  EXPECT_NE(report.find("requests observed (2 jobs allowed)"), std::string::npos) << report;
+  // Few call ids: the console lists them, in natural order.
+  EXPECT_NE(report.find("By call id:"), std::string::npos) << report;
+  EXPECT_LT(report.find("| a1.1 "), report.find("| a1.1.t1 "));
+  EXPECT_LT(report.find("| a1.3.t1 "), report.find("| final "));
 }
 
 }  // namespace

@@ -107,5 +107,22 @@ TEST(JobFigures, AFailedCallFailsItsJobAndACutJobIsIncompleteWhateverTheOrder) {
   EXPECT_FALSE(JobsBuilder(kPs, 10, std::nullopt).finish(1.0));
 }
 
+TEST(JobFigures, CallIdsAreListedInNaturalOrder) {
+  JobsBuilder b(kPs, 1000, std::nullopt);
+  double at = 0;
+  for (const char* id : {"c10", "main.10", "c2", "c1", "main.9", "c01x", "c1x"}) {
+    auto r = call(0, id, {}, at, at + 1, at + 2);
+    r.job.calls = 7;
+    b.add(r);
+    at += 3;
+  }
+  const auto f = b.finish(1.0);
+  ASSERT_TRUE(f);
+  std::vector<std::string> keys;
+  for (const auto& g : f->by_call) keys.push_back(g.key);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"c1", "c1x", "c01x", "c2", "c10", "main.9", "main.10"}));
+}
+
 }  // namespace
 }  // namespace tokenbench::metrics

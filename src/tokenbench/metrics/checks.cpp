@@ -138,6 +138,10 @@ void ChecksBuilder::add_offered(const Summary& summary, const core::RunConfig& c
   OfferedLoad& o = c.offered;
   o.requested_rate = std::isinf(config.request_rate) ? kUndefined : config.request_rate;
   o.concurrency_limit = config.max_concurrency;
+  if (config.concurrency_unit == core::ConcurrencyUnit::kSession) {
+    if (config.dataset == core::Dataset::kJobs) o.limit_unit = "jobs";
+    if (config.multi_turn) o.limit_unit = "sessions";
+  }
   o.concurrency_observed = summary.max_concurrency_observed;
   o.send_lag_p50_ms = summary.queue_time_ms.at(50);
   o.send_lag_p99_ms = summary.queue_time_ms.at(99);
@@ -147,8 +151,8 @@ void ChecksBuilder::add_offered(const Summary& summary, const core::RunConfig& c
   if (is_defined(o.requested_rate) && is_defined(o.achieved_rate) && sent_ >= kMinRequestsForRate &&
       config.ramp_up == core::RampKind::kNone &&
       o.achieved_rate < kRateShortfall * o.requested_rate) {
-    const bool slot_bound =
-        o.concurrency_limit > 0 && o.concurrency_observed >= o.concurrency_limit;
+    const bool slot_bound = o.concurrency_limit > 0 && o.limit_unit.empty() &&
+                            o.concurrency_observed >= o.concurrency_limit;
     c.findings.push_back(
         slot_bound
             ? fmt::format("the client sent {:.2f} req/s of the {:g} requested: requests waited "
@@ -248,6 +252,7 @@ nlohmann::json checks_to_json(const Checks& c) {
            {{"requested_rate", number(o.requested_rate)},
             {"achieved_rate", number(o.achieved_rate)},
             {"concurrency_limit", o.concurrency_limit},
+            {"concurrency_limit_unit", o.limit_unit.empty() ? "requests" : o.limit_unit},
             {"concurrency_observed", o.concurrency_observed},
             {"send_lag_p50_ms", number(o.send_lag_p50_ms)},
             {"send_lag_p99_ms", number(o.send_lag_p99_ms)}}},
@@ -267,11 +272,14 @@ std::string render_checks(const Checks& c) {
   };
   out += fmt::format("  tail: {}; {}\n", tail("TTFT", c.ttft), tail("E2EL", c.e2el));
   out += fmt::format(
-      "  offered load: {} req/s sent{}; concurrency {} observed{}; send lag p50 {} ms, p99 {} ms\n",
+      "  offered load: {} req/s sent{}; concurrency {}{}; send lag p50 {} ms, p99 {} ms\n",
       is_defined(o.achieved_rate) ? fmt::format("{:.2f}", o.achieved_rate) : "-",
       is_defined(o.requested_rate) ? fmt::format(" of {:g} requested", o.requested_rate) : "",
-      o.concurrency_observed,
-      o.concurrency_limit > 0 ? fmt::format(" of {} allowed", o.concurrency_limit) : "",
+      o.limit_unit.empty() ? fmt::format("{} observed", o.concurrency_observed)
+                           : fmt::format("{} requests observed", o.concurrency_observed),
+      o.concurrency_limit <= 0 ? ""
+      : o.limit_unit.empty()   ? fmt::format(" of {} allowed", o.concurrency_limit)
+                               : fmt::format(" ({} {} allowed)", o.concurrency_limit, o.limit_unit),
       is_defined(o.send_lag_p50_ms) ? fmt::format("{:.3f}", o.send_lag_p50_ms) : "-",
       is_defined(o.send_lag_p99_ms) ? fmt::format("{:.3f}", o.send_lag_p99_ms) : "-");
   if (!c.consistency.empty()) {

@@ -30,6 +30,9 @@ struct OfferedLoad {
   double requested_rate = kUndefined;  ///< --request-rate; undefined for inf (all at once)
   double achieved_rate = kUndefined;   ///< (sent - 1) / (last send - first send), measure phase
   int concurrency_limit = 0;           ///< --max-concurrency; 0: none
+  /// What the limit counts when not requests: "jobs" or "sessions" (a job's calls, a session's
+  /// turns are requests, and concurrency_observed counts requests in flight).
+  std::string limit_unit;
   std::int64_t concurrency_observed = 0;
   double send_lag_p50_ms = kUndefined;  ///< queue time: sent - scheduled
   double send_lag_p99_ms = kUndefined;

@@ -1,11 +1,36 @@
 #include "tokenbench/metrics/job_figures.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "tokenbench/metrics/request_metrics.h"
 
 namespace tokenbench::metrics {
 namespace {
+
+// "c2" before "c10", "main.9" before "main.10": runs of digits compare as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+        std::isdigit(static_cast<unsigned char>(b[j]))) {
+      const std::size_t si = i, sj = j;
+      while (i < a.size() && a[i] == '0') ++i;
+      while (j < b.size() && b[j] == '0') ++j;
+      const std::size_t di = i, dj = j;
+      while (i < a.size() && std::isdigit(static_cast<unsigned char>(a[i]))) ++i;
+      while (j < b.size() && std::isdigit(static_cast<unsigned char>(b[j]))) ++j;
+      if (i - di != j - dj) return i - di < j - dj;
+      if (const int c = a.compare(di, i - di, b, dj, j - dj); c != 0) return c < 0;
+      if (i - si != j - sj) return i - si < j - sj;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
 
 double ms(core::Nanos from, core::Nanos to) { return static_cast<double>(to - from) / 1e6; }
 
@@ -139,6 +164,10 @@ std::optional<JobFigures> JobsBuilder::finish(double duration_s) const {
   for (const auto& [id, g] : by_call_) {
     f.by_call.push_back(group_figures(id, g, percentiles_));
   }
+  std::sort(f.by_call.begin(), f.by_call.end(),
+            [](const CallGroupFigures& a, const CallGroupFigures& b) {
+              return natural_less(a.key, b.key);
+            });
   f.call_ids_capped = capped_;
   return f;
 }

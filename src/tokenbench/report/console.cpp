@@ -213,7 +213,10 @@ std::string cache_line(const metrics::CacheTally& c) {
   return out + ".\n";
 }
 
-// Agentic job runs: the jobs' figures, then TTFT and TPOT by call depth.
+// The most call ids the console lists one by one.
+constexpr std::size_t kConsoleCallIds = 16;
+
+// Agentic job runs: the jobs' figures, then TTFT and TPOT by call depth and by call id.
 std::string jobs_text(const metrics::JobFigures& f, const TimeUnit& unit, bool compact) {
   std::string out = fmt::format(
       "\nJobs: {} of {} completed ({} failed, {} cut short); {} jobs/s; {} jobs/h per user "
@@ -240,18 +243,32 @@ std::string jobs_text(const metrics::JobFigures& f, const TimeUnit& unit, bool c
     out += fmt::format("Job goodput (job latency <= {} ms): {} of {} jobs, {} jobs/s.\n",
                        *f.slo_job_ms, f.good_jobs, f.completed, fixed4(f.job_goodput));
   }
-  rows.clear();
-  for (const auto& g : f.by_depth) {
-    rows.push_back({g.key, std::to_string(g.completed), unit.cell(g.ttft_ms.mean),
-                    unit.cell(g.ttft_ms.at(50)), unit.cell(g.ttft_ms.at(95)),
-                    unit.cell(g.tpot_ms.mean), percent_cell(g.cache.hit_rate()),
-                    percent_cell(g.cache.ideal_hit_rate())});
-  }
   const auto col = [&unit](const char* name) { return fmt::format("{} ({})", name, unit.name); };
+  const auto groups = [&](const char* key, const std::vector<metrics::CallGroupFigures>& by) {
+    std::vector<std::vector<std::string>> table;
+    for (const auto& g : by) {
+      table.push_back({g.key, std::to_string(g.completed), unit.cell(g.ttft_ms.mean),
+                       unit.cell(g.ttft_ms.at(50)), unit.cell(g.ttft_ms.at(95)),
+                       unit.cell(g.tpot_ms.mean), percent_cell(g.cache.hit_rate()),
+                       percent_cell(g.cache.ideal_hit_rate())});
+    }
+    return render_grid_table({key, "Calls", col("TTFT mean"), col("TTFT p50"), col("TTFT p95"),
+                              col("TPOT mean"), "Cache hit", "Ideal hit"},
+                             table, {}, compact);
+  };
   out += "By call depth (0: calls that wait for none):\n";
-  out += render_grid_table({"Depth", "Calls", col("TTFT mean"), col("TTFT p50"), col("TTFT p95"),
-                            col("TPOT mean"), "Cache hit", "Ideal hit"},
-                           rows, {}, compact);
+  out += groups("Depth", f.by_depth);
+  // By call id when the jobs have few ids (a trace's hundreds go to summary.json and the page).
+  if (f.by_call.size() <= kConsoleCallIds && !f.call_ids_capped) {
+    out += "By call id:\n";
+    out += groups("Call", f.by_call);
+  } else {
+    out += fmt::format(
+        "By call id: {} ids, in summary.json (tokenbench.jobs.by_call) and "
+        "report.html.\n",
+        f.call_ids_capped ? "over " + std::to_string(f.by_call.size())
+                          : std::to_string(f.by_call.size()));
+  }
   return out;
 }
 

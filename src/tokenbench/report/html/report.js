@@ -47,6 +47,58 @@ var tb = (function () {
     toc.appendChild(a);
     return s;
   }
+  // A job run's figures (summary.json tokenbench.jobs, docs/METRICS.md "Jobs"): cards, then TTFT,
+  // TPOT and the prefix cache's hit rates by call depth and by call id.
+  function jobFigures(parent, jf, dists) {
+    var pct = function (v) { return defined(v) ? fixed(100 * v, 1) + " %" : "-"; };
+    var p = function (d, key) {
+      if (!d) return "-";
+      var v = key === "median" ? d.median : (d.percentiles || {})[key];
+      return defined(v) ? significant(v) : "-";
+    };
+    var cards = el("div", null, "cards");
+    parent.appendChild(cards);
+    card(cards, "jobs-completed", "Jobs completed", [["completed", jf.completed + " of " + jf.jobs]], null,
+      jf.failed + " failed, " + jf.incomplete + " cut short");
+    card(cards, "jobs-rate", "Jobs", [["per-s", defined(jf.jobs_per_s) ? fixed(jf.jobs_per_s, 4) : "-"]],
+      "per s", defined(jf.jobs_per_hour_per_user) ? countCell(Math.round(jf.jobs_per_hour_per_user)) +
+      " jobs/h per user" : null);
+    card(cards, "job-ms", "Job latency p50 / p99", [["p50", p(dists.job_ms, "median")],
+      ["p99", p(dists.job_ms, "p99")]], "ms", "first send to the last call's last byte");
+    card(cards, "final-ttft", "Final answer TTFT p50 / p99", [["p50", p(dists.final_ttft_ms, "median")],
+      ["p99", p(dists.final_ttft_ms, "p99")]], "ms", "first send to the last call's first token");
+    var cp = jf.critical_path || {};
+    card(cards, "critical", "Critical path: LLM", [["share", pct(cp.llm_share)]], null,
+      "LLM " + (defined(cp.mean_llm_ms) ? significant(cp.mean_llm_ms) : "-") + " ms, delays " +
+      (defined(cp.mean_delay_ms) ? significant(cp.mean_delay_ms) : "-") + " ms, other " +
+      (defined(cp.mean_other_ms) ? significant(cp.mean_other_ms) : "-") + " ms (means)");
+    card(cards, "per-job", "Calls per job (mean)", [["calls", defined(jf.mean_calls) ? fixed(jf.mean_calls, 1) : "-"]],
+      null, "tokens per job: " + countCell(Math.round(jf.mean_input_tokens || 0)) + " in (" +
+      countCell(Math.round(jf.mean_cached_tokens || 0)) + " cached), " +
+      countCell(Math.round(jf.mean_output_tokens || 0)) + " out");
+    if (defined(jf.job_goodput)) {
+      card(cards, "job-goodput", "Job goodput", [["per-s", fixed(jf.job_goodput, 4)]], "per s",
+        jf.good_jobs + " jobs within " + jf.slo_job_ms + " ms");
+    }
+    var groups = function (title, key, g) {
+      // c2 before c10: ids in natural order, as the console lists them.
+      var names = Object.keys(g || {}).sort(function (a, b) {
+        return a.localeCompare(b, "en", { numeric: true });
+      });
+      if (!names.length) return;
+      parent.appendChild(el("h3", title));
+      table(parent, [key, "calls", "TTFT p50 (ms)", "TTFT p95 (ms)", "TPOT mean (ms)", "cache hit",
+        "ideal hit"], names.map(function (n) {
+        var r = g[n];
+        return [n, num(countCell(r.completed)), num(p(r.ttft_ms, "median")), num(p(r.ttft_ms, "p95")),
+          num(r.tpot_ms && defined(r.tpot_ms.mean) ? significant(r.tpot_ms.mean) : "-"),
+          num(pct(r.cache_hit_rate)), num(pct(r.ideal_cache_hit_rate))];
+      }));
+    };
+    groups("By call depth", "depth", jf.by_depth);
+    groups("By call id" + (jf.call_ids_capped ? " (the first 64 ids)" : ""), "call", jf.by_call);
+  }
+
   // One job's calls as an SVG Gantt chart (report/job_gantt.h gives the rows).
   function gantt(job) {
     var NS = "http://www.w3.org/2000/svg", label = 140, width = 1200, row = 16;
@@ -460,12 +512,17 @@ var tb = (function () {
     // Agentic jobs: a Gantt chart of each sampled job, a bar per call from its send to its end,
     // the part before its first token lighter, coloured by depth.
     var jobs = data.jobs || [];
-    if (jobs.length) {
+    var jf = data.job_figures;
+    if (jobs.length || jf) {
       s = section("jobs", "Jobs");
-      s.appendChild(el("p", jobs.length + " jobs, sampled evenly: each call from its send to its " +
-        "end (lighter until its first token), ms since the job's first send, coloured by depth",
-        "note"));
-      jobs.forEach(function (job) { s.appendChild(gantt(job)); });
+      if (jf) jobFigures(s, jf, data.percentiles || {});
+      if (jobs.length) {
+        s.appendChild(el("h3", "Sampled jobs"));
+        s.appendChild(el("p", jobs.length + " jobs, sampled evenly: each call from its send to its " +
+          "end (lighter until its first token), ms since the job's first send, coloured by depth",
+          "note"));
+        jobs.forEach(function (job) { s.appendChild(gantt(job)); });
+      }
     }
 
     // Over time.
