@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -85,6 +86,32 @@ TEST(SyntheticJobs, ABadSpecIsOneLineNamingTheItemAndTheKeys) {
   EXPECT_EQ(error_of("fanout:256,depth:16,tools:1"),
             "--jobs: 8194 calls a job, more than the limit of 4096: fewer fanout, depth or tools");
   EXPECT_EQ(error_of(""), "(no error)");
+}
+
+TEST(SyntheticJobs, AShapeMayBeAYamlFileOfTheSameKeys) {
+  const std::string path = ::testing::TempDir() + "shape_test.yaml";
+  std::ofstream(path) << "# four agents, two tools each\nfanout: 4\ndepth: 1\ntools: 2\n"
+                         "prefix: 2048\nshare: run\ntool_ms: 250\n";
+  const JobShape shape = parse_job_shape(path);
+  EXPECT_EQ(shape.fanout, 4);
+  EXPECT_EQ(shape.tools, 2);
+  EXPECT_EQ(shape.prefix, 2048);
+  EXPECT_TRUE(shape.shared);
+  EXPECT_EQ(shape.tool_ms, 250.0);
+  EXPECT_EQ(shape.input, 64);  // left out: the default
+
+  std::ofstream(path) << "fanout: 4\nwidth: 2\n";
+  EXPECT_NE(error_of(path).find("'width:2' has an unknown key"), std::string::npos)
+      << error_of(path);
+  std::ofstream(path) << "fanout: [1, 2]\n";
+  EXPECT_EQ(
+      error_of(path).rfind("--jobs: " + path + " line 1: each value is a number or a word", 0), 0U)
+      << error_of(path);
+  std::ofstream(path) << "- fanout\n";
+  EXPECT_EQ(error_of(path).rfind("--jobs: " + path + " is not a mapping of KEY: VALUE", 0), 0U);
+  EXPECT_EQ(error_of(::testing::TempDir() + "none.yml"),
+            "--jobs: cannot open " + ::testing::TempDir() +
+                "none.yml (a YAML file of KEY: VALUE lines, or a spec KEY:VALUE,...)");
 }
 
 }  // namespace

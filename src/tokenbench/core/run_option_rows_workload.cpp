@@ -177,7 +177,8 @@ std::vector<RunOption> workload_rows() {
        .key = "jobs",
        .field = &C::jobs_spec,
        .help = "--dataset jobs without a file: synthetic agentic jobs of this shape, e.g. "
-               "fanout:3,depth:1,tools:2,prefix:512 (docs/WORKLOADS.md)",
+               "fanout:3,depth:1,tools:2,prefix:512, or a YAML file of the same keys "
+               "(shape.yaml) (docs/WORKLOADS.md)",
        .written = [](const C& c) { return !c.jobs_spec.empty(); }},
       {.flag = "--prefix-hit-rate",
        .section = "workload",

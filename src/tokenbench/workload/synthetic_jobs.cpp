@@ -1,5 +1,7 @@
 #include "tokenbench/workload/synthetic_jobs.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -41,9 +43,44 @@ json synthetic_message(const std::string& role, std::int64_t tokens) {
   return json{{"role", role}, {"tokens", tokens}};
 }
 
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A YAML shape file (`fanout: 4` a line) as the spec it stands for ("fanout:4,...").
+std::string spec_of_yaml(const std::string& path) {
+  YAML::Node node;
+  try {
+    node = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw std::invalid_argument("--jobs: cannot open " + path +
+                                " (a YAML file of KEY: VALUE lines, or a spec KEY:VALUE,...)");
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument("--jobs: " + path + " line " + std::to_string(e.mark.line + 1) +
+                                ": not YAML (" + e.msg + ")");
+  }
+  if (!node.IsMap()) {
+    throw std::invalid_argument(
+        "--jobs: " + path + " is not a mapping of KEY: VALUE (keys: " + std::string(kKeys) + ")");
+  }
+  std::string spec;
+  for (const auto& item : node) {
+    if (!item.first.IsScalar() || !item.second.IsScalar()) {
+      throw std::invalid_argument(
+          "--jobs: " + path + " line " + std::to_string(item.first.Mark().line + 1) +
+          ": each value is a number or a word (keys: " + std::string(kKeys) + ")");
+    }
+    spec += (spec.empty() ? "" : ",") + item.first.Scalar() + ":" + item.second.Scalar();
+  }
+  return spec;
+}
+
 }  // namespace
 
-JobShape parse_job_shape(const std::string& spec) {
+JobShape parse_job_shape(const std::string& spec_or_file) {
+  const std::string spec = ends_with(spec_or_file, ".yaml") || ends_with(spec_or_file, ".yml")
+                               ? spec_of_yaml(spec_or_file)
+                               : spec_or_file;
   JobShape s;
   std::string_view rest = spec;
   while (!rest.empty()) {

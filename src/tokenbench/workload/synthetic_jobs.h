@@ -31,9 +31,10 @@ struct JobShape {
 inline constexpr std::size_t kSyntheticJobs = 1024;
 
 /// Parses "fanout:3,depth:2,tools:1,prefix:512" (keys fanout, depth, tools, prefix, share
-/// (job|run), input, output, tool_tokens, tool_ms; any left out keep their defaults). Throws
-/// std::invalid_argument with one line naming the bad item and the keys.
-JobShape parse_job_shape(const std::string& spec);
+/// (job|run), input, output, tool_tokens, tool_ms; any left out keep their defaults), or a YAML
+/// file of the same keys (a name ending .yaml or .yml: `fanout: 3` a line). Throws
+/// std::invalid_argument with one line naming the bad item (or file and line) and the keys.
+JobShape parse_job_shape(const std::string& spec_or_file);
 
 /// The calls one job of `shape` has.
 std::int64_t calls_per_job(const JobShape& shape);
