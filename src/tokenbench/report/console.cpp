@@ -197,8 +197,10 @@ std::string turn_table(const metrics::Summary& s, const TimeUnit& unit, bool com
                            rows, {}, compact);
 }
 
-// The prefix cache's hit rate as the server's usage says it, beside an ideal cache's.
-std::string cache_line(const metrics::CacheTally& c) {
+// The prefix cache's hit rate as the server's usage says it, beside an ideal cache's and the
+// throughput it bought (a high hit rate may buy little: read them together).
+std::string cache_line(const metrics::Summary& s) {
+  const metrics::CacheTally& c = s.cache;
   std::string out = "Prefix cache: ";
   out += c.reported > 0
              ? fmt::format(
@@ -209,6 +211,10 @@ std::string cache_line(const metrics::CacheTally& c) {
   if (c.ideal_reported > 0) {
     out += fmt::format("; an ideal cache (unlimited, --cache-block) would have held {}",
                        percent_cell(c.ideal_hit_rate()));
+  }
+  if (is_defined(s.request_throughput) && is_defined(s.output_throughput)) {
+    out += fmt::format(", at {} req/s and {:.2f} output tok/s", fixed4(s.request_throughput),
+                       s.output_throughput);
   }
   return out + ".\n";
 }
@@ -395,7 +401,7 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
   out += summary_table(s, config, unit, compact);
   out += fmt::format("Token counts: input from {}; output from {}.\n",
                      sources_text(s.prompt_sources, true), sources_text(s.output_sources, false));
-  if (s.cache.reported > 0 || s.cache.ideal_reported > 0) out += cache_line(s.cache);
+  if (s.cache.reported > 0 || s.cache.ideal_reported > 0) out += cache_line(s);
   for (const std::string& warning : s.warnings) out += "Warning: " + core::one_line(warning) + "\n";
   out += fmt::format(
       "\nPercentile results ({0}; Output and Total (tok/s) as evalscope: tokens / latency; "
