@@ -186,13 +186,10 @@ bool is_llm_span(const OtelSpan& s) {
   return s.name.rfind("chat ", 0) == 0;
 }
 
-struct Call {
-  const OtelSpan* span = nullptr;
-  std::string id;
+struct Call : TracedCall {  // start and end: its span's
   ordered_json messages;
   Output output;
   std::int64_t output_len = 0;
-  std::vector<std::size_t> after;
 };
 
 struct Counts {
@@ -212,7 +209,7 @@ std::size_t source_of(const std::vector<Call>& calls, std::size_t i, const json&
   }
   if (text.empty() && ids.empty()) return std::string::npos;
   for (std::size_t j = i; j-- > 0;) {
-    if (calls[j].span->end > calls[i].span->start + kClockSlackS) continue;
+    if (calls[j].end > calls[i].start + kClockSlackS) continue;
     const Output& o = calls[j].output;
     const bool same_text = !text.empty() && o.text == text;
     const bool same_calls = text.empty() && !ids.empty() &&
@@ -244,8 +241,8 @@ void link(std::vector<Call>& calls, Counts& counts) {
     }
     std::size_t last = std::string::npos;
     for (std::size_t j = 0; j < i; ++j) {
-      if (calls[j].span->end <= calls[i].span->start + kClockSlackS &&
-          (last == std::string::npos || calls[j].span->end > calls[last].span->end)) {
+      if (calls[j].end <= calls[i].start + kClockSlackS &&
+          (last == std::string::npos || calls[j].end > calls[last].end)) {
         last = j;
       }
     }
@@ -266,21 +263,13 @@ void link(std::vector<Call>& calls, Counts& counts) {
 
 ordered_json write_job(const std::string& name, std::vector<Call>& calls, ImportedJobs& out,
                        const ImportOptions& options) {
-  const double origin = calls.front().span->start;
+  const double origin = calls.front().start;
   ordered_json written = ordered_json::array();
   for (const Call& c : calls) {
-    ordered_json call = {{"id", c.id}};
-    double ready = origin;
-    if (!c.after.empty()) {
-      ordered_json after = ordered_json::array();
-      ready = 0;
-      for (const std::size_t d : c.after) {
-        after.push_back(calls[d].id);
-        ready = std::max(ready, calls[d].span->end);
-      }
-      call["after"] = std::move(after);
-    }
-    if (const double delay = out.delay((c.span->start - ready) * 1000.0, options); delay > 0) {
+    ordered_json call;
+    const double ready = write_call_head(
+        call, c, [&calls](std::size_t i) -> const TracedCall& { return calls[i]; }, origin);
+    if (const double delay = out.delay((c.start - ready) * 1000.0, options); delay > 0) {
       call["delay_ms"] = delay;
     }
     call["messages"] = c.messages;
@@ -302,8 +291,9 @@ bool add_trace(const std::string& name, std::vector<const OtelSpan*>& spans, Imp
       continue;
     }
     Call c;
-    c.span = s;
     c.id = "c" + std::to_string(calls.size() + 1);
+    c.start = s->start;
+    c.end = s->end;
     c.messages = input_messages(s->attributes);
     c.output = output_of(s->attributes);
     c.output_len = count_attribute(

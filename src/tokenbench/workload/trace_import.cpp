@@ -42,6 +42,20 @@ double ImportedJobs::delay(double ms, const ImportOptions& options) {
   return ms;
 }
 
+double write_call_head(nlohmann::ordered_json& call, const TracedCall& c,
+                       const std::function<const TracedCall&(std::size_t)>& calls, double origin) {
+  call["id"] = c.id;
+  if (c.after.empty()) return origin;
+  nlohmann::ordered_json after = nlohmann::ordered_json::array();
+  double ready = 0;
+  for (const std::size_t d : c.after) {
+    after.push_back(calls(d).id);
+    ready = std::max(ready, calls(d).end);
+  }
+  call["after"] = std::move(after);
+  return ready;
+}
+
 std::vector<std::string> trace_files(const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;

@@ -23,6 +23,21 @@ struct ImportOptions {
   std::function<void(const std::string&)> write;
 };
 
+/// A call as an importer reads it from a trace: its id, when it was sent and when it ended
+/// (seconds on the trace's clock), and the calls it waits for (indices in its job's calls).
+struct TracedCall {
+  std::string id;
+  double start = 0;
+  double end = 0;
+  std::vector<std::size_t> after;
+};
+
+/// Writes a call's "id" and "after" (its dependencies' ids, `calls(i)` being call i); returns when
+/// the calls it waits for had all ended on the trace's clock, or `origin` (the job's start) when
+/// it waits for none: what its delay counts from.
+double write_call_head(nlohmann::ordered_json& call, const TracedCall& c,
+                       const std::function<const TracedCall&(std::size_t)>& calls, double origin);
+
 /// What an import made: the job file's lines, in the order the traces came, and what the user
 /// should know about how they were read (one line each).
 struct ImportedJobs {

@@ -43,16 +43,13 @@ std::string string_field(const json& o, const char* key, const std::string& fall
   return it != o.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
-struct WekaCall {
-  std::string id;
-  double t = 0;        ///< send, seconds from the trace's start
-  double end = 0;      ///< t + api_time
+// start: its `t`, seconds from the trace's start; end: t + api_time.
+struct WekaCall : TracedCall {
   double think = -1;   ///< think_time, seconds; -1: none recorded
   bool joins = false;  ///< waits for sub-agents
   std::int64_t in = 0;
   std::int64_t out = 0;
   std::vector<std::uint64_t> hash_ids;
-  std::vector<std::size_t> after;  ///< indices in the job's calls
 };
 
 class WekaTrace {
@@ -90,8 +87,8 @@ class WekaTrace {
       }
       return number_field(r, key, 0, "trace " + name_ + " call " + id);
     };
-    c.t = number("t", true) + offset;
-    c.end = c.t + number("api_time", false);
+    c.start = number("t", true) + offset;
+    c.end = c.start + number("api_time", false);
     if (r.contains("think_time") && !r["think_time"].is_null())
       c.think = number("think_time", false);
     c.in = static_cast<std::int64_t>(number("in", true));
@@ -176,22 +173,14 @@ class WekaTrace {
   }
 
   ordered_json write(ImportedJobs& out, const ImportOptions& options) const {
-    double origin = calls_.front().t;
-    for (const WekaCall& c : calls_) origin = std::min(origin, c.t);
+    double origin = calls_.front().start;
+    for (const WekaCall& c : calls_) origin = std::min(origin, c.start);
     ordered_json calls = ordered_json::array();
     for (const WekaCall& c : calls_) {
-      ordered_json call = {{"id", c.id}};
-      double ready = origin;
-      if (!c.after.empty()) {
-        ordered_json after = ordered_json::array();
-        ready = 0;
-        for (const std::size_t d : c.after) {
-          after.push_back(calls_[d].id);
-          ready = std::max(ready, calls_[d].end);
-        }
-        call["after"] = std::move(after);
-      }
-      const double recorded = c.think >= 0 && !c.joins ? c.think : c.t - ready;
+      ordered_json call;
+      const double ready = write_call_head(
+          call, c, [this](std::size_t i) -> const TracedCall& { return calls_[i]; }, origin);
+      const double recorded = c.think >= 0 && !c.joins ? c.think : c.start - ready;
       if (const double delay = out.delay(recorded * 1000.0, options); delay > 0) {
         call["delay_ms"] = delay;
       }
