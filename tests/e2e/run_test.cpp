@@ -71,10 +71,11 @@ TEST(EndToEnd, CountsAndTimingMatchTheSimulator) {
 TEST(EndToEnd, ReportRebuildsTheSummaryIdentically) {
   SimProcess sim({"--ttft-ms", "5", "--itl-ms", "1", "--jitter-ms", "1"});
   const std::string dir = make_temp_dir("run");
-  const auto r = run_process(run_args(
-      sim.url(), dir,
-      {"--num-prompts", "30", "--max-concurrency", "8", "--input-len", "16", "--output-len", "8",
-       "--goodput", "ttft:20", "tpot:5", "--percentiles", "50,99.9"}));
+  const auto r =
+      run_process(run_args(sim.url(), dir,
+                           {"--num-prompts", "30", "--max-concurrency", "8", "--input-len", "16",
+                            "--output-len", "8", "--goodput", "ttft:20", "tpot:5", "--percentiles",
+                            "50,99.9", "--gpu-hour-price", "3.6", "--gpus", "2"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string original = slurp(dir + "/summary.json");
   std::filesystem::remove(dir + "/summary.json");
@@ -86,6 +87,14 @@ TEST(EndToEnd, ReportRebuildsTheSummaryIdentically) {
   const json s = json::parse(original);
   EXPECT_TRUE(s.contains("p99.9_ttft_ms"));
   EXPECT_TRUE(s["request_goodput"].is_number());
+  // The cost: $7.20 an hour ($0.002 a second) over the run's throughputs, rebuilt by report too.
+  EXPECT_NEAR(s["usd_per_million_output_tokens"].get<double>(),
+              0.002 / s["output_throughput"].get<double>() * 1e6, 1e-9);
+  EXPECT_NEAR(s["usd_per_request"].get<double>(), 0.002 / s["request_throughput"].get<double>(),
+              1e-12);
+  EXPECT_EQ(s["tokenbench"]["cost"]["usd_per_hour"], 7.2);
+  EXPECT_NE(r.out.find("Cost ($3.6 per GPU-hour x 2 GPUs = $7.2 an hour): $"), std::string::npos)
+      << r.out;
 }
 
 // A requests.jsonl edited by hand (the output_tokens of 1e30) is refused with one line

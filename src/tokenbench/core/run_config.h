@@ -314,7 +314,11 @@ struct RunConfig {
   // Figures
   std::vector<double> percentiles{50, 90, 95, 99};
   std::vector<std::string> goodput;  ///< "ttft:MS", "tpot:MS", "itl:MS", "e2el:MS"
-  std::vector<std::string> slo;      ///< run-level objectives, e.g. "p95_ttft_ms<=500"
+  /// The cost figures (metrics/cost.h): the price of one GPU for an hour, USD (0: no cost
+  /// figures), and the GPUs the deployment runs on.
+  double gpu_hour_price = 0;
+  double gpus = 1;
+  std::vector<std::string> slo;  ///< run-level objectives, e.g. "p95_ttft_ms<=500"
   ConsoleStyle console_style = ConsoleStyle::kMilliseconds;
   /// serve-sim's --time-scale as its /v1/models advertised it (1: real time, or not serve-sim).
   double sim_time_scale = 1.0;

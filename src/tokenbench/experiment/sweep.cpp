@@ -146,9 +146,11 @@ json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
 
 std::string sweep_to_csv(const SweepResult& result) {
   static constexpr const char* kColumns[] = {
-      "completed",         "failed",          "error_rate",  "request_throughput",
-      "output_throughput", "request_goodput", "p50_ttft_ms", "p95_ttft_ms",
-      "p99_ttft_ms",       "p95_tpot_ms",     "p95_itl_ms",  "p95_e2el_ms"};
+      "completed", "failed", "error_rate", "request_throughput", "output_throughput",
+      "request_goodput", "p50_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "p95_tpot_ms", "p95_itl_ms",
+      "p95_e2el_ms",
+      // --gpu-hour-price: what each level's work cost (empty without a price)
+      "usd_per_million_output_tokens", "usd_per_million_total_tokens", "usd_per_request"};
   std::string out = "max_concurrency,request_rate,dir,complete";
   for (const char* c : kColumns) out += fmt::format(",{}", c);
   out += ",meets_slo,knee,best\n";

@@ -9,6 +9,7 @@
 
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
+#include "tokenbench/metrics/cost.h"
 #include "tokenbench/metrics/percentile.h"
 
 namespace tokenbench::report {
@@ -219,6 +220,23 @@ std::string cache_line(const metrics::Summary& s) {
   return out + ".\n";
 }
 
+// USD with four significant digits ("$0.1234", "$12.35", "$0.00001234").
+std::string usd(double v) {
+  return is_defined(v) ? fmt::format("${:.4g}", v) : std::string(kUndefinedCell);
+}
+
+// What the run's work cost at --gpu-hour-price on --gpus GPUs.
+std::string cost_line(const metrics::CostFigures& c) {
+  std::string out = fmt::format(
+      "Cost ({} per GPU-hour x {:g} GPU{} = {} an hour): {} per 1M output tokens, {} per 1M "
+      "total tokens, {} per request",
+      usd(c.gpu_hour_price), c.gpus, c.gpus == 1 ? "" : "s", usd(c.usd_per_hour),
+      usd(c.usd_per_million_output_tokens), usd(c.usd_per_million_total_tokens),
+      usd(c.usd_per_request));
+  if (is_defined(c.usd_per_job)) out += fmt::format(", {} per job", usd(c.usd_per_job));
+  return out + ".\n";
+}
+
 // The most call ids the console lists one by one.
 constexpr std::size_t kConsoleCallIds = 16;
 
@@ -402,6 +420,9 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
   out += fmt::format("Token counts: input from {}; output from {}.\n",
                      sources_text(s.prompt_sources, true), sources_text(s.output_sources, false));
   if (s.cache.reported > 0 || s.cache.ideal_reported > 0) out += cache_line(s);
+  if (const auto cost = metrics::cost_figures(s, config.gpu_hour_price, config.gpus)) {
+    out += cost_line(*cost);
+  }
   for (const std::string& warning : s.warnings) out += "Warning: " + core::one_line(warning) + "\n";
   out += fmt::format(
       "\nPercentile results ({0}; Output and Total (tok/s) as evalscope: tokens / latency; "

@@ -286,6 +286,7 @@ json html_report_data(const RunPageBuilder& page, const metrics::SummaryBuilder&
   const json* tb = summary_json.contains("tokenbench") ? &summary_json["tokenbench"] : nullptr;
   data["checks"] = tb && tb->contains("checks") ? (*tb)["checks"] : json();
   data["job_figures"] = tb && tb->contains("jobs") ? (*tb)["jobs"] : json();
+  data["cost"] = tb && tb->contains("cost") ? (*tb)["cost"] : json();
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();
   data["warnings"] = tb && tb->contains("warnings") ? (*tb)["warnings"] : json::array();
   data["buckets"] = tb && tb->contains("buckets") ? (*tb)["buckets"] : json::array();

@@ -7,6 +7,7 @@
 
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/secret_fields.h"
+#include "tokenbench/metrics/cost.h"
 #include "tokenbench/metrics/summary_builder.h"
 
 namespace tokenbench::report {
@@ -187,6 +188,14 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   add_vllm_metric(out, "tpot", s.tpot_ms, s.percentiles);
   add_vllm_metric(out, "itl", s.itl_ms, s.percentiles);
   add_vllm_metric(out, "e2el", s.e2el_ms, s.percentiles);
+  // What the work cost (--gpu-hour-price): always present, null without a price, so that --slo
+  // and search may name them.
+  const auto cost = metrics::cost_figures(s, config.gpu_hour_price, config.gpus);
+  out["usd_per_million_output_tokens"] =
+      cost ? number(cost->usd_per_million_output_tokens) : json(nullptr);
+  out["usd_per_million_total_tokens"] =
+      cost ? number(cost->usd_per_million_total_tokens) : json(nullptr);
+  out["usd_per_request"] = cost ? number(cost->usd_per_request) : json(nullptr);
 
   json errors = json::object();
   for (const auto& [cls, n] : s.errors) errors[cls] = n;
@@ -256,6 +265,16 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
     tb["sessions"] = json{{"sessions", s.sessions}, {"by_turn", std::move(turns)}};
   }
   if (s.jobs) add_jobs(tb, *s.jobs);
+  if (cost) {
+    tb["cost"] =
+        json{{"gpu_hour_price", cost->gpu_hour_price},
+             {"gpus", cost->gpus},
+             {"usd_per_hour", cost->usd_per_hour},
+             {"usd_per_million_output_tokens", number(cost->usd_per_million_output_tokens)},
+             {"usd_per_million_total_tokens", number(cost->usd_per_million_total_tokens)},
+             {"usd_per_request", number(cost->usd_per_request)},
+             {"usd_per_job", number(cost->usd_per_job)}};
+  }
   tb["prefix_cache"] = cache_to_json(s.cache);
   tb["token_sources"] = json{{"prompt", s.prompt_sources}, {"output", s.output_sources}};
   tb["max_concurrency_observed"] = s.max_concurrency_observed;

@@ -367,6 +367,15 @@ var tb = (function () {
       card(grid, f[0], f[1] + " p50 / p99", [["p50", significant(at(f[0] + "_ms", "p50"))],
         ["p99", significant(at(f[0] + "_ms", "p99"))]], "ms", MODEL);
     });
+    var cost = data.cost;
+    if (cost) {
+      var usd = function (v) { return defined(v) ? "$" + Number(v.toPrecision(4)) : "-"; };
+      card(grid, "cost", "Cost per 1M output tokens", [["value", usd(cost.usd_per_million_output_tokens)]],
+        "USD", usd(cost.usd_per_million_total_tokens) + " per 1M total tokens, " +
+        usd(cost.usd_per_request) + " per request" +
+        (defined(cost.usd_per_job) ? ", " + usd(cost.usd_per_job) + " per job" : "") + "; " +
+        usd(cost.gpu_hour_price) + " per GPU-hour x " + cost.gpus + " GPU" + (cost.gpus === 1 ? "" : "s"));
+    }
     var checks = data.checks;
     var findings = checks ? checks.findings || [] : [];
     var verdict = !checks ? "not checked" : findings.length ? findings.length + " finding" +
