@@ -48,6 +48,19 @@ TEST(Exports, ReportAsPeerPrintsBothColumns) {
   EXPECT_NE(rep.out.find("INCLUDING the first token"), std::string::npos);
   EXPECT_NE(rep.out.find("Benchmarking summary"), std::string::npos);
 
+  // vLLM's peaks: the summary's (a record at a time) and vLLM's (every record at once) agree.
+  const auto vllm = run_process({TOKENBENCH_BINARY, "report", dir, "--as", "vllm"});
+  ASSERT_EQ(vllm.exit_code, 0) << vllm.err;
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["tokenbench"]["vllm_peaks_exact"], true);
+  EXPECT_GE(summary["max_output_tokens_per_s"].get<double>(), 4.0);  // a request's 4 chunks
+  EXPECT_GE(summary["max_concurrent_requests"].get<std::int64_t>(), 1);
+  for (const char* row : {"max output tokens per s", "max concurrent requests"}) {
+    const auto at = vllm.out.find(row);
+    ASSERT_NE(at, std::string::npos) << vllm.out;
+    const std::string line = vllm.out.substr(at, vllm.out.find('\n', at) - at);
+    EXPECT_NE(line.find("+0.000"), std::string::npos) << line;
+  }
   const auto bad = run_process({TOKENBENCH_BINARY, "report", dir, "--as", "genai-perf"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("unknown peer"), std::string::npos) << bad.err;

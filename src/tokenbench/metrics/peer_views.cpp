@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 #include "tokenbench/metrics/percentile.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/metrics/vllm_peaks.h"
 
 namespace tokenbench::metrics {
 namespace {
@@ -302,6 +304,31 @@ PeerView peer_view(Peer peer, const std::vector<RequestRecord>& records) {
       "last): tokenbench's measure phase, first scheduled to last transfer end";
   tput.source = source;
   view.rows.push_back(std::move(tput));
+  if (peer == Peer::kVllm) {
+    // vLLM's peaks, recomputed exactly over every record: the summary's own (VllmPeaksBuilder
+    // fed a record at a time) stops being exact past its limits.
+    VllmPeaksBuilder all(SIZE_MAX, SIZE_MAX);
+    for (const RequestRecord& r : records) all.add(r);
+    const VllmPeaks exact = all.finish();
+    PeerRow tokens;
+    tokens.figure = "max output tokens per s";
+    tokens.tokenbench = tb.vllm_peaks.max_output_tokens_per_s;
+    tokens.peer = exact.max_output_tokens_per_s;
+    tokens.definition =
+        "the most content chunks (vLLM's token times: first token, then each gap) in one whole "
+        "second, counted from the earliest send; successful requests";
+    tokens.source = source;
+    view.rows.push_back(std::move(tokens));
+    PeerRow concurrent;
+    concurrent.figure = "max concurrent requests";
+    concurrent.tokenbench = static_cast<double>(tb.vllm_peaks.max_concurrent_requests);
+    concurrent.peer = static_cast<double>(exact.max_concurrent_requests);
+    concurrent.definition =
+        "the most successful requests in flight at once, each [send, last content chunk), a "
+        "sweep-line over half-open intervals";
+    concurrent.source = source;
+    view.rows.push_back(std::move(concurrent));
+  }
   view.notes.push_back(fmt::format(
       "{} successful streamed measure-phase requests; stamps are tokenbench's (one clock, taken "
       "before parsing), only the formulas are {}'s",

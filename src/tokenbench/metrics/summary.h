@@ -12,6 +12,7 @@
 #include "tokenbench/metrics/cache_tally.h"
 #include "tokenbench/metrics/job_figures.h"
 #include "tokenbench/metrics/percentile.h"
+#include "tokenbench/metrics/vllm_peaks.h"
 
 namespace tokenbench::metrics {
 
@@ -162,6 +163,9 @@ struct Summary {
 
   /// Most measured requests in flight at once (between send and transfer end).
   std::int64_t max_concurrency_observed = 0;
+
+  /// vLLM's max_output_tokens_per_s and max_concurrent_requests.
+  VllmPeaks vllm_peaks;
 
   /// Plain-language caveats about the figures (client lag, no successes, undefined TTFT, ...).
   std::vector<std::string> warnings;

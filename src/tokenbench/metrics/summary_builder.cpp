@@ -174,6 +174,7 @@ void SummaryBuilder::reserve(std::size_t records, std::size_t chunks) {
 
 void SummaryBuilder::add(const RequestRecord& r) {
   jobs_.add(r);
+  peaks_.add(r);
   Summary& s = counts_;
   switch (r.phase) {
     case Phase::kWarmup:
@@ -342,6 +343,7 @@ Summary SummaryBuilder::finish() const {
   add_distributions(s);
   s.jobs = jobs_.finish(s.duration_s);
   s.max_concurrency_observed = std::max(peak_counted_, peak_in_flight(sends_, ends_));
+  s.vllm_peaks = peaks_.finish();
   add_warnings(s, chunk_counted_, s.warnings);
   add_sketch_warning(s);
   return s;

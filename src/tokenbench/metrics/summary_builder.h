@@ -12,6 +12,7 @@
 #include "tokenbench/metrics/job_figures.h"
 #include "tokenbench/metrics/streaming_distribution.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/metrics/vllm_peaks.h"
 
 namespace tokenbench::metrics {
 
@@ -105,6 +106,7 @@ class SummaryBuilder {
   JobsBuilder jobs_;
   std::map<std::int32_t, Turn> turns_;
   std::unordered_set<std::int64_t> sessions_;
+  VllmPeaksBuilder peaks_;
   std::int64_t peak_counted_ = 0;          // the most in_flight of the measured records
   std::vector<core::Nanos> sends_, ends_;  // of measured records without in_flight
   std::int64_t chunk_counted_ = 0;    // successful requests whose output was counted from chunks

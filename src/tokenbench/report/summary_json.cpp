@@ -188,6 +188,8 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   add_vllm_metric(out, "tpot", s.tpot_ms, s.percentiles);
   add_vllm_metric(out, "itl", s.itl_ms, s.percentiles);
   add_vllm_metric(out, "e2el", s.e2el_ms, s.percentiles);
+  out["max_output_tokens_per_s"] = number(s.vllm_peaks.max_output_tokens_per_s);
+  out["max_concurrent_requests"] = s.vllm_peaks.max_concurrent_requests;
   // What the work cost (--gpu-hour-price): always present, null without a price, so that --slo
   // and search may name them.
   const auto cost = metrics::cost_figures(s, config.gpu_hour_price, config.gpus);
@@ -278,6 +280,7 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   tb["prefix_cache"] = cache_to_json(s.cache);
   tb["token_sources"] = json{{"prompt", s.prompt_sources}, {"output", s.output_sources}};
   tb["max_concurrency_observed"] = s.max_concurrency_observed;
+  tb["vllm_peaks_exact"] = s.vllm_peaks.exact;
   tb["percentiles"] = s.percentiles;
   tb["percentiles_exact_up_to"] = json{{"per_request", metrics::kDefaultExactLimit},
                                        {"per_gap", metrics::kDefaultGapExactLimit}};
