@@ -216,5 +216,34 @@ TEST(Search, WarnsWhenTheBestCannotBeToldFromItsNeighbour) {
   EXPECT_TRUE(search(o, clear).warnings.empty());
 }
 
+// --objective cost: the answer is the passing level with the fewest USD per 1M output tokens,
+// here at 24 while throughput (the level) rises to the SLO's flip at 40.
+TEST(Search, TheCostObjectiveAnswersWithTheCheapestPassingLevel) {
+  SearchOptions o = concurrency_options(1, 64);
+  o.objective = SearchOptions::Objective::kCost;
+  const auto r = search(o, [](double value, int repeat) {
+    Probe p;
+    p.value = value;
+    p.repeat = repeat;
+    p.complete = true;
+    p.met = value <= 40;
+    p.figures = {{"request_throughput", value},
+                 {"usd_per_million_output_tokens", std::fabs(value - 24) + 1}};
+    return p;
+  });
+  ASSERT_TRUE(r.best && r.lo);
+  EXPECT_EQ(*r.best, 24);
+  EXPECT_EQ(*r.lo, 40);
+  EXPECT_FALSE(r.fell);  // throughput rose all the way: the cost chose a lower level
+  const std::string sentence = search_sentence(r, o);
+  EXPECT_NE(sentence.find("the cheapest load is concurrency 24: $1 per 1M output tokens, at "
+                          "24.00 req/s"),
+            std::string::npos)
+      << sentence;
+  const auto j = search_to_json(r, o);
+  EXPECT_EQ(j["objective"], "cost");
+  EXPECT_EQ(j["answer"]["usd_per_million_output_tokens"], 1.0);
+}
+
 }  // namespace
 }  // namespace tokenbench::experiment

@@ -24,6 +24,7 @@ struct SearchFlags {
   double precision = 0.05;
   int repeats = 1;
   std::string resume;
+  std::string objective = "throughput";
 };
 
 experiment::SearchOptions search_options(const RunFlags& f, const SearchFlags& s) {
@@ -66,6 +67,14 @@ experiment::SearchOptions search_options(const RunFlags& f, const SearchFlags& s
   o.precision = s.precision;
   o.repeats = s.repeats;
   o.resume = !s.resume.empty();
+  if (s.objective == "cost") {
+    if (!(f.config.gpu_hour_price > 0)) {
+      throw UsageError("--objective cost needs --gpu-hour-price USD (and --gpus N)");
+    }
+    o.objective = experiment::SearchOptions::Objective::kCost;
+  } else if (s.objective != "throughput") {
+    throw UsageError("--objective " + s.objective + ": it is throughput or cost");
+  }
   return o;
 }
 
@@ -127,6 +136,10 @@ void add_search_command(CLI::App& app, int& exit_code) {
                   "Stop when the bracket [pass, fail) is this narrow, relative to its bottom")
       ->capture_default_str();
   cmd->add_option("--repeats", s->repeats, "Runs per probed level; the majority decides")
+      ->capture_default_str();
+  cmd->add_option("--objective", s->objective,
+                  "Which passing level is the answer: throughput (the most req/s) or cost (the "
+                  "fewest USD per 1M output tokens; needs --gpu-hour-price)")
       ->capture_default_str();
   cmd->add_option("--resume", s->resume,
                   "Continue an interrupted search in DIR, reusing its complete probes");

@@ -36,9 +36,16 @@ std::string slo_list(const SearchOptions& o) {
   return out;
 }
 
-double throughput_of(const Figures& f) {
-  const auto it = f.find("request_throughput");
+double figure_of(const Figures& f, const char* name) {
+  const auto it = f.find(name);
   return it == f.end() ? std::nan("") : it->second;
+}
+
+double throughput_of(const Figures& f) { return figure_of(f, "request_throughput"); }
+
+double mean_of(const std::vector<double>& v) {
+  return v.empty() ? std::nan("")
+                   : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
 const Decision* decision_at(const SearchResult& r, std::optional<double> v) {
@@ -74,11 +81,19 @@ std::vector<const Decision*> passing_levels(const SearchResult& r) {
   return out;
 }
 
-// The index of the highest throughput among `levels` (the lowest level on a tie).
-std::size_t peak_index(const std::vector<const Decision*>& levels) {
+// The index of the best of `levels` (the lowest level on a tie): the highest throughput, or the
+// lowest defined cost per 1M output tokens.
+std::size_t peak_index(const std::vector<const Decision*>& levels, const SearchOptions& o) {
+  const auto better = [&o](const Decision* a, const Decision* b) {
+    if (o.objective == SearchOptions::Objective::kCost) {
+      const double x = a->usd_per_million_output_tokens, y = b->usd_per_million_output_tokens;
+      return !std::isnan(x) && (std::isnan(y) || x < y);
+    }
+    return a->request_throughput > b->request_throughput;
+  };
   std::size_t best = 0;
   for (std::size_t i = 1; i < levels.size(); ++i) {
-    if (levels[i]->request_throughput > levels[best]->request_throughput) best = i;
+    if (better(levels[i], levels[best])) best = i;
   }
   return best;
 }
@@ -91,7 +106,7 @@ bool probe_around_peak(const SearchResult& r, const SearchOptions& o,
                        const std::function<std::optional<bool>(double)>& decide) {
   for (int extra = 0; extra < kPeakProbes;) {
     const auto passing = passing_levels(r);
-    const std::size_t b = peak_index(passing);
+    const std::size_t b = peak_index(passing, o);
     if (passing.size() < 2 || b + 1 == passing.size()) return true;
     std::vector<double> next;
     const auto consider = [&](double a, double c) {
@@ -113,22 +128,22 @@ bool probe_around_peak(const SearchResult& r, const SearchOptions& o,
 // The decision of a level from its runs: the majority's verdict, the mean throughput, and the
 // intervals (over the runs when repeated, else the run's own).
 void decide_level(Decision& d, const std::vector<Probe>& runs, std::size_t slos) {
-  std::vector<double> throughputs;
+  std::vector<double> throughputs, costs;
   std::vector<std::vector<double>> actuals(slos);
   for (const auto& p : runs) {
     ++d.runs;
     if (p.met) ++d.passes;
     const double x = throughput_of(p.figures);
     if (!std::isnan(x)) throughputs.push_back(x);
+    const double usd = figure_of(p.figures, "usd_per_million_output_tokens");
+    if (!std::isnan(usd)) costs.push_back(usd);
     for (std::size_t i = 0; i < slos && i < p.slo.size(); ++i) {
       if (!std::isnan(p.slo[i].actual)) actuals[i].push_back(p.slo[i].actual);
     }
   }
   d.pass = 2 * d.passes > d.runs;
-  d.request_throughput = throughputs.empty()
-                             ? 0
-                             : std::accumulate(throughputs.begin(), throughputs.end(), 0.0) /
-                                   static_cast<double>(throughputs.size());
+  d.request_throughput = throughputs.empty() ? 0 : mean_of(throughputs);
+  d.usd_per_million_output_tokens = mean_of(costs);
   d.slo_ci.assign(slos, std::nullopt);
   if (runs.size() > 1) {
     d.throughput_ci = metrics::mean_interval(throughputs);
@@ -294,9 +309,13 @@ SearchResult search(const SearchOptions& o, const ProbeFn& probe,
   if (!probe_around_peak(r, o, decide)) r.canceled = true;
   const auto passing = passing_levels(r);
   if (!passing.empty()) {
-    const std::size_t b = peak_index(passing);
+    const std::size_t b = peak_index(passing, o);
     r.best = passing[b]->value;
-    r.fell = b + 1 < passing.size();
+    // Throughput fell past the best: the best is below the largest passing level (by cost, the
+    // largest passing level must also carry less).
+    r.fell = b + 1 < passing.size() &&
+             (o.objective == SearchOptions::Objective::kThroughput ||
+              passing.back()->request_throughput < passing[b]->request_throughput);
   }
   r.warnings = noise_warnings(r, o);
   return r;
@@ -397,13 +416,17 @@ json search_to_json(const SearchResult& r, const SearchOptions& o) {
   for (const auto& d : r.trajectory) {
     json slo_ci = json::array();
     for (const auto& ci : d.slo_ci) slo_ci.push_back(interval_json(ci));
-    trajectory.push_back({{"value", d.value},
-                          {"pass", d.pass},
-                          {"passes", d.passes},
-                          {"runs", d.runs},
-                          {"request_throughput", d.request_throughput},
-                          {"request_throughput_ci", interval_json(d.throughput_ci)},
-                          {"slo_ci", std::move(slo_ci)}});
+    trajectory.push_back(
+        {{"value", d.value},
+         {"pass", d.pass},
+         {"passes", d.passes},
+         {"runs", d.runs},
+         {"request_throughput", d.request_throughput},
+         {"request_throughput_ci", interval_json(d.throughput_ci)},
+         {"usd_per_million_output_tokens", std::isnan(d.usd_per_million_output_tokens)
+                                               ? json(nullptr)
+                                               : json(d.usd_per_million_output_tokens)},
+         {"slo_ci", std::move(slo_ci)}});
   }
   json answer = nullptr;
   if (!r.status.empty()) {
@@ -411,19 +434,24 @@ json search_to_json(const SearchResult& r, const SearchOptions& o) {
     const Decision* largest = decision_at(r, r.lo);
     json warnings = json::array();
     for (const auto& w : r.warnings) warnings.push_back(w);
-    answer = {{"status", r.status},
-              {"value", r.best ? json(*r.best) : json(nullptr)},
-              {"request_throughput", best ? json(best->request_throughput) : json(nullptr)},
-              {"largest_passing_value", r.lo ? json(*r.lo) : json(nullptr)},
-              {"largest_passing_request_throughput",
-               largest ? json(largest->request_throughput) : json(nullptr)},
-              {"failing_value", r.hi ? json(*r.hi) : json(nullptr)},
-              {"throughput_fell", r.fell},
-              {"warnings", std::move(warnings)},
-              {"sentence", search_sentence(r, o)}};
+    answer = {
+        {"status", r.status},
+        {"value", r.best ? json(*r.best) : json(nullptr)},
+        {"request_throughput", best ? json(best->request_throughput) : json(nullptr)},
+        {"usd_per_million_output_tokens", best && !std::isnan(best->usd_per_million_output_tokens)
+                                              ? json(best->usd_per_million_output_tokens)
+                                              : json(nullptr)},
+        {"largest_passing_value", r.lo ? json(*r.lo) : json(nullptr)},
+        {"largest_passing_request_throughput",
+         largest ? json(largest->request_throughput) : json(nullptr)},
+        {"failing_value", r.hi ? json(*r.hi) : json(nullptr)},
+        {"throughput_fell", r.fell},
+        {"warnings", std::move(warnings)},
+        {"sentence", search_sentence(r, o)}};
   }
   if (!r.interrupted.empty()) answer["interrupted"] = r.interrupted;
   return json{{"vary", vary_name(o)},
+              {"objective", o.objective == SearchOptions::Objective::kCost ? "cost" : "throughput"},
               {"min", o.min},
               {"max", o.max},
               {"precision", o.precision},
@@ -447,8 +475,14 @@ std::string search_sentence(const SearchResult& r, const SearchOptions& o) {
     return "the search was interrupted before an answer";
   }
   std::string s =
-      fmt::format("under {} the maximum throughput is {:.2f} req/s at {} {}{}", slo_list(o),
-                  best->request_throughput, what, value_text(o, best->value), unit);
+      o.objective == SearchOptions::Objective::kCost
+          ? fmt::format(
+                "under {} the cheapest load is {} {}{}: ${:.4g} per 1M output tokens, at "
+                "{:.2f} req/s",
+                slo_list(o), what, value_text(o, best->value), unit,
+                best->usd_per_million_output_tokens, best->request_throughput)
+          : fmt::format("under {} the maximum throughput is {:.2f} req/s at {} {}{}", slo_list(o),
+                        best->request_throughput, what, value_text(o, best->value), unit);
   if (best != largest) {
     s += fmt::format("; the largest load meeting them is {} {}{}, at {:.2f} req/s", what,
                      value_text(o, largest->value), unit, largest->request_throughput);
@@ -466,7 +500,7 @@ std::string search_sentence(const SearchResult& r, const SearchOptions& o) {
   if (r.fell) {
     s += fmt::format(
         ". Throughput fell between passing levels ({:.2f} req/s at {}, {:.2f} at {}): past the "
-        "peak more load brings less, so the levels around the peak were probed",
+        "peak more load brings less, so the levels around the best were probed",
         best->request_throughput, value_text(o, best->value), largest->request_throughput,
         value_text(o, largest->value));
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -27,6 +28,10 @@ struct SearchOptions {
   double precision = 0.05;  ///< relative width of the final bracket: (hi - lo) / lo
   int repeats = 1;          ///< runs per probed level; the majority decides
   bool resume = false;
+  /// Which passing level is the answer: the highest request throughput, or the lowest cost per
+  /// 1M output tokens (--objective cost, with --gpu-hour-price).
+  enum class Objective { kThroughput, kCost };
+  Objective objective = Objective::kThroughput;
 };
 
 /// One run at one level.
@@ -53,6 +58,7 @@ struct Decision {
   int runs = 0;
   bool pass = false;              ///< a strict majority of the runs met every SLO
   double request_throughput = 0;  ///< mean over the runs
+  double usd_per_million_output_tokens = std::numeric_limits<double>::quiet_NaN();  ///< mean
   /// 95% intervals: of the throughput and of each SLO's figure (in the order of the options'
   /// slos); over the runs' values when repeated, else the one run's own.
   std::optional<metrics::Interval> throughput_ci;
@@ -68,7 +74,8 @@ struct SearchResult {
   std::string status;
   std::optional<double> lo;  ///< largest level that passed
   std::optional<double> hi;  ///< smallest level that failed
-  /// The answer: the passing level with the highest request throughput. Past the knee a
+  /// The answer: the passing level with the highest request throughput (or the lowest cost,
+  /// --objective cost). Past the knee a
   /// server's throughput falls as load grows while the SLOs may still hold, so it can lie below
   /// `lo`.
   std::optional<double> best;
