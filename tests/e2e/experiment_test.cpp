@@ -125,6 +125,32 @@ TEST(Experiment, ResumeSkipsCompleteLevels) {
     EXPECT_EQ(level["completed"], 12);
   }
   EXPECT_EQ(read_json(dir + "/c4/summary.json")["completed"], 12);
+  // Every level has its place in the Pareto chart (output tok/s per GPU, a user's median decode
+  // rate); the front is the levels no other beats in both, and the console names them.
+  std::vector<std::pair<double, double>> points;
+  int on_front = 0;
+  for (const auto& level : sweep["levels"]) {
+    EXPECT_NEAR(level["output_tps_per_gpu"].get<double>(), level["output_throughput"].get<double>(),
+                1e-9);  // --gpus 1
+    EXPECT_EQ(level["median_decode_tps"],
+              level["tokenbench"]["distributions"]["decode_tps"]["median"]);
+    points.emplace_back(level["output_tps_per_gpu"].get<double>(),
+                        level["median_decode_tps"].get<double>());
+    on_front += level["pareto"].get<bool>() ? 1 : 0;
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    bool dominated = false;
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      dominated = dominated || (j != i && points[j].first >= points[i].first &&
+                                points[j].second >= points[i].second && points[j] != points[i]);
+    }
+    EXPECT_EQ(sweep["levels"][i]["pareto"].get<bool>(), !dominated) << i;
+  }
+  EXPECT_GE(on_front, 1);
+  EXPECT_NE(r.out.find("Pareto front (output tok/s per GPU against a user's median decode "
+                       "tok/s): "),
+            std::string::npos)
+      << r.out;
   // Resuming with another workload would mix two measurements: refused, naming the change.
   auto other =
       with({TOKENBENCH_BINARY, "run", "--base-url", sim.url(), "--quiet", "--resume", dir}, args);

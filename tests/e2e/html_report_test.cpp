@@ -418,8 +418,8 @@ TEST(EndToEndHtmlReport, SweepSearchAndComparisonRootsHaveTheirOwnPage) {
   Rendered page = render(sweep + "/report.html", build_path("report-sweep-screenshot.png"));
   EXPECT_EQ(page.done, "1") << page.dom.substr(0, 2000);
   EXPECT_EQ(page.errors, "");
-  // 2 curves + throughput by level, 4 percentiles against load, 4 overlays.
-  EXPECT_EQ(page.charts, "11");
+  // 2 curves, the Pareto front, throughput by level, 4 percentiles against load, 4 overlays.
+  EXPECT_EQ(page.charts, "12");
   EXPECT_EQ(page.drawn, page.charts);
   EXPECT_NE(page.dom.find("Best under the SLOs (p95_ttft_ms&lt;=1000)"), std::string::npos);
 

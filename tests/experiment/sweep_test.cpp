@@ -84,8 +84,9 @@ TEST(SweepOutputs, CsvAndJsonCarryEveryLevelAndTheReadings) {
             "max_concurrency,request_rate,dir,complete,completed,failed,error_rate,"
             "request_throughput,output_throughput,request_goodput,p50_ttft_ms,p95_ttft_ms,"
             "p99_ttft_ms,p95_tpot_ms,p95_itl_ms,p95_e2el_ms,usd_per_million_output_tokens,"
-            "usd_per_million_total_tokens,usd_per_request,meets_slo,knee,best");
-  EXPECT_NE(csv.find("\n8,inf,c8,true,10,0,0,8,,,,,,,,108,,,,true,true,true\n"), std::string::npos)
+            "usd_per_million_total_tokens,usd_per_request,meets_slo,knee,best,pareto");
+  EXPECT_NE(csv.find("\n8,inf,c8,true,10,0,0,8,,,,,,,,108,,,,true,true,true,false\n"),
+            std::string::npos)
       << csv;
   const auto j = sweep_to_json(r, options);
   ASSERT_EQ(j["levels"].size(), 2u);

@@ -136,6 +136,7 @@ int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags&
   if (x.stop_on_error_rate >= 0) options.stop_on_error_rate = x.stop_on_error_rate;
   options.stop_on_slo_breach = x.stop_on_slo_breach;
   options.resume = !x.resume.empty();
+  options.gpus = c.gpus;
   const auto levels = experiment::sweep_levels(f.concurrencies, f.rates);
   const auto result = experiment::run_sweep(runner, c, levels, options);
   std::fputs(experiment::render_sweep(result, options).c_str(), stdout);

@@ -24,7 +24,10 @@ using nlohmann::json;
 constexpr std::size_t kOverlayPoints = 400;
 
 // The figures a level's row, its curves and its percentiles against load are drawn from.
-constexpr const char* kLevelFigures[] = {"completed",
+constexpr const char* kLevelFigures[] = {"output_tps_per_gpu",
+                                         "median_decode_tps",
+                                         "pareto",
+                                         "completed",
                                          "failed",
                                          "error_rate",
                                          "request_throughput",
@@ -133,6 +136,7 @@ json sweep_data(const std::string& root, const json& sweep) {
           {"knee_rule", sweep.value("knee_rule", json())},
           {"best", sweep.value("best", json())},
           {"best_by", sweep.value("best_by", json())},
+          {"gpus", sweep.value("gpus", json(1))},
           {"slo", sweep.value("slo", json::array())},
           {"stopped", sweep.value("stopped", json())},
           {"canceled", sweep.value("canceled", false)}};

@@ -9,6 +9,7 @@
 
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/experiment/pareto.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 
@@ -103,6 +104,14 @@ std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool
   return best;
 }
 
+// A level's place in the Pareto chart: output tok/s per GPU, and a user's median decode rate.
+std::pair<double, double> pareto_point(const SweepPoint& p, double gpus) {
+  if (!p.complete) return {std::nan(""), std::nan("")};
+  return {figure(p.figures, "output_throughput") / gpus, figure(p.figures, "median_decode_tps")};
+}
+
+bool on_front(const SweepResult& r, std::size_t i) { return i < r.pareto.size() && r.pareto[i]; }
+
 json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
   json levels = json::array();
   for (const auto& p : result.points) {
@@ -117,6 +126,10 @@ json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
                               ? json(nullptr)
                               : json(figure(p.figures, "error_rate"));
     level["meets_slo"] = p.meets_slo;
+    const auto [per_gpu, per_user] = pareto_point(p, options.gpus);
+    level["output_tps_per_gpu"] = std::isnan(per_gpu) ? json(nullptr) : json(per_gpu);
+    level["median_decode_tps"] = std::isnan(per_user) ? json(nullptr) : json(per_user);
+    level["pareto"] = on_front(result, static_cast<std::size_t>(&p - result.points.data()));
     json slo = json::array();
     for (const auto& v : p.slo) {
       slo.push_back({{"slo", v.expr.text()},
@@ -137,6 +150,8 @@ json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
       {"knee_rule", "request_throughput gain >= knee_threshold x p95_e2el_ms rise"},
       {"knee_threshold", options.knee_threshold},
       {"best", pick(result.best)},
+      {"pareto_axes", "output_tps_per_gpu (output_throughput / --gpus) against median_decode_tps"},
+      {"gpus", options.gpus},
       {"best_by", options.by_goodput ? "request_goodput" : "request_throughput"},
       {"slo", std::move(slos)},
       {"stopped", result.stopped.empty() ? json(nullptr) : json(result.stopped)},
@@ -153,7 +168,7 @@ std::string sweep_to_csv(const SweepResult& result) {
       "usd_per_million_output_tokens", "usd_per_million_total_tokens", "usd_per_request"};
   std::string out = "max_concurrency,request_rate,dir,complete";
   for (const char* c : kColumns) out += fmt::format(",{}", c);
-  out += ",meets_slo,knee,best\n";
+  out += ",meets_slo,knee,best,pareto\n";
   for (std::size_t i = 0; i < result.points.size(); ++i) {
     const SweepPoint& p = result.points[i];
     out += fmt::format("{},{},{},{}", p.level.max_concurrency, rate_text(p.level.request_rate),
@@ -162,7 +177,8 @@ std::string sweep_to_csv(const SweepResult& result) {
       const double v = figure(p.figures, c);
       out += std::isnan(v) ? "," : fmt::format(",{}", v);
     }
-    out += fmt::format(",{},{},{}\n", p.meets_slo, result.knee == i, result.best == i);
+    out += fmt::format(",{},{},{},{}\n", p.meets_slo, result.knee == i, result.best == i,
+                       on_front(result, i));
   }
   return out;
 }
@@ -230,6 +246,16 @@ std::string render_sweep(const SweepResult& result, const SweepOptions& options)
                          slo_text.empty() ? "" : " (" + slo_text + ")");
     }
   }
+  std::string front;
+  for (std::size_t i = 0; i < result.points.size(); ++i) {
+    if (on_front(result, i))
+      front += (front.empty() ? "" : ", ") + level_label(result.points[i].level, both);
+  }
+  if (!front.empty()) {
+    out += fmt::format(
+        "Pareto front (output tok/s per GPU{} against a user's median decode tok/s): {}.\n",
+        options.gpus == 1 ? "" : fmt::format(" at --gpus {:g}", options.gpus), front);
+  }
   if (!result.stopped.empty()) out += "Stopped early: " + result.stopped + ".\n";
   if (!result.interrupted.empty()) {
     out += "INTERRUPTED: " + result.interrupted + "; the levels after it were not run.\n";
@@ -252,6 +278,9 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     if (!options.slos.empty() || options.by_goodput) {
       result.best = find_best(result.points, options.by_goodput);
     }
+    std::vector<std::pair<double, double>> points;
+    for (const SweepPoint& p : result.points) points.push_back(pareto_point(p, options.gpus));
+    result.pareto = pareto_front(points);
     // sweep.json is the sweep's summary; the CSVs are optional (a warning when not written).
     const std::string why =
         try_write_journal(base.output_dir, kSweepJson, sweep_to_json(result, options));

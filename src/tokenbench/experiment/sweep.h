@@ -36,6 +36,7 @@ struct SweepOptions {
   std::optional<double> stop_on_error_rate;  ///< end after a level above this error rate
   bool stop_on_slo_breach = false;           ///< end after a level that breaks an --slo
   bool resume = false;                       ///< reuse levels sweep.json marks complete
+  double gpus = 1;                           ///< --gpus: the Pareto front's output tok/s per GPU
 };
 
 /// One level's outcome.
@@ -54,6 +55,9 @@ struct SweepResult {
   std::vector<SweepPoint> points;  ///< in the order run; the last may be incomplete
   std::optional<std::size_t> knee;
   std::optional<std::size_t> best;
+  /// Per point: on the Pareto front of output tok/s per GPU against the median decode rate (a
+  /// user's tok/s): no other complete level is better in both.
+  std::vector<bool> pareto;
   std::string stopped;  ///< why the sweep ended before its last level ("" when it did not)
   bool canceled = false;
   std::string interrupted;  ///< what stopped the sweep midway (Runner::interruption()), or ""

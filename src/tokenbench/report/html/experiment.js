@@ -54,9 +54,10 @@
     var series = [{}, lineSeries(what || "levels", COLORS.line, { points: { show: true, size: 6 } })];
     var cols = [xs, ys];
     (marks || []).forEach(function (m) {
-      if (!m.row) return;
+      var chosen = m.rows || (m.row ? [m.row] : []);
+      if (!chosen.length) return;
       series.push(pointSeries(m.label, m.color, m.size || 14));
-      cols.push(pts.map(function (r) { return r === m.row ? r[yKey] : null; }));
+      cols.push(pts.map(function (r) { return chosen.indexOf(r) >= 0 ? r[yKey] : null; }));
     });
     if (limit !== null && limit !== undefined) {
       series.push(lineSeries("SLO " + limit, COLORS.error, { dash: [6, 4], points: { show: false } }));
@@ -161,6 +162,13 @@
     curve(grid, "TPOT p95 against request throughput", levels, "request_throughput", "p95_tpot_ms",
       "requests/s" + (model ? " (model time)" : ""), "TPOT p95 (" + unit("ms") + ")", labelOf, marks,
       threshold(data.slo, "p95_tpot_ms"));
+    // The Pareto front: no level on it is beaten in both a user's decode rate and the GPUs' output.
+    var front = levels.filter(function (l) { return l.pareto === true; });
+    curve(grid, "Pareto front: a user's decode rate against output per GPU", levels,
+      "output_tps_per_gpu", "median_decode_tps",
+      "output tok/s per GPU (--gpus " + (data.gpus || 1) + ")" + (model ? " (model time)" : ""),
+      "median decode tok/s per user", labelOf,
+      [{ label: "Pareto front (" + front.length + ")", rows: front, color: COLORS.ok, size: 11 }]);
     againstLoad(grid, "Throughput by level" + (model ? " (model time)" : ""), levels,
       [["output tok/s", "output_throughput"], ["total tok/s", "total_token_throughput"]], "tokens/s");
 
