@@ -295,39 +295,27 @@ PeerView peer_view(Peer peer, const std::vector<RequestRecord>& records) {
       view.rows.push_back(std::move(row));
     }
   }
-  PeerRow tput;
-  tput.figure = "output throughput (tok/s)";
-  tput.tokenbench = tb.output_throughput;
-  tput.peer = tb.output_throughput;
-  tput.definition =
-      "total output tokens / benchmark duration (from before the first request to after the "
-      "last): tokenbench's measure phase, first scheduled to last transfer end";
-  tput.source = source;
-  view.rows.push_back(std::move(tput));
+  const auto add_row = [&view, &source](const char* figure, double ours, double theirs,
+                                        const char* definition) {
+    view.rows.push_back(PeerRow{figure, ours, theirs, definition, source});
+  };
+  add_row("output throughput (tok/s)", tb.output_throughput, tb.output_throughput,
+          "total output tokens / benchmark duration (from before the first request to after the "
+          "last): tokenbench's measure phase, first scheduled to last transfer end");
   if (peer == Peer::kVllm) {
     // vLLM's peaks, recomputed exactly over every record: the summary's own (VllmPeaksBuilder
     // fed a record at a time) stops being exact past its limits.
     VllmPeaksBuilder all(SIZE_MAX, SIZE_MAX);
     for (const RequestRecord& r : records) all.add(r);
     const VllmPeaks exact = all.finish();
-    PeerRow tokens;
-    tokens.figure = "max output tokens per s";
-    tokens.tokenbench = tb.vllm_peaks.max_output_tokens_per_s;
-    tokens.peer = exact.max_output_tokens_per_s;
-    tokens.definition =
-        "the most content chunks (vLLM's token times: first token, then each gap) in one whole "
-        "second, counted from the earliest send; successful requests";
-    tokens.source = source;
-    view.rows.push_back(std::move(tokens));
-    PeerRow concurrent;
-    concurrent.figure = "max concurrent requests";
-    concurrent.tokenbench = static_cast<double>(tb.vllm_peaks.max_concurrent_requests);
-    concurrent.peer = static_cast<double>(exact.max_concurrent_requests);
-    concurrent.definition =
-        "the most successful requests in flight at once, each [send, last content chunk), a "
-        "sweep-line over half-open intervals";
-    concurrent.source = source;
-    view.rows.push_back(std::move(concurrent));
+    add_row("max output tokens per s", tb.vllm_peaks.max_output_tokens_per_s,
+            exact.max_output_tokens_per_s,
+            "the most content chunks (vLLM's token times: first token, then each gap) in one "
+            "whole second, counted from the earliest send; successful requests");
+    add_row("max concurrent requests", static_cast<double>(tb.vllm_peaks.max_concurrent_requests),
+            static_cast<double>(exact.max_concurrent_requests),
+            "the most successful requests in flight at once, each [send, last content chunk), a "
+            "sweep-line over half-open intervals");
   }
   view.notes.push_back(fmt::format(
       "{} successful streamed measure-phase requests; stamps are tokenbench's (one clock, taken "

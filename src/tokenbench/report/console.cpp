@@ -220,7 +220,8 @@ std::string cache_line(const metrics::Summary& s) {
   return out + ".\n";
 }
 
-// USD with four significant digits ("$0.1234", "$12.35", "$0.00001234").
+// USD with four significant digits ("$0.1234", "$12.35", "$0.0001049"; below $0.0001 in
+// scientific notation, "$1.234e-05").
 std::string usd(double v) {
   return is_defined(v) ? fmt::format("${:.4g}", v) : std::string(kUndefinedCell);
 }
