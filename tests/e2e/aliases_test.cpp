@@ -274,9 +274,8 @@ TEST(EndToEndAliases, UnknownFlagsSayWhatTheyAreInOneLine) {
            {{"run", "--zzz-nothing-like-it"},
             "run: unknown flag --zzz-nothing-like-it (tokenbench"},
            {{"report", "dir", "--format", "csv"}, "report: unknown flag --format"},
-           {{"run", "--profile"},
-            "--profile (vLLM) is not supported: it starts and stops the "
-            "server's torch profiler"},
+           {{"run", "--append-result"},
+            "--append-result (vLLM) is not supported: every run writes its own results"},
            {{"run", "--num-concurrent-requests", "4"},
             "--num-concurrent-requests (LLMPerf) is --max-concurrency N"},
            {{"run", "--rate-type", "constant", "--rate", "4"},

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "process.h"
 
 namespace tokenbench::e2e {
@@ -32,6 +34,35 @@ TEST(EndToEndPrefixCache, ARequestedHitRateIsTheIdealOneAndServeSimsCacheHoldsIt
   // The server's /metrics counted the same hits as the replies' usage.
   EXPECT_NE(r.out.find("prefix cache: the server counted"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(": they agree"), std::string::npos) << r.out;
+}
+
+// A second run of the same prompts finds the first run's blocks still cached: its hit rate is
+// above what its own prompts could reach. --reset-prefix-cache empties serve-sim's cache first
+// (POST /reset_prefix_cache), so the third run's hit rate is its own again; --profile's
+// /start_profile and /stop_profile are accepted.
+TEST(EndToEndPrefixCache, ResetPrefixCacheMakesARunsHitRateItsOwn) {
+  SimProcess sim({"--preset", "zero", "--enable-prefix-caching"});
+  const auto run = [&sim](const std::string& name, std::vector<std::string> extra) {
+    const std::string dir = make_temp_dir(name);
+    const auto r =
+        run_process(run_args(sim.url(), dir,
+                             with({"--num-prompts", "20", "--max-concurrency", "1",
+                                   "--random-prefix-len", "256", "--input-len", "64", "--seed", "3",
+                                   "--server-metrics", "off", "--gpu-metrics", "off"},
+                                  extra)));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const json cache = read_json(dir + "/summary.json")["tokenbench"]["prefix_cache"];
+    return std::make_tuple(cache["hit_rate"].get<double>(),
+                           cache["ideal"]["hit_rate"].get<double>(), r.err);
+  };
+  const auto [first, ideal, err1] = run("reset-1", {});
+  EXPECT_NEAR(first, ideal, 1e-9);  // a cold cache holds what the ideal one does
+  const auto [warm, ideal2, err2] = run("reset-2", {});
+  EXPECT_GT(warm, ideal2 + 0.1);  // the first run's blocks were still there
+  const auto [reset, ideal3, err3] = run("reset-3", {"--reset-prefix-cache", "--profile"});
+  EXPECT_NEAR(reset, first, 1e-9);
+  EXPECT_EQ(err3.find("NOT reset"), std::string::npos) << err3;
+  EXPECT_EQ(err3.find("warning"), std::string::npos) << err3;  // the profile endpoints answered
 }
 
 TEST(EndToEndPrefixCache, BadFlagsGetOneLine) {

@@ -26,9 +26,6 @@ constexpr const char* kExtraBody =
 // names them all.
 constexpr PeerFlag kPeerFlags[] = {
     // vLLM (vllm bench serve)
-    {"--profile", "vLLM",
-     "is not supported: it starts and stops the server's torch profiler; run the profiler on the "
-     "server"},
     {"--append-result", "vLLM",
      "is not supported: every run writes its own results directory (tokenbench compare DIR ... "
      "puts runs side by side)"},

@@ -177,8 +177,14 @@ HttpGetResult http_get(const std::string& url, const std::vector<std::string>& h
   }
   curl_slist* list = nullptr;
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
+  if (options.post) list = curl_slist_append(list, "Content-Type: application/json");
   char error[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  if (options.post) {
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, options.post->c_str());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(options.post->size()));
+  }
   const bool http2 = speaks_http2(options, url);
   if (http2) {
     // A fresh handle, so a fresh connection: libcurl 7.88's h2c reuse bug does not apply.

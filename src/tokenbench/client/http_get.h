@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct HttpGetOptions {
   /// origin) with h2c prior knowledge (an h2c-only server answers no HTTP/1.1) and ALPN h2 over
   /// TLS.
   std::vector<std::string> http2_servers;
+  /// POST this body (JSON) instead of a GET: a server's admin endpoints (--reset-prefix-cache,
+  /// --profile). Absent: GET.
+  std::optional<std::string> post;
 };
 
 /// A run's HttpGetOptions: its --cacert and --insecure, and with --http2 its servers (the base
@@ -68,7 +72,8 @@ HttpGetOptions get_options(const core::RunConfig& config);
 /// sent: escape it to print it.
 std::string non_api_reply(const HttpGetResult& reply);
 
-/// A blocking GET for start-up work (preflight, /v1/models), never for the measured load.
+/// A blocking GET (or POST, with options.post) for start-up and admin work (preflight,
+/// /v1/models, /reset_prefix_cache), never for the measured load.
 /// `headers` are full header lines. Thread-safe (one easy handle per call).
 HttpGetResult http_get(const std::string& url, const std::vector<std::string>& headers,
                        double timeout_s, const HttpGetOptions& options = {});

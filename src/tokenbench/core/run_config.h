@@ -214,6 +214,10 @@ struct RunConfig {
   std::int64_t max_reply_bytes = 0;  ///< the most bytes of one reply; 0: derived from max_tokens
   int retries = 0;                   ///< attempts after a retryable failure; 0: none
   bool preflight = true;             ///< ask /v1/models before the run
+  /// Server hooks (measure/server_hooks.h): reset each server's prefix cache before the run;
+  /// profile the measure phase (POST /start_profile, /stop_profile).
+  bool reset_prefix_cache = false;
+  bool profile = false;
   std::string api_key_env = "OPENAI_API_KEY";
   bool stream = true;
   /// Send X-Request-Id and traceparent with every request (--no-request-id turns them off).

@@ -20,6 +20,7 @@
 #include "tokenbench/measure/progress.h"
 #include "tokenbench/measure/rank_cohort.h"
 #include "tokenbench/measure/results.h"
+#include "tokenbench/measure/server_hooks.h"
 #include "tokenbench/measure/telemetry.h"
 #include "tokenbench/metrics/token_counts.h"
 #include "tokenbench/records/recorder.h"
@@ -92,6 +93,13 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   Measurement m = prepare(config, parts);  // the workload, the benchmark, the records opened
   cohort_->synchronize(*m.bench, [this] { return canceled_.load(); });
   const std::unique_ptr<Progress> progress = show_progress(config, m);
+  if (cohort_->leads() && config.reset_prefix_cache) {
+    for (const std::string& line : reset_prefix_caches(plan_, config)) {
+      if (!options_.quiet || line.find("NOT reset") != std::string::npos) {
+        std::fprintf(stderr, "tokenbench: %s\n", line.c_str());
+      }
+    }
+  }
   Telemetry watch(plan_, gpu_auto_off_);
   if (cohort_->leads()) watch.start(config, parts, m.bench->clock(), canceled_);
   run_phases(config, m, watch);
@@ -143,9 +151,14 @@ void Runner::run_phases(const core::RunConfig& config, Measurement& m, Telemetry
   driver::Benchmark* const bench = m.bench.get();
   // A distributed run's measure phase ends when the last rank's does: the leader scrapes its
   // end after it gathered every rank's report (merge()).
-  const auto measure_edge = [this, &m, &watch, bench](bool starts) {
+  const auto measure_edge = [this, &m, &watch, bench, &config](bool starts) {
     (starts ? m.measure_start : m.measure_end) = bench->clock().now();
     if (starts || cohort_->alone()) watch.scrape_edge(starts);
+    if (config.profile && cohort_->leads()) {
+      for (const std::string& line : profile_servers(plan_, config, starts)) {
+        std::fprintf(stderr, "tokenbench: warning: %s\n", line.c_str());
+      }
+    }
   };
   running_.store(bench);
   // A distributed rank always runs, canceled or not, so that it passes the common start.

@@ -102,6 +102,8 @@ class EngineModel {
   /// Fraction of KV blocks referenced by running requests, in [0, 1].
   double kv_usage() const;
   const KvCache& kv_cache() const { return kv_; }
+  /// Forgets the cached blocks no request holds (KvCache::reset_prefix_cache).
+  std::int64_t reset_prefix_cache() { return kv_.reset_prefix_cache(); }
   const EngineParams& params() const { return params_; }
 
  private:

@@ -49,6 +49,14 @@ void EngineRunner::cancel(std::uint64_t id) {
   if (idle_) cv_.notify_one();
 }
 
+void EngineRunner::reset_prefix_cache() {
+  std::lock_guard lock(mu_);
+  Command c;
+  c.reset = true;
+  inbox_.push_back(std::move(c));
+  if (idle_) cv_.notify_one();
+}
+
 void EngineRunner::stop() {
   {
     std::lock_guard lock(mu_);
@@ -84,6 +92,10 @@ double EngineRunner::to_seconds(ModelNanos d) const {
 
 void EngineRunner::apply(std::vector<Command>& commands) {
   for (Command& c : commands) {
+    if (c.reset) {
+      model_->reset_prefix_cache();
+      continue;
+    }
     if (c.cancel) {
       if (const auto tag = model_->abort(c.id)) {
         ++delta_.success_abort;

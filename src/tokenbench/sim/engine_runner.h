@@ -77,6 +77,9 @@ class EngineRunner {
   /// Drops request `id` (a client went away, a fault ended its stream), freeing its KV blocks.
   /// Unknown or finished ids are ignored.
   void cancel(std::uint64_t id);
+  /// Forgets the prefix cache's unheld blocks before any request submitted after this call is
+  /// admitted (commands are applied in order).
+  void reset_prefix_cache();
   /// Stops and joins the engine thread. Idempotent.
   void stop();
   /// Drops every request and sink reference; call after stop() once no io loop runs.
@@ -87,6 +90,7 @@ class EngineRunner {
  private:
   struct Command {
     bool cancel = false;
+    bool reset = false;  ///< reset_prefix_cache
     std::uint64_t id = 0;
     EngineSubmission submission;
   };

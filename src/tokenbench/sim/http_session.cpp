@@ -201,6 +201,14 @@ void HttpSession::on_routed(const Request& req, RoutedRequest routed) {
         return reply_json(200, version_body());
       case InfoEndpoint::kModels:
         return reply_json(200, ctx_.models_reply);
+      case InfoEndpoint::kResetPrefixCache:
+        if (ctx_.engine) ctx_.engine->reset_prefix_cache();
+        return reply_json(200, R"({"status":"ok"})");
+      case InfoEndpoint::kStartProfile:
+      case InfoEndpoint::kStopProfile:
+        // A simulated engine has no kernels to trace: accepted, so that a client's --profile is
+        // exercised end to end.
+        return reply_json(200, R"({"status":"ok"})");
       case InfoEndpoint::kMetrics:
         out_.clear();
         append_response(out_, 200, kPrometheusType, metrics_text(), keep_alive_,

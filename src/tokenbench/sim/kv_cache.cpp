@@ -78,4 +78,11 @@ void KvCache::release(KvHolding& holding) {
   holding.private_blocks = 0;
 }
 
+std::int64_t KvCache::reset_prefix_cache() {
+  const auto forgotten = static_cast<std::int64_t>(lru_.size());
+  for (const std::uint64_t h : lru_) cached_.erase(h);
+  lru_.clear();
+  return forgotten;
+}
+
 }  // namespace tokenbench::sim

@@ -50,6 +50,9 @@ class KvCache {
   void register_blocks(std::span<const std::uint64_t> hashes, KvHolding& holding);
   /// Releases every block of `holding` (it ends up empty).
   void release(KvHolding& holding);
+  /// Forgets every cached block no request holds (vLLM's reset_prefix_cache, SGLang's
+  /// flush_cache); blocks in use stay until released. Returns the blocks forgotten.
+  std::int64_t reset_prefix_cache();
 
  private:
   struct Entry {

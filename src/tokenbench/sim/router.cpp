@@ -74,6 +74,13 @@ RoutedRequest route_request(const HttpRequestView& r, const RouterConfig& c) {
     if (path == "/health") return InfoEndpoint::kHealth;
     return path == "/version" ? InfoEndpoint::kVersion : InfoEndpoint::kMetrics;
   }
+  // The engines' admin endpoints (vLLM's and SGLang's paths), open without a key as /health is.
+  if (path == "/reset_prefix_cache" || path == "/flush_cache" || path == "/start_profile" ||
+      path == "/stop_profile") {
+    if (r.method != "POST") return method_not_allowed(ApiKind::kChat);
+    if (path == "/start_profile") return InfoEndpoint::kStartProfile;
+    return path == "/stop_profile" ? InfoEndpoint::kStopProfile : InfoEndpoint::kResetPrefixCache;
+  }
   const bool models = path == "/v1/models";
   const auto api = generation_api(path);
   if (!models && !api) {

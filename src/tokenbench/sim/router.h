@@ -31,7 +31,17 @@ struct RouterConfig {
 };
 
 /// The endpoints answered without generation.
-enum class InfoEndpoint { kHealth, kVersion, kMetrics, kModels };
+/// kResetPrefixCache: POST /reset_prefix_cache (vLLM) or /flush_cache (SGLang); kStartProfile
+/// and kStopProfile: POST /start_profile and /stop_profile (both engines' paths).
+enum class InfoEndpoint {
+  kHealth,
+  kVersion,
+  kMetrics,
+  kModels,
+  kResetPrefixCache,
+  kStartProfile,
+  kStopProfile
+};
 
 /// A request refused: the status and the error body, in the shape of the API its path belongs to.
 struct ErrorReply {
