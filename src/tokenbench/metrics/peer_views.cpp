@@ -24,12 +24,6 @@ double span_ms(Nanos from, Nanos to) {
   return core::to_ms(to - from);
 }
 
-// The records every view (and the tokenbench column) is computed over.
-bool counts(const RequestRecord& r) {
-  return r.phase == core::Phase::kMeasure && !r.retried && r.ok() && r.streamed &&
-         !r.nonstream_sample;
-}
-
 enum class Method { kLinear, kNearestRank };
 
 double stat(std::vector<double> values, const std::string& which, Method method) {
@@ -53,7 +47,7 @@ template <typename F>
 std::vector<double> per_request(const std::vector<RequestRecord>& records, F f) {
   std::vector<double> out;
   for (const RequestRecord& r : records) {
-    if (!counts(r)) continue;
+    if (!counted_by_peers(r)) continue;
     const double v = f(r);
     if (is_defined(v)) out.push_back(v);
   }
@@ -63,7 +57,7 @@ std::vector<double> per_request(const std::vector<RequestRecord>& records, F f) 
 std::vector<double> pooled_chunk_gaps(const std::vector<RequestRecord>& records) {
   std::vector<double> out;
   for (const RequestRecord& r : records) {
-    if (!counts(r)) continue;
+    if (!counted_by_peers(r)) continue;
     for (std::size_t i = 1; i < r.chunks.size(); ++i) {
       out.push_back(core::to_ms(r.chunks[i].t - r.chunks[i - 1].t));
     }
@@ -253,6 +247,11 @@ const Distribution& tokenbench_distribution(const Summary& tb, Figure figure) {
 
 }  // namespace
 
+bool counted_by_peers(const RequestRecord& r) {
+  return r.phase == core::Phase::kMeasure && !r.retried && r.ok() && r.streamed &&
+         !r.nonstream_sample;
+}
+
 std::string_view to_string(Peer peer) { return kPeerNames.name(peer); }
 
 std::optional<Peer> peer_from_string(std::string_view name) { return kPeerNames.parse(name); }
@@ -270,7 +269,7 @@ PeerView peer_view(Peer peer, const std::vector<RequestRecord>& records) {
   view.peer = peer;
   std::vector<RequestRecord> counted;
   for (const RequestRecord& r : records) {
-    if (counts(r)) counted.push_back(r);
+    if (counted_by_peers(r)) counted.push_back(r);
   }
   view.requests = counted.size();
   SummaryOptions options;

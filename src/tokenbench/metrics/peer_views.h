@@ -51,6 +51,10 @@ struct PeerView {
   std::vector<std::string> notes;  ///< caveats common to the rows
 };
 
+/// The records every peer view (and its tokenbench column) is computed over, as the peers count
+/// them: successful, streamed, measured last attempts.
+bool counted_by_peers(const core::RequestRecord& r);
+
 /// Recomputes the summary figures of `records` (any order, any phase) with `peer`'s definitions:
 /// TTFT, TPOT, ITL and E2E latency (mean, p50, p90, p99; the peer's percentile method) and the
 /// output throughput. Pure.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tokenbench/metrics/peer_views.h"
+
 namespace tokenbench::metrics {
 namespace {
 
@@ -22,8 +24,7 @@ VllmPeaksBuilder::VllmPeaksBuilder(std::size_t request_limit, std::size_t chunk_
     : request_limit_(request_limit), chunk_limit_(chunk_limit) {}
 
 bool VllmPeaksBuilder::counts(const core::RequestRecord& r) {
-  return r.phase == core::Phase::kMeasure && !r.retried && r.ok() && r.streamed &&
-         !r.nonstream_sample && r.sent != kNever && end_of(r) != kNever;
+  return counted_by_peers(r) && r.sent != kNever && end_of(r) != kNever;
 }
 
 void VllmPeaksBuilder::add(const core::RequestRecord& r) {
@@ -41,22 +42,19 @@ void VllmPeaksBuilder::add(const core::RequestRecord& r) {
     for (const core::ChunkStamp& c : r.chunks) chunks_.push_back(c.t);
     return;
   }
-  for (const core::ChunkStamp& c : r.chunks) {
-    if (c.t < 0) continue;
-    const auto step = static_cast<std::size_t>(c.t / kStep);
-    if (step >= steps_.size()) steps_.resize(step + 1, 0);
-    ++steps_[step];
-  }
+  for (const core::ChunkStamp& c : r.chunks) count_step(c.t);
+}
+
+void VllmPeaksBuilder::count_step(Nanos t) {
+  if (t < 0) return;
+  const auto step = static_cast<std::size_t>(t / kStep);
+  if (step >= steps_.size()) steps_.resize(step + 1, 0);
+  ++steps_[step];
 }
 
 void VllmPeaksBuilder::to_steps() {
   exact_ = false;
-  for (const Nanos t : chunks_) {
-    if (t < 0) continue;
-    const auto step = static_cast<std::size_t>(t / kStep);
-    if (step >= steps_.size()) steps_.resize(step + 1, 0);
-    ++steps_[step];
-  }
+  for (const Nanos t : chunks_) count_step(t);
   chunks_ = {};
   spans_ = {};
 }

@@ -35,11 +35,13 @@ class VllmPeaksBuilder {
   void add(const core::RequestRecord& r);
   VllmPeaks finish() const;
 
-  /// The records vLLM counts: successful, streamed, measured last attempts.
+  /// The records vLLM counts: those every peer view counts (counted_by_peers), with a send and
+  /// an end.
   static bool counts(const core::RequestRecord& r);
 
  private:
   void to_steps();
+  void count_step(core::Nanos t);  ///< one chunk at `t` into its 10 ms step
 
   std::size_t request_limit_, chunk_limit_;
   bool exact_ = true;

@@ -1,6 +1,7 @@
 #include "tokenbench/workload/fields.h"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace tokenbench::workload {
@@ -39,6 +40,17 @@ std::int64_t whole_field(const std::string& path, std::size_t line, const std::s
             column + " '" + value + "' is not a whole number >= " + std::to_string(min));
   }
   return static_cast<std::int64_t>(v);
+}
+
+std::optional<std::vector<std::uint64_t>> hash_ids_field(const nlohmann::json& value) {
+  if (!value.is_array()) return std::nullopt;
+  std::vector<std::uint64_t> ids;
+  ids.reserve(value.size());
+  for (const auto& h : value) {
+    if (!h.is_number_integer() || h.get<std::int64_t>() < 0) return std::nullopt;
+    ids.push_back(h.get<std::uint64_t>());
+  }
+  return ids;
 }
 
 }  // namespace tokenbench::workload

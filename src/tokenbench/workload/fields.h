@@ -2,7 +2,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace tokenbench::workload {
 
@@ -13,6 +16,10 @@ namespace tokenbench::workload {
 /// naming the column and the value.
 std::int64_t whole_field(const std::string& path, std::size_t line, const std::string& column,
                          const std::string& value, std::int64_t min);
+
+/// A trace's "hash_ids" (Mooncake's, Weka's, a job file's block messages): an array of whole
+/// numbers >= 0; nullopt when `value` is not one, for the caller's one-line error.
+std::optional<std::vector<std::uint64_t>> hash_ids_field(const nlohmann::json& value);
 
 /// A finite number in a field; else fail_at naming the column and the value.
 double number_field(const std::string& path, std::size_t line, const std::string& column,

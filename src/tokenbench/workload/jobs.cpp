@@ -10,6 +10,7 @@
 #include "tokenbench/core/input_limits.h"
 #include "tokenbench/core/json_parse.h"
 #include "tokenbench/workload/dataset.h"
+#include "tokenbench/workload/fields.h"
 #include "tokenbench/workload/prompt_synth.h"
 
 namespace tokenbench::workload {
@@ -42,8 +43,6 @@ class JobParser {
       }
       job_.run_scope = *scope == "run";
     }
-    job_.blocks = std::make_shared<const PromptSynth>(
-        base_.reseeded(job_.run_scope ? base_.seed() : base_.seed() ^ core::fnv1a(job_.name)));
     const auto calls = j.find("calls");
     if (calls == j.end() || !calls->is_array() || calls->empty()) {
       fail_job("needs \"calls\": a non-empty array of calls");
@@ -158,6 +157,10 @@ class JobParser {
     }
     if (const auto ids = m.find("hash_ids"); ids != m.end()) {
       out.blocks = read_blocks(m, call, where);
+      if (!job_.blocks) {  // made for the jobs that have block messages only
+        job_.blocks = std::make_shared<const PromptSynth>(
+            base_.reseeded(job_.run_scope ? base_.seed() : base_.seed() ^ core::fnv1a(job_.name)));
+      }
       call.input_tokens += out.blocks->tokens;
       for (const char* key : {"hash_ids", "block_tokens", "tokens", "content"}) message.erase(key);
       out.json = message.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -209,15 +212,12 @@ class JobParser {
     }
     const json& ids = m["hash_ids"];
     if (!ids.is_array()) fail_call(job_, call, where + "\"hash_ids\" must be an array");
-    const std::int64_t needed = (blocks->tokens + blocks->block_tokens - 1) / blocks->block_tokens;
-    for (const auto& h : ids) {
-      if (!h.is_number_integer() || h.get<std::int64_t>() < 0) {
-        fail_call(job_, call, where + "\"hash_ids\" must hold whole numbers >= 0");
-      }
-      if (static_cast<std::int64_t>(blocks->hash_ids.size()) < needed) {
-        blocks->hash_ids.push_back(h.get<std::uint64_t>());
-      }
-    }
+    auto read = hash_ids_field(ids);
+    if (!read) fail_call(job_, call, where + "\"hash_ids\" must hold whole numbers >= 0");
+    blocks->hash_ids = std::move(*read);
+    const auto needed = static_cast<std::size_t>((blocks->tokens + blocks->block_tokens - 1) /
+                                                 blocks->block_tokens);
+    if (blocks->hash_ids.size() > needed) blocks->hash_ids.resize(needed);
     return blocks;
   }
 

@@ -56,9 +56,9 @@ struct Job {
   std::string name;
   std::vector<JobCall> calls;
   std::vector<std::uint32_t> order;
-  /// Makes the contents of its block messages. Its hash ids name blocks of its own (`"hash_scope":
-  /// "job"`, the default: seeded by the job's name), or the same blocks in every job of the file
-  /// (`"run"`: seeded by the run's seed alone).
+  /// Makes the contents of its block messages (null when it has none). Its hash ids name blocks
+  /// of its own (`"hash_scope": "job"`, the default: seeded by the job's name), or the same blocks
+  /// in every job of the file (`"run"`: seeded by the run's seed alone).
   std::shared_ptr<const PromptSynth> blocks;
   bool run_scope = false;
 };

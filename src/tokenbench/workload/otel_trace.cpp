@@ -346,21 +346,18 @@ ImportedJobs import_otel(const std::vector<std::string>& files, const ImportOpti
         "no LLM call in the traces: spans of LLM calls carry gen_ai.operation.name \"chat\" (or "
         "\"text_completion\", \"generate_content\") or gen_ai.input.messages");
   }
-  if (counts.other_spans > 0) {
-    out.notes.push_back(std::to_string(counts.other_spans) +
-                        " spans that are not LLM calls (tools, agents, ...): their time is in "
-                        "the calls' delays");
-  }
-  if (counts.from > 0) {
-    out.notes.push_back(std::to_string(counts.from) +
-                        " messages carry an earlier call's output: they become \"from\", the "
-                        "reply a run actually receives");
-  }
-  if (counts.without_content > 0) {
-    out.notes.push_back(std::to_string(counts.without_content) +
-                        " calls recorded no content (gen_ai.input.messages): their prompts are "
-                        "made of their recorded length (gen_ai.usage.input_tokens)");
-  }
+  // What was inferred, a line each where it happened.
+  const auto note = [&out](std::size_t n, const char* what) {
+    if (n > 0) out.notes.push_back(std::to_string(n) + what);
+  };
+  note(counts.other_spans,
+       " spans that are not LLM calls (tools, agents, ...): their time is in the calls' delays");
+  note(counts.from,
+       " messages carry an earlier call's output: they become \"from\", the reply a run "
+       "actually receives");
+  note(counts.without_content,
+       " calls recorded no content (gen_ai.input.messages): their prompts are made of their "
+       "recorded length (gen_ai.usage.input_tokens)");
   return out;
 }
 

@@ -137,17 +137,12 @@ std::vector<core::RequestSpec> load_mooncake_dataset(const DatasetOptions& o) {
 
     // The blocks of its hash ids in order, the last cut to input_length; any tokens beyond the
     // blocks the line names are the request's own.
-    std::vector<std::uint64_t> hash_ids;
-    for (const auto& h : j["hash_ids"]) {
-      if (!h.is_number_integer() || h.get<std::int64_t>() < 0) {
-        fail_at(o.path, line_no, "\"hash_ids\" must hold whole numbers >= 0");
-      }
-      hash_ids.push_back(h.get<std::uint64_t>());
-    }
+    const auto hash_ids = hash_ids_field(j["hash_ids"]);
+    if (!hash_ids) fail_at(o.path, line_no, "\"hash_ids\" must hold whole numbers >= 0");
     std::vector<std::int32_t> ids;
     std::string words;
     const std::int64_t have =
-        synth.append_blocks(hash_ids, kMooncakeBlockTokens, input, ids, words);
+        synth.append_blocks(*hash_ids, kMooncakeBlockTokens, input, ids, words);
     core::RequestSpec spec;
     spec.id = specs.size();
     // Blocks are token ids with a tokenizer, words without one; the request's own tokens follow.

@@ -19,6 +19,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "tokenbench/workload/fields.h"
 #include "tokenbench/workload/trace_import.h"
 
 namespace tokenbench::workload {
@@ -95,12 +96,9 @@ class WekaTrace {
     c.out = std::max<std::int64_t>(1, static_cast<std::int64_t>(number("out", true)));
     if (c.in < 1) fail("call " + id + ": \"in\" must be at least 1");
     if (const auto ids = r.find("hash_ids"); ids != r.end() && ids->is_array()) {
-      for (const auto& h : *ids) {
-        if (!h.is_number_integer() || h.get<std::int64_t>() < 0) {
-          fail("call " + id + ": \"hash_ids\" must hold whole numbers >= 0");
-        }
-        c.hash_ids.push_back(h.get<std::uint64_t>());
-      }
+      auto read = hash_ids_field(*ids);
+      if (!read) fail("call " + id + ": \"hash_ids\" must hold whole numbers >= 0");
+      c.hash_ids = std::move(*read);
     }
     return c;
   }
