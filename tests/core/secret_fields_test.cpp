@@ -31,6 +31,17 @@ TEST(SecretFields, QueryValuesAreRedactedAndCollected) {
   EXPECT_EQ(redacted_query_parameter("/v1?x=1"), "");
 }
 
+TEST(SecretFields, CommandLinesKeepNoCredential) {
+  EXPECT_EQ(
+      redact_command("HF_TOKEN=hf_abc vllm serve m --port {port} --api-key sk-1 "
+                     "--max-num-seqs 64"),
+      "HF_TOKEN=<redacted> vllm serve m --port {port} --api-key <redacted> --max-num-seqs 64");
+  EXPECT_EQ(redact_command("server --hf-token=t0k  --max-tokens 5"),
+            "server --hf-token=<redacted>  --max-tokens 5");
+  EXPECT_EQ(redact_command("--api-key"), "--api-key");  // its value is the next argument
+  EXPECT_EQ(redact_command("serve --model m"), "serve --model m");
+}
+
 TEST(SecretFields, BodyFieldsWithStringValuesAreRedactedAtAnyDepth) {
   std::vector<std::string> values;
   const std::string out = redact_json_fields(

@@ -276,6 +276,8 @@ TEST(EndToEndAliases, UnknownFlagsSayWhatTheyAreInOneLine) {
            {{"report", "dir", "--format", "csv"}, "report: unknown flag --format"},
            {{"run", "--append-result"},
             "--append-result (vLLM) is not supported: every run writes its own results"},
+           {{"run", "--serve-params", "params.json"},
+            "--serve-params (vLLM bench sweep) is --serve-param NAME=V1,V2 per parameter"},
            {{"run", "--num-concurrent-requests", "4"},
             "--num-concurrent-requests (LLMPerf) is --max-concurrency N"},
            {{"run", "--rate-type", "constant", "--rate", "4"},

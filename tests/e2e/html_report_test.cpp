@@ -451,5 +451,31 @@ TEST(EndToEndHtmlReport, SweepSearchAndComparisonRootsHaveTheirOwnPage) {
   EXPECT_NE(page.dom.find("href=\"./second/report.html\""), std::string::npos);
 }
 
+// A server-configuration sweep's root: its configurations, their curves overlaid, and the
+// Pareto front across them, drawn without an error; its levels link two directories down.
+TEST(EndToEndHtmlReport, ServerConfigurationSweepHasItsOwnPage) {
+  const std::string dir = make_temp_dir("html-serve-sweep");
+  const auto r =
+      run_process({TOKENBENCH_BINARY, "run", "--serve-cmd",
+                   std::string(TOKENBENCH_BINARY) +
+                       " serve-sim --port {port} --time-scale 10 --seed 1 --max-num-seqs {seqs}",
+                   "--serve-param", "seqs=2,8,0", "--max-concurrency", "2,8", "--num-prompts", "16",
+                   "--input-len", "64", "--output-len", "16", "--output-dir", dir, "--quiet"},
+                  std::chrono::seconds(90));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Rendered page =
+      render(dir + "/report.html", build_path("report-serve-sweep-screenshot.png"));
+  EXPECT_EQ(page.done, "1") << page.dom.substr(0, 2000);
+  EXPECT_EQ(page.errors, "");
+  // TTFT and TPOT against throughput, output against concurrency, the Pareto front.
+  EXPECT_EQ(page.charts, "4");
+  EXPECT_EQ(page.drawn, page.charts);
+  EXPECT_NE(page.dom.find("href=\"./seqs=8/c8/report.html\""), std::string::npos);
+  EXPECT_NE(page.dom.find("href=\"./seqs=2/report.html\""), std::string::npos);
+  EXPECT_NE(page.dom.find("Best configuration by request_throughput: seqs=8 at c8."),
+            std::string::npos);
+  EXPECT_NE(page.dom.find("seqs=0: failed: the server exited with status 1"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokenbench::e2e

@@ -158,5 +158,49 @@ TEST_F(HtmlPagesTest, TamperedLevelDirectoriesGetNoLink) {
   EXPECT_EQ(page.find("\"href\":\"javascript"), std::string::npos);
 }
 
+// A server-configuration sweep's root: each configuration links to its own sweep, each level
+// to its page two directories down; a configuration or level that is not a plain directory
+// inside the root gets no link.
+TEST_F(HtmlPagesTest, ServeSweepLinksConfigurationsAndTheirLevels) {
+  fs::create_directories(root_ + "/seqs=2/c1");
+  fs::create_directories(root_ + "/seqs=16/c1");
+  const json sweep = {
+      {"kind", "serve_sweep"},
+      {"configurations",
+       {{{"dir", "seqs=2"}, {"status", "complete"}, {"best_level", "c1"}},
+        {{"dir", "seqs=16"}, {"status", "complete"}},
+        {{"dir", "../x"}, {"status", "failed"}, {"error", "exited"}, {"log_tail", "oops\n"}}}},
+      {"levels",
+       {{{"config", "seqs=2"},
+         {"level", "c1"},
+         {"dir", "seqs=2/c1"},
+         {"max_concurrency", 1},
+         {"request_throughput", 5.0},
+         {"pareto", true}},
+        {{"config", "seqs=16"},
+         {"level", "c1"},
+         {"dir", "seqs=16/c1"},
+         {"max_concurrency", 1},
+         {"request_throughput", 7.0},
+         {"pareto", false}},
+        {{"config", "seqs=16"}, {"level", ".."}, {"dir", "seqs=16/.."}}}},
+      {"best", {{"config", "seqs=16"}, {"level", "c1"}, {"dir", "seqs=16/c1"}}},
+      {"slo", json::array()}};
+  write("sweep.json", sweep.dump());
+  const json data = experiment_report_data(root_);
+  EXPECT_EQ(data["kind"], "serve_sweep");
+  ASSERT_EQ(data["configurations"].size(), 3u);
+  EXPECT_EQ(data["configurations"][0]["href"], "./seqs=2/report.html");
+  EXPECT_TRUE(data["configurations"][2]["href"].is_null());
+  EXPECT_EQ(data["configurations"][2]["log_tail"], "oops\n");
+  ASSERT_EQ(data["levels"].size(), 3u);
+  EXPECT_EQ(data["levels"][0]["href"], "./seqs=2/c1/report.html");
+  EXPECT_EQ(data["levels"][1]["request_throughput"], 7.0);
+  EXPECT_EQ(data["levels"][0]["pareto"], true);
+  EXPECT_TRUE(data["levels"][2]["href"].is_null());
+  EXPECT_EQ(data["best"]["config"], "seqs=16");
+  ASSERT_TRUE(write_experiment_report(root_));
+}
+
 }  // namespace
 }  // namespace tokenbench::experiment

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/cli/serve_sweep.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/experiment/sweep.h"
@@ -33,7 +35,27 @@ struct ExperimentFlags {
   // Targets
   std::vector<std::string> require;
   std::string weights = experiment::kDefaultWeights;
+  // Server configurations and the hooks around levels
+  ServeFlags serve;
 };
+
+// What a sweep (of levels, or of server configurations) checks, stops on and runs around each
+// level; the hooks' output goes to hooks.log in `root`.
+experiment::SweepOptions sweep_options(const core::RunConfig& c, const ExperimentFlags& x,
+                                       const std::string& root) {
+  experiment::SweepOptions options;
+  options.slos = experiment::parse_slo_exprs(c.slo);
+  options.by_goodput = !c.goodput.empty();
+  options.knee_threshold = x.knee_threshold;
+  if (x.stop_on_error_rate >= 0) options.stop_on_error_rate = x.stop_on_error_rate;
+  options.stop_on_slo_breach = x.stop_on_slo_breach;
+  options.resume = !x.resume.empty();
+  options.gpus = c.gpus;
+  options.before_level = x.serve.before_level;
+  options.after_level = x.serve.after_level;
+  options.hook_log = root + "/hooks.log";
+  return options;
+}
 
 std::string verdict_lines(const std::vector<experiment::SloVerdict>& verdicts) {
   std::string out;
@@ -68,7 +90,24 @@ std::string error_summary(const metrics::Summary& s) {
 }
 
 int single_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
+  // --before-level and --after-level go around a single run too: it is a sweep of one level.
+  const experiment::SweepOptions hooks = sweep_options(c, x, c.output_dir);
+  const experiment::SweepLevel level{c.max_concurrency, c.request_rate, "run"};
+  if (!hooks.before_level.empty()) std::filesystem::create_directories(c.output_dir);
+  if (const std::string why = experiment::run_level_hook(hooks.before_level, "--before-level",
+                                                         hooks, level, c.output_dir);
+      !why.empty()) {
+    std::fprintf(stderr, "tokenbench: error: %s (see %s); nothing was measured\n",
+                 core::one_line(why).c_str(), hooks.hook_log.c_str());
+    return kExitUsage;
+  }
   const measure::RunOutcome outcome = runner.run(c);
+  if (const std::string why = experiment::run_level_hook(hooks.after_level, "--after-level", hooks,
+                                                         level, c.output_dir);
+      !why.empty()) {
+    std::fprintf(stderr, "tokenbench: warning: %s (see %s)\n", core::one_line(why).c_str(),
+                 hooks.hook_log.c_str());
+  }
   const measure::LevelResult& part = outcome.parts.front();
   // A run that measured mostly errors says so first: its figures describe the few successes.
   const bool too_many_errors =
@@ -129,14 +168,7 @@ int single_run(measure::Runner& runner, const core::RunConfig& c, const Experime
 
 int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags& f,
               const ExperimentFlags& x) {
-  experiment::SweepOptions options;
-  options.slos = experiment::parse_slo_exprs(c.slo);
-  options.by_goodput = !c.goodput.empty();
-  options.knee_threshold = x.knee_threshold;
-  if (x.stop_on_error_rate >= 0) options.stop_on_error_rate = x.stop_on_error_rate;
-  options.stop_on_slo_breach = x.stop_on_slo_breach;
-  options.resume = !x.resume.empty();
-  options.gpus = c.gpus;
+  const experiment::SweepOptions options = sweep_options(c, x, c.output_dir);
   const auto levels = experiment::sweep_levels(f.concurrencies, f.rates);
   const auto result = experiment::run_sweep(runner, c, levels, options);
   std::fputs(experiment::render_sweep(result, options).c_str(), stdout);
@@ -239,14 +271,15 @@ int targets_run(measure::Runner& runner, const core::RunConfig& c, const Experim
   return over == outcome.parts.size() ? kExitNoMeasure : kExitOk;
 }
 
-int run_command(RunFlags& f, const ExperimentFlags& x) {
+int run_command(RunFlags& f, ExperimentFlags& x) {
   core::RunConfig& c = f.config;
   try {
+    prepare_serve_flags(f, x.serve);
     finalize_run_flags(f);
     experiment::parse_slo_exprs(x.require);
     experiment::parse_weights(x.weights);
     if (!x.resume.empty()) {
-      if (f.concurrencies.size() < 2 && f.rates.size() < 2) {
+      if (f.concurrencies.size() < 2 && f.rates.size() < 2 && !x.serve.configurations()) {
         throw UsageError("--resume continues a sweep: give the sweep's lists again");
       }
       c.output_dir = x.resume;
@@ -263,6 +296,10 @@ int run_command(RunFlags& f, const ExperimentFlags& x) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return kExitUsage;
+  }
+  if (x.serve.configurations()) {
+    // A Runner per configuration, made once its server is ready.
+    return serve_sweep_run(f, x.serve, sweep_options(c, x, ""), x.fail_on_slo, x.resume);
   }
   // A resumed sweep runs its unfinished levels again, in their directories.
   return with_runner(
@@ -305,6 +342,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Ranking weights of the surviving targets (ttft, tpot, itl, e2el, tps, "
                   "throughput, error_rate or any summary figure)")
       ->capture_default_str();
+  add_serve_flags(cmd, x->serve);
   cmd->callback([flags, x, &exit_code] { exit_code = run_command(*flags, *x); });
 }
 

@@ -61,6 +61,7 @@ void add_other_flags(CLI::App* cmd, RunFlags& flags) {
     o->capture_default_str();
   }
   cmd->add_option("--api", flags.api, help("--api"));
+  cmd->add_option("--gpus", flags.gpus, help("--gpus"))->capture_default_str();
   cmd->add_option("--model", flags.models, help("--model"));
   cmd->add_option("--target", flags.target_items, help("--target"));
   cmd->add_option("--temperature", flags.sampling.temperature,

@@ -3,6 +3,7 @@
 #include "tokenbench/cli/run_flags.h"
 
 #include <fmt/core.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,8 +21,10 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/input_limits.h"
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/mpi_comm.h"
+#include "tokenbench/experiment/serve_configs.h"
 #include "tokenbench/measure/cohort.h"
 #include "tokenbench/records/recorder.h"
 
@@ -33,7 +36,8 @@ std::vector<std::string> g_command_line;
 std::atomic<measure::Runner*> g_running{nullptr};
 std::atomic<bool> g_interrupted{false};
 std::atomic<bool> g_exit_now{false};
-std::atomic<int> g_signal{0};  // the first signal that stopped the run
+std::atomic<int> g_signal{0};   // the first signal that stopped the run
+std::atomic<pid_t> g_group{0};  // a server's process group (SignalScope::guard_group)
 
 extern "C" void on_interrupt(int signal_number) {
   // The first Ctrl-C (or SIGTERM) stops the run, which then reports what it measured; a second
@@ -53,6 +57,7 @@ void set_command_line(int argc, char** argv) {
   // EvalScope's --api-key KEY: the key never reaches the environment record.
   for (std::size_t i = 0; i < g_command_line.size(); ++i) {
     std::string& a = g_command_line[i];
+    a = core::redact_command(a);  // a --serve-cmd's "--api-key K" inside one argument
     if (a == "--api-key" && i + 1 < g_command_line.size()) {
       g_command_line[i + 1] = "<redacted>";
     } else if (a.rfind("--api-key=", 0) == 0) {
@@ -76,46 +81,50 @@ int print_unsaved(const std::string& why, const nlohmann::json& document) {
   return kExitNotSaved;
 }
 
-namespace {
+SignalScope::SignalScope(measure::Runner* runner) : watcher_([this] { watch(); }) {
+  attach(runner);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
 
-// Stops the runner on Ctrl-C and SIGTERM while it lives: the first signal cancels the run, which
-// then reports what it measured; a second one flushes what was measured and exits at once,
-// whatever the run is doing (a signal handler itself may not write files), from a watcher thread.
-class StopOnSignals {
- public:
-  explicit StopOnSignals(measure::Runner& runner) : watcher_([this, &runner] { watch(runner); }) {
-    g_running.store(&runner);
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-  }
-  ~StopOnSignals() {
-    done_.store(true);
-    watcher_.join();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-    g_running.store(nullptr);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
+SignalScope::~SignalScope() {
+  done_.store(true);
+  watcher_.join();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  g_running.store(nullptr);
+  g_group.store(0);
+}
 
- private:
-  void watch(measure::Runner& runner) {
-    while (!done_.load()) {
-      if (g_exit_now.load()) {
-        runner.flush_records();
-        std::fputs(
-            "tokenbench: stopped at once; requests.jsonl holds every request measured "
-            "so far (tokenbench report DIR rebuilds the summary)\n",
-            stderr);
-        std::_Exit(exit_stopped(g_signal.load()));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+void SignalScope::attach(measure::Runner* runner) {
+  g_running.store(runner);
+  // A signal that came while no runner listened (a server starting) stops this one at once.
+  if (runner != nullptr && g_interrupted.load()) runner->cancel(g_signal.load());
+}
+
+void SignalScope::guard_group(pid_t group) { g_group.store(group); }
+
+bool SignalScope::stopped() const { return g_interrupted.load(); }
+
+int SignalScope::signal_number() const { return g_signal.load(); }
+
+void SignalScope::watch() {
+  while (!done_.load()) {
+    if (g_exit_now.load()) {
+      if (measure::Runner* r = g_running.load()) r->flush_records();
+      // A server tokenbench started does not outlive it.
+      if (const pid_t group = g_group.load(); group > 0) ::kill(-group, SIGKILL);
+      std::fputs(
+          "tokenbench: stopped at once; requests.jsonl holds every request measured "
+          "so far (tokenbench report DIR rebuilds the summary)\n",
+          stderr);
+      std::_Exit(exit_stopped(g_signal.load()));
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+}
 
-  std::atomic<bool> done_{false};
-  std::thread watcher_;
-};
+namespace {
 
 // A command that wrote nothing leaves no empty directory it claimed behind.
 struct Unclaim {
@@ -177,7 +186,7 @@ int run_with(measure::Runner& runner, core::RunConfig& config, measure::Cohort& 
     }
   }
   const Unclaim unclaim{config.output_dir, claimed};
-  const StopOnSignals signals(runner);
+  const SignalScope signals(&runner);
   // A follower runs whatever measurements the leader announces; the leader runs the command.
   const int code = cohort.leads() ? body(runner) : cohort.follow(runner, config);
   return settled_exit_code(code, runner, cohort.leads());
@@ -253,6 +262,20 @@ void settle_values(RunFlags& f) {
                  "expect a larger file\n",
                  core::kMaxDetailTextBytes >> 10,
                  static_cast<long long>(records::Recorder::kMaxDetailTotalBytes >> 20));
+  }
+  if (f.gpus.find('{') != std::string::npos) {
+    if (!f.placeholders_allowed) {
+      throw UsageError("--gpus '" + core::one_line(f.gpus) +
+                       "': placeholders ({name}) need --serve-cmd or --serve-param; give a "
+                       "number of GPUs");
+    }
+    f.gpus_expr = f.gpus;
+  } else {
+    try {
+      c.gpus = experiment::evaluate_arithmetic(f.gpus, "--gpus");
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
   c.percentiles = parse_percentiles(f.percentiles);
   c.max_event_bytes = parse_byte_size(f.max_event_bytes, "--max-event-bytes");

@@ -1,10 +1,14 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -39,6 +43,11 @@ struct RunFlags {
   bool quiet = false;
   bool overwrite = false;
   std::string config_file;  // --config: expanded into flags before parsing (config_file.h)
+  /// --gpus as typed: a number, or (placeholders_allowed) an expression of a server
+  /// configuration's {placeholders}, kept in gpus_expr.
+  std::string gpus = "1";
+  bool placeholders_allowed = false;  ///< a server-configuration sweep (--serve-cmd)
+  std::string gpus_expr;              ///< set by finalize_run_flags
   std::string max_event_bytes = "4MiB";
   std::string max_line_bytes = "16MiB";
   std::string max_reply_bytes = "0";
@@ -118,6 +127,31 @@ std::string default_output_dir(const core::RunConfig& config);
 /// that runs started together never share one. Returns the directory created; `name` unchanged
 /// when none could be created (the run then says why it cannot write there).
 std::string claim_output_dir(const std::string& name);
+
+/// Ctrl-C and SIGTERM while it lives: the first cancels the runner attached then (and any
+/// attached later), which reports what it measured; a second flushes that runner's records,
+/// kills the guarded process group, and exits at once (128 + the signal's number). For commands
+/// that make their Runners one after another (a server-configuration sweep); with_runner makes
+/// one for its own.
+class SignalScope {
+ public:
+  explicit SignalScope(measure::Runner* runner = nullptr);
+  ~SignalScope();
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
+
+  /// The runner a signal cancels from now on (null: none). Detach before destroying it.
+  void attach(measure::Runner* runner);
+  /// A process group (a server tokenbench started) a second signal kills; 0: none.
+  void guard_group(pid_t group);
+  bool stopped() const;       ///< a signal arrived
+  int signal_number() const;  ///< the first signal's number, or 0
+
+ private:
+  void watch();
+  std::atomic<bool> done_{false};
+  std::thread watcher_;
+};
 
 /// Stamps the start, resolves the target(s) with an measure::Runner, fills in the default
 /// results directory (with `dir_suffix`) when none was given, and calls `body` with Ctrl-C and

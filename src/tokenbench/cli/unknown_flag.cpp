@@ -53,6 +53,11 @@ constexpr PeerFlag kPeerFlags[] = {
      "is not supported: tokenbench downloads no Hugging Face dataset; save it as JSONL and use "
      "--dataset jsonl --dataset-path FILE"},
     {"--hf-split", "vLLM", "is not supported: see --hf-name; --dataset jsonl reads a saved split"},
+    // vLLM (vllm bench sweep serve)
+    {"--serve-params", "vLLM bench sweep",
+     "is --serve-param NAME=V1,V2 per parameter (repeatable; the product of them, or --link "
+     "A,B to take values together)"},
+    {"--link-vars", "vLLM bench sweep", "is --link A,B (parameters whose values go together)"},
     {"--hf-subset", "vLLM",
      "is not supported: see --hf-name; --dataset jsonl reads a saved subset"},
     {"--hf-output-len", "vLLM", "is --output-len N"},

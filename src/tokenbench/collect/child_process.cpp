@@ -41,10 +41,22 @@ std::optional<std::string> find_on_path(const std::string& program) {
   return std::nullopt;
 }
 
-ChildProcess::ChildProcess(const std::vector<std::string>& args) {
+ChildProcess::ChildProcess(const std::vector<std::string>& args) { spawn(args, nullptr); }
+
+ChildProcess::ChildProcess(const std::vector<std::string>& args, const std::string& output_file) {
+  spawn(args, &output_file);
+}
+
+void ChildProcess::spawn(const std::vector<std::string>& args, const std::string* output_file) {
   if (args.empty()) throw std::runtime_error("no program to start");
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
+  int fds[2] = {-1, -1};
+  if (output_file != nullptr) {
+    fds[1] = ::open(output_file->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fds[1] < 0) {
+      throw std::runtime_error("cannot start " + args[0] + ": cannot open " + *output_file + ": " +
+                               std::strerror(errno));
+    }
+  } else if (::pipe2(fds, O_CLOEXEC) != 0) {
     throw std::runtime_error(std::string("cannot start ") + args[0] +
                              ": pipe: " + std::strerror(errno));
   }
@@ -80,7 +92,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& args) {
   posix_spawnattr_destroy(&attr);
   ::close(fds[1]);
   if (rc != 0) {
-    ::close(fds[0]);
+    if (fds[0] >= 0) ::close(fds[0]);
     pid_ = -1;
     throw std::runtime_error("cannot start " + args[0] + ": " + std::strerror(rc));
   }

@@ -23,11 +23,15 @@ class ChildProcess {
   /// Starts `args` (args[0] is looked up on $PATH). Throws std::runtime_error with one line when
   /// it cannot be started.
   explicit ChildProcess(const std::vector<std::string>& args);
+  /// Starts `args` with its stdout and stderr appended to the file `output_file` (created when
+  /// missing) instead of a pipe: a server whose log nobody reads as it runs (--serve-cmd).
+  ChildProcess(const std::vector<std::string>& args, const std::string& output_file);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
-  /// The read end of the child's stdout/stderr pipe (close-on-exec, blocking).
+  /// The read end of the child's stdout/stderr pipe (close-on-exec, blocking); -1 when its output
+  /// goes to a file.
   int output_fd() const { return out_fd_; }
   pid_t pid() const { return pid_; }
 
@@ -39,7 +43,12 @@ class ChildProcess {
   /// Reaps the child if it has exited on its own (non-blocking); true when it has.
   bool exited();
 
+  /// The wait status once reaped (exited() or terminate() returned it); meaningless before.
+  int status() const { return status_; }
+
  private:
+  void spawn(const std::vector<std::string>& args, const std::string* output_file);
+
   pid_t pid_ = -1;
   int out_fd_ = -1;
   bool reaped_ = false;

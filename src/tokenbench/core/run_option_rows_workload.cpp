@@ -296,7 +296,10 @@ std::vector<RunOption> output_rows() {
        .section = "metrics",
        .key = "gpus",
        .field = &C::gpus,
-       .help = "GPUs the deployment under test runs on, for the cost figures",
+       .help = "GPUs the deployment under test runs on, for the cost figures and the Pareto "
+               "front's tok/s per GPU; with --serve-cmd it may use the configuration's "
+               "{placeholders}, e.g. '{tp}*{dp}'",
+       .cli = OptionCli::kNone,
        .range = {OptionRange::kInRange, 0.001, 1e6, "GPUs"},
        .written = [](const C& c) { return c.gpus != C{}.gpus; },
        .compared = false,

@@ -176,4 +176,39 @@ RunConfig with_secrets_of(RunConfig level, const RunConfig& own) {
   return level;
 }
 
+std::string redact_command(const std::string& command) {
+  std::string out;
+  bool redact_next = false;
+  for (std::size_t pos = 0; pos < command.size();) {
+    const auto start = command.find_first_not_of(' ', pos);
+    out.append(command, pos, (start == std::string::npos ? command.size() : start) - pos);
+    if (start == std::string::npos) break;
+    const auto end = std::min(command.find(' ', start), command.size());
+    std::string word = command.substr(start, end - start);
+    pos = end;
+    if (redact_next) {
+      redact_next = false;
+      out += kRedactedValue;
+      continue;
+    }
+    const auto eq = word.find('=');
+    const std::string name = word.substr(0, eq);
+    const std::string bare = name.substr(std::min(name.find_first_not_of('-'), name.size()));
+    const bool flag = name.size() > 1 && name[0] == '-';
+    const bool assignment = eq != std::string::npos && !flag && !name.empty() &&
+                            std::all_of(name.begin(), name.end(), [](unsigned char c) {
+                              return std::isalnum(c) || c == '_';
+                            });
+    if ((flag || assignment) && !bare.empty() && is_credential_name(bare)) {
+      if (eq != std::string::npos) {
+        word = word.substr(0, eq + 1) + std::string(kRedactedValue);
+      } else if (flag) {
+        redact_next = true;
+      }
+    }
+    out += word;
+  }
+  return out;
+}
+
 }  // namespace tokenbench::core

@@ -30,6 +30,11 @@ std::string redact_query(const std::string& url, std::vector<std::string>* value
 std::string redact_json_fields(const std::string& json_text,
                                std::vector<std::string>* values = nullptr);
 
+/// A shell command line (--serve-cmd, a hook) as results keep it: the value after a flag whose
+/// name is_credential_name ("--api-key K", "--api-key=K", "--hf-token K") and of an environment
+/// assignment whose name is one ("HF_TOKEN=K") written as kRedactedValue; words split at spaces.
+std::string redact_command(const std::string& command);
+
 /// The name of the first query parameter of `url` whose value is kRedactedValue, or "".
 std::string redacted_query_parameter(const std::string& url);
 

@@ -142,6 +142,51 @@ json sweep_data(const std::string& root, const json& sweep) {
           {"canceled", sweep.value("canceled", false)}};
 }
 
+// A server-configuration sweep's root: its configurations (each a sweep with its own page) and
+// every (configuration, level) for the overlaid curves and the Pareto front across them.
+json serve_sweep_data(const std::string& root, const json& sweep) {
+  json configs = json::array();
+  for (const auto& c : sweep.value("configurations", json::array())) {
+    if (!c.is_object()) continue;
+    json row = c;
+    row["href"] = href_of(root, c.value("dir", std::string()));
+    configs.push_back(std::move(row));
+  }
+  json levels = json::array();
+  for (const auto& level : sweep.value("levels", json::array())) {
+    if (!level.is_object()) continue;
+    const std::string config = level.value("config", std::string());
+    const std::string name = level.value("level", std::string());
+    json row = {{"config", config},
+                {"level", name},
+                {"dir", level.value("dir", std::string())},
+                {"label", load_label(level)},
+                {"max_concurrency", level.value("max_concurrency", json())},
+                {"request_rate", level.value("request_rate", json())},
+                {"complete", level.value("complete", false)},
+                {"meets_slo", level.value("meets_slo", json())}};
+    for (const char* k : kLevelFigures) row[k] = level.value(k, json());
+    // Its page: the configuration's directory must be one of the root's, the level one of its.
+    const json config_href = href_of(root, config);
+    const json level_href = config_href.is_null()
+                                ? json()
+                                : href_of(root + "/" + fs::path(config).filename().string(), name);
+    row["href"] = level_href.is_null() ? json()
+                                       : json("./" + fs::path(config).filename().string() +
+                                              level_href.get<std::string>().substr(1));
+    levels.push_back(std::move(row));
+  }
+  return {{"kind", "serve_sweep"},
+          {"time", time_of(root, levels)},
+          {"configurations", std::move(configs)},
+          {"levels", std::move(levels)},
+          {"best", sweep.value("best", json())},
+          {"best_by", sweep.value("best_by", json())},
+          {"serve_params", sweep.value("serve_params", json::object())},
+          {"slo", sweep.value("slo", json::array())},
+          {"canceled", sweep.value("canceled", false)}};
+}
+
 json search_data(const std::string& root, const json& search) {
   json probes = search.value("probes", json::array());
   for (auto& p : probes) p["href"] = href_of(root, p.value("dir", std::string()));
@@ -173,7 +218,9 @@ json experiment_report_data(const std::string& root) {
   };
   json data;
   if (fs::is_regular_file(root + "/" + kSweepJson)) {
-    data = sweep_data(root, read(kSweepJson));
+    const json sweep = read(kSweepJson);
+    data =
+        sweep.contains("configurations") ? serve_sweep_data(root, sweep) : sweep_data(root, sweep);
   } else if (fs::is_regular_file(root + "/" + kSearchJson)) {
     data = search_data(root, read(kSearchJson));
   } else if (fs::is_regular_file(root + "/" + kCompareJson)) {

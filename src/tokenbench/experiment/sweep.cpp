@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <limits>
 
+#include "tokenbench/collect/server_process.h"
+#include "tokenbench/core/text.h"
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/pareto.h"
+#include "tokenbench/experiment/serve_configs.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 
@@ -46,6 +49,26 @@ std::string cell(double v, const char* format = "{:.1f}") {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> level_placeholders(std::map<std::string, std::string> base,
+                                                      const SweepLevel& level,
+                                                      const std::string& output_dir) {
+  base["level"] = level.dir;
+  base["max_concurrency"] = std::to_string(level.max_concurrency);
+  base["request_rate"] = rate_text(level.request_rate);
+  base["output_dir"] = output_dir;
+  return base;
+}
+
+std::string run_level_hook(const std::string& command, const char* flag,
+                           const SweepOptions& options, const SweepLevel& level,
+                           const std::string& output_dir) {
+  if (command.empty()) return "";
+  const std::string line =
+      fill_placeholders(command, level_placeholders(options.placeholders, level, output_dir), flag);
+  const std::string why = collect::run_hook(line, options.hook_log, options.hook_timeout_s);
+  return why.empty() ? "" : fmt::format("{} {}", flag, why);
+}
 
 std::vector<SweepLevel> sweep_levels(std::vector<int> concurrencies, std::vector<double> rates) {
   auto by_concurrency = [](int a, int b) { return concurrency_order(a) < concurrency_order(b); };
@@ -295,7 +318,8 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
   };
   for (const SweepLevel& level : levels) {
     const std::size_t index = static_cast<std::size_t>(&level - levels.data());
-    runner.set_progress_label(fmt::format("level {}/{} ({})", index + 1, levels.size(), level.dir));
+    runner.set_progress_label(fmt::format("{}level {}/{} ({})", options.progress_prefix, index + 1,
+                                          levels.size(), level.dir));
     SweepPoint point;
     point.level = level;
     core::RunConfig c = base;
@@ -315,7 +339,19 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
         result.interrupted = runner.interruption();
         break;
       }
+      if (const std::string why =
+              run_level_hook(options.before_level, "--before-level", options, level, c.output_dir);
+          !why.empty()) {
+        result.stopped = "level " + level.dir + ": " + why + " (see " + options.hook_log + ")";
+        break;
+      }
       RunOutcome outcome = runner.run(c);
+      if (const std::string why =
+              run_level_hook(options.after_level, "--after-level", options, level, c.output_dir);
+          !why.empty()) {
+        std::fprintf(stderr, "tokenbench: warning: level %s: %s (see %s)\n", level.dir.c_str(),
+                     core::one_line(why).c_str(), options.hook_log.c_str());
+      }
       if (!outcome.parts.front().not_saved.empty() && result.not_saved.empty()) {
         result.not_saved = outcome.parts.front().not_saved;
       }
@@ -343,6 +379,10 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
                                    100 * err, 100 * *options.stop_on_error_rate);
     } else if (options.stop_on_slo_breach && !p.meets_slo) {
       result.stopped = fmt::format("level {} broke an SLO: {}", level.dir, first_breach(p.slo));
+    }
+    if (options.gone && result.stopped.empty()) {
+      result.gone = options.gone();
+      if (!result.gone.empty()) result.stopped = "after level " + level.dir + ": " + result.gone;
     }
     save();
     if (!result.stopped.empty() && &level != &levels.back()) break;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -37,6 +39,20 @@ struct SweepOptions {
   bool stop_on_slo_breach = false;           ///< end after a level that breaks an --slo
   bool resume = false;                       ///< reuse levels sweep.json marks complete
   double gpus = 1;                           ///< --gpus: the Pareto front's output tok/s per GPU
+  /// --before-level and --after-level: shell commands run before and after each level measured
+  /// (not one kept by --resume), their {placeholders} filled from `placeholders` and the
+  /// level's {level} (its directory's name), {max_concurrency}, {request_rate} and
+  /// {output_dir}; their output appended to `hook_log`. A failing --before-level ends the sweep
+  /// there (the level is not measured); a failing --after-level is a warning.
+  std::string before_level;
+  std::string after_level;
+  std::map<std::string, std::string> placeholders;
+  std::string hook_log;
+  double hook_timeout_s = 600;
+  /// Asked after each level: why the levels after it cannot be measured (the server under test
+  /// exited), or "". Unset: never.
+  std::function<std::string()> gone;
+  std::string progress_prefix;  ///< before "level i/n (dir)" in the live view
 };
 
 /// One level's outcome.
@@ -59,6 +75,7 @@ struct SweepResult {
   /// user's tok/s): no other complete level is better in both.
   std::vector<bool> pareto;
   std::string stopped;  ///< why the sweep ended before its last level ("" when it did not)
+  std::string gone;     ///< what SweepOptions::gone said (the server exited), or ""
   bool canceled = false;
   std::string interrupted;  ///< what stopped the sweep midway (Runner::interruption()), or ""
   /// Why a level's summary.json or sweep.json could not be written (a full disk), the first;
@@ -83,6 +100,19 @@ std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool
 /// sweep.csv after each, and stops early as `options` says or when the runner is canceled.
 SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
                       const std::vector<SweepLevel>& levels, const SweepOptions& options);
+
+/// The value of each level placeholder of --before-level and --after-level for `level` run into
+/// `output_dir`, on top of `base`.
+std::map<std::string, std::string> level_placeholders(std::map<std::string, std::string> base,
+                                                      const SweepLevel& level,
+                                                      const std::string& output_dir);
+
+/// Runs a level hook (--before-level as `flag`: options.before_level, or --after-level) for
+/// `level` measured into `output_dir`, its output appended to options.hook_log. "" when it
+/// succeeded or none is given; else "--before-level exited with status 1".
+std::string run_level_hook(const std::string& command, const char* flag,
+                           const SweepOptions& options, const SweepLevel& level,
+                           const std::string& output_dir);
 
 /// sweep.json: {"levels": [{max_concurrency, request_rate, dir, complete, meets_slo, slo,
 /// ...every key of the level's summary.json}], "knee", "best", "knee_threshold", "slo",

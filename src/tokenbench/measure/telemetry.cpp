@@ -3,6 +3,7 @@
 #include "tokenbench/measure/telemetry.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -99,6 +100,9 @@ std::unique_ptr<collect::GpuSampler> Telemetry::start_gpu_sampler(const core::Ru
   if (mode == Mode::kOff || (automatic && gpu_auto_off_)) return nullptr;
   const auto say_no_sampler = [this](const std::string& why) {
     gpu_auto_off_ = true;
+    // Once per process: a sweep of server configurations makes a Runner for each.
+    static std::atomic<bool> said{false};
+    if (said.exchange(true)) return;
     std::fprintf(stderr,
                  "tokenbench: no GPU sampler: %s (use --gpu-metrics dcgm=URL for a remote "
                  "server's GPUs)\n",

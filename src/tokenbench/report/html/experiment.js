@@ -31,10 +31,14 @@
       ctx.save();
       ctx.fillStyle = "#39424e";
       ctx.font = Math.round(11 * dpr) + "px sans-serif";
+      var drawn = [];  // the boxes of labels drawn: one that would overlap them is left out
       for (var i = 0; i < xs.length; i++) {
         if (!defined(xs[i]) || !defined(ys[i])) continue;
-        ctx.fillText(labels[i], u.valToPos(xs[i], "x", true) + 6 * dpr,
-          u.valToPos(ys[i], "y", true) - 6 * dpr);
+        var x = u.valToPos(xs[i], "x", true) + 6 * dpr, y = u.valToPos(ys[i], "y", true) - 6 * dpr;
+        var w = ctx.measureText(labels[i]).width, h = 12 * dpr;
+        if (drawn.some(function (b) { return x < b[0] + b[2] && b[0] < x + w && y - h < b[1] && b[1] - h < y; })) continue;
+        drawn.push([x, y, w]);
+        ctx.fillText(labels[i], x, y);
       }
       ctx.restore();
     };
@@ -186,6 +190,135 @@
     s.appendChild(grid);
     FIGURES.forEach(function (f) {
       overlay(grid, f[0], levels.map(function (l) { return { label: l.dir, cdf: (l.cdfs || {})[f[0]] }; }));
+    });
+    tb.configSection(data.config_yaml, "config.yaml of the sweep (secret headers redacted)");
+  };
+
+  // Several curves on one chart, one per group (a server configuration), each joined in its
+  // rows' order; the x values are their union, a curve's gaps spanned.
+  function curves(parent, title, groups, xKey, yKey, xLabel, yLabel) {
+    var xs = [];
+    groups.forEach(function (g) {
+      g.rows.forEach(function (r) { if (defined(r[xKey]) && defined(r[yKey])) xs.push(r[xKey]); });
+    });
+    if (!xs.length) {
+      parent.appendChild(el("p", title + ": no level has both figures", "note"));
+      return;
+    }
+    xs.sort(function (a, b) { return a - b; });
+    xs = xs.filter(function (x, i) { return i === 0 || x !== xs[i - 1]; });
+    var series = [{}], cols = [xs];
+    groups.forEach(function (g, i) {
+      series.push(lineSeries(g.label, color(i), { spanGaps: true, points: { show: true, size: 6 } }));
+      cols.push(xs.map(function (x) {
+        var r = g.rows.filter(function (r) { return r[xKey] === x && defined(r[yKey]); })[0];
+        return r ? r[yKey] : null;
+      }));
+    });
+    chart(parent, title, { scales: { x: { time: false } },
+      axes: [{ label: xLabel }, { label: yLabel, size: 60 }], series: series }, cols);
+  }
+
+  tb.pages.serve_sweep = function () {
+    var configs = data.configurations || [], levels = data.levels || [];
+    var slo = data.slo || [];
+    subtitle("server-configuration sweep of " + configs.length + " configuration" +
+      (configs.length === 1 ? "" : "s") + (slo.length ? " · SLO " + slo.join(", ") : ""));
+    var best = data.best || null;
+    var s = section("configurations", "Server configurations");
+    if (best) {
+      var bestConfig = configs.filter(function (c) { return c.dir === best.config; })[0];
+      s.appendChild(el("p", "Best configuration" + (slo.length ? " under the SLOs (" + slo.join(", ") + ")" : "") +
+        " by " + data.best_by + ": " + (bestConfig ? bestConfig.label || best.config : best.config) +
+        " at " + best.level + "."));
+    } else {
+      s.appendChild(el("p", "No configuration has a level" + (slo.length ? " meeting every SLO." : " that completed.")));
+    }
+    if (data.canceled) s.appendChild(el("p", "Interrupted: the configurations after the last one shown were not run."));
+    var bestOf = function (c) {
+      return levels.filter(function (l) { return l.config === c.dir && l.level === c.best_level; })[0] || {};
+    };
+    table(s, ["configuration", "status", "ready (s)", "GPUs", "best level", "req/s", "out tok/s",
+      "tok/s per GPU", "TTFT p95", "TPOT p95", "errors"], configs.map(function (c) {
+      var b = bestOf(c);
+      return [tb.link(c.label || c.dir, c.href), c.status, c.ready_s, c.gpus, c.best_level || "",
+        b.request_throughput, b.output_throughput, b.output_tps_per_gpu, b.p95_ttft_ms, b.p95_tpot_ms,
+        defined(b.error_rate) ? (100 * b.error_rate).toFixed(1) + "%" : ""];
+    }), function (i) {
+      var c = configs[i];
+      return best && best.config === c.dir ? "best" : (c.status !== "complete" ? "broken" : "");
+    });
+    configs.forEach(function (c) {
+      if (!c.error) return;
+      var d = el("details");
+      d.appendChild(el("summary", c.dir + ": " + c.status + ": " + c.error));
+      d.appendChild(el("pre", c.log_tail || "(its log is empty)"));
+      s.appendChild(d);
+    });
+    s.appendChild(el("p", (model ? "Model time (--sim-time). " : "") + "ms unless stated; each " +
+      "configuration's own sweep: its link. Rows: green the best configuration, red one that " +
+      "failed, never became ready or crashed (its log's end below the table).", "note"));
+
+    s = section("curves", "Configurations overlaid");
+    var grid = el("div", null, "charts");
+    s.appendChild(grid);
+    // A configuration's values alone ("64/2048"), to label points; `names` says what they are.
+    var shortOf = {}, names = "";
+    configs.forEach(function (c) {
+      var parts = String(c.label || c.dir).split(", ");
+      shortOf[c.dir] = parts.map(function (p) { return p.slice(p.indexOf("=") + 1); }).join("/");
+      if (!names) names = parts.map(function (p) { return p.split("=")[0]; }).join("/");
+    });
+    var groups = configs.map(function (c) {
+      return { label: c.label || c.dir, rows: levels.filter(function (l) { return l.config === c.dir; }) };
+    }).filter(function (g) { return g.rows.length; });
+    // The Pareto front across every configuration's levels.
+    var front = levels.filter(function (l) { return l.pareto === true; });
+    var pts = levels.filter(function (l) { return defined(l.output_tps_per_gpu) && defined(l.median_decode_tps); });
+    var order = pts.slice().sort(function (a, b) { return a.output_tps_per_gpu - b.output_tps_per_gpu; });
+    var xs = order.map(function (l) { return l.output_tps_per_gpu; });
+    var series = [{}], cols = [xs];
+    groups.forEach(function (g, i) {
+      series.push(pointSeries(g.label, color(i), 7));
+      cols.push(order.map(function (l) { return g.rows.indexOf(l) >= 0 ? l.median_decode_tps : null; }));
+    });
+    series.push(lineSeries("Pareto front (" + front.length + ")", COLORS.ok,
+      { spanGaps: true, width: 2, points: { show: true, size: 13, fill: "transparent" } }));
+    cols.push(order.map(function (l) { return l.pareto === true ? l.median_decode_tps : null; }));
+    if (xs.length) {
+      chart(grid, "Pareto front: a user's decode rate against output per GPU, every configuration", {
+        scales: { x: { time: false } },
+        axes: [{ label: "output tok/s per GPU" + (model ? " (model time)" : "") },
+          { label: "median decode tok/s per user", size: 60 }],
+        series: series,
+        hooks: { draw: [labelHook(order.map(function (l) { return l.pareto === true ? l.output_tps_per_gpu : null; }),
+          order.map(function (l) { return l.median_decode_tps; }),
+          order.map(function (l) { return shortOf[l.config] + " " + l.level; }))] }
+      }, cols, "ringed and labelled (" + names + " level): the front, where no other level is " +
+        "better in both");
+    }
+
+    // Each configuration's figures against the load the sweep varied: concurrency, else the
+    // request rate (x ascending for every configuration alike, so the curves overlay).
+    var byConc = levels.some(function (l) { return defined(l.max_concurrency); });
+    var loadKey = byConc ? "max_concurrency" : "request_rate";
+    var loadLabel = byConc ? "max concurrency" : "request rate (req/s)";
+    curves(grid, "Request throughput by load", groups, loadKey, "request_throughput", loadLabel,
+      "requests/s" + (model ? " (model time)" : ""));
+    curves(grid, "TTFT p95 by load", groups, loadKey, "p95_ttft_ms", loadLabel,
+      "TTFT p95 (" + unit("ms") + ")");
+    curves(grid, "TPOT p95 by load", groups, loadKey, "p95_tpot_ms", loadLabel,
+      "TPOT p95 (" + unit("ms") + ")");
+    s = section("levels", "Every level");
+    table(s, ["configuration", "level", "load", "complete", "req/s", "out tok/s", "tok/s per GPU",
+      "decode tok/s", "TTFT p95", "TPOT p95", "E2EL p95", "errors", "SLOs", "Pareto"], levels.map(function (l) {
+      return [l.config, tb.link(l.level, l.href), l.label, l.complete ? "yes" : "no", l.request_throughput,
+        l.output_throughput, l.output_tps_per_gpu, l.median_decode_tps, l.p95_ttft_ms, l.p95_tpot_ms,
+        l.p95_e2el_ms, defined(l.error_rate) ? (100 * l.error_rate).toFixed(1) + "%" : "",
+        l.meets_slo === null || !slo.length ? "" : (l.meets_slo ? "met" : "broken"), l.pareto ? "on the front" : ""];
+    }), function (i) {
+      var l = levels[i];
+      return best && best.dir === l.dir ? "best" : (l.meets_slo === false && slo.length ? "broken" : "");
     });
     tb.configSection(data.config_yaml, "config.yaml of the sweep (secret headers redacted)");
   };

@@ -205,10 +205,12 @@ var tb = (function () {
     return t;
   }
   // A link to a page beside this one (a level's or a target's report.html); only a relative
-  // "./dir/report.html" becomes one (never a javascript: or another site's URL): else the text.
+  // "./dir/report.html" (or "./dir/level/report.html") becomes one (never a javascript: or another site's URL): else the text.
   function link(text, href) {
-    if (typeof href !== "string" || !/^\.\/[A-Za-z0-9._+=,@-]+\/report\.html$/.test(href) ||
-        /^\.\/\.\.?\//.test(href)) {
+    // One or two directories down (a server configuration's level), never "." or "..".
+    if (typeof href !== "string" ||
+        !/^\.\/[A-Za-z0-9._+=,@-]+(\/[A-Za-z0-9._+=,@-]+)?\/report\.html$/.test(href) ||
+        /\/\.\.?\//.test(href.slice(1))) {
       return String(text);
     }
     var a = el("a", text);
