@@ -83,6 +83,39 @@ TEST(Search, EdgesOfTheRange) {
   EXPECT_NE(search_sentence(r, rate_options(1, 10, 0.05)).find("raise --max"), std::string::npos);
 }
 
+// With the SLO's figure in every run, repeats are judged on its interval over the runs: a level
+// passes only when even the interval's top meets p95_ttft_ms<=500.
+TEST(Search, RepeatsWithFiguresDecideByTheirInterval) {
+  SearchOptions o = rate_options(1, 64, 0.05);
+  o.vary = SearchOptions::Vary::kMaxConcurrency;
+  o.repeats = 3;
+  // p95 TTFT 400 + 10 v, the runs 30 ms apart: mean 400 + 10 v, sd 30, half-width
+  // t(2) 4.303 x 30 / sqrt(3) = 74.5. The interval meets 500 up to v = 2; a majority of runs
+  // (those at -30 and 0) would up to v = 10.
+  auto spread = [&o](double value, int repeat) {
+    Probe p;
+    p.value = value;
+    p.repeat = repeat;
+    p.complete = true;
+    const double actual = 400 + 10 * value + 30.0 * (repeat - 1);
+    p.figures = {{"request_throughput", value}, {"p95_ttft_ms", actual}};
+    p.slo = check_slos(o.slos, p.figures);
+    p.met = all_met(p.slo);
+    return p;
+  };
+  const auto r = search(o, spread);
+  EXPECT_EQ(*r.lo, 2);
+  EXPECT_EQ(*r.hi, 3);
+  for (const auto& d : r.trajectory) {
+    EXPECT_TRUE(d.by_interval);
+    ASSERT_TRUE(d.slo_ci.front().has_value());
+    EXPECT_NEAR(d.slo_ci.front()->hi - d.slo_ci.front()->estimate, 4.303 * 30 / std::sqrt(3.0),
+                1e-9);
+    // The majority passes up to 10: the interval is stricter.
+    if (d.value > 2 && d.value <= 10) EXPECT_FALSE(d.pass) << d.value;
+  }
+}
+
 TEST(Search, RepeatsDecideByMajority) {
   SearchOptions o = rate_options(1, 64, 0.05);
   o.vary = SearchOptions::Vary::kMaxConcurrency;

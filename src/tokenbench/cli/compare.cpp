@@ -10,12 +10,14 @@
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/experiment/repeats.h"
 #include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::cli {
 namespace {
 
 struct CompareFlags {
+  std::vector<std::string> dirs;  // BASE NEW..., or BASE... -- NEW... (groups of runs)
   std::string base;
   std::vector<std::string> next;
   int resamples = 2000;
@@ -59,7 +61,59 @@ std::vector<experiment::RunSample> load_runs(const CompareFlags& f) {
   return runs;
 }
 
-int compare_command(const CompareFlags& f) {
+// The runs after a "--" on the command line (compare's own arguments): NEW's group.
+std::size_t after_separator() {
+  const auto& argv = command_line();
+  const auto sep = std::find(argv.begin(), argv.end(), "--");
+  return sep == argv.end() ? 0 : static_cast<std::size_t>(argv.end() - sep - 1);
+}
+
+// compare BASE... -- NEW..., or a repeated run's root on either side: the spread between runs.
+std::vector<experiment::Comparison> compare_run_groups(const CompareFlags& f,
+                                                       const experiment::CompareOptions& options) {
+  const std::size_t next_count = after_separator();
+  std::vector<std::vector<std::string>> groups;
+  if (next_count > 0) {
+    if (next_count >= f.dirs.size()) throw std::runtime_error("give BASE runs before the --");
+    groups.emplace_back(f.dirs.begin(), f.dirs.end() - static_cast<std::ptrdiff_t>(next_count));
+    groups.emplace_back(f.dirs.end() - static_cast<std::ptrdiff_t>(next_count), f.dirs.end());
+  } else {
+    for (const auto& d : f.dirs) groups.push_back({d});
+  }
+  const experiment::RunGroup base = experiment::load_run_group(groups.front());
+  std::vector<experiment::Comparison> out;
+  for (std::size_t i = 1; i < groups.size(); ++i) {
+    const experiment::RunGroup next = experiment::load_run_group(groups[i]);
+    out.push_back(experiment::compare_groups(base, next, options));
+    if (base.config && next.config) {
+      out.back().differences = experiment::config_differences(*base.config, *next.config);
+      const std::string refused = experiment::describe_refused(out.back().differences);
+      if (!refused.empty() && !f.allow_different) {
+        throw std::runtime_error(groups[i].front() + " and " + groups.front().front() +
+                                 " were measured with different configurations: " + refused +
+                                 "; compare runs of one workload and target, or pass "
+                                 "--allow-different");
+      }
+    }
+  }
+  return out;
+}
+
+bool wants_groups(const CompareFlags& f) {
+  return after_separator() > 0 ||
+         std::any_of(f.dirs.begin(), f.dirs.end(),
+                     [](const std::string& d) { return experiment::is_repeated_root(d); });
+}
+
+int compare_command(CompareFlags& f) {
+  if (f.dirs.size() < 2) {
+    std::fprintf(stderr,
+                 "tokenbench: error: compare needs BASE and NEW: two results directories, or "
+                 "groups of runs BASE... -- NEW...\n");
+    return kExitUsage;
+  }
+  f.base = f.dirs.front();
+  f.next.assign(f.dirs.begin() + 1, f.dirs.end());
   experiment::CompareOptions options;
   options.resamples = f.resamples;
   options.seed = f.seed;
@@ -73,10 +127,15 @@ int compare_command(const CompareFlags& f) {
     return kExitUsage;
   }
   try {
-    const std::vector<experiment::RunSample> runs = load_runs(f);
-    const experiment::RunSample& base = runs.front();
     std::vector<experiment::Comparison> comparisons;
+    const std::vector<experiment::RunSample> runs =
+        wants_groups(f) ? std::vector<experiment::RunSample>{} : load_runs(f);
+    if (wants_groups(f)) {
+      comparisons = compare_run_groups(f, options);
+      for (auto& c : comparisons) experiment::apply_gates(c, gates);
+    }
     for (std::size_t i = 1; i < runs.size(); ++i) {
+      const experiment::RunSample& base = runs.front();
       comparisons.push_back(experiment::compare_runs(base, runs[i], options));
       experiment::apply_gates(comparisons.back(), gates);
       if (base.config && runs[i].config) {
@@ -131,9 +190,14 @@ int compare_command(const CompareFlags& f) {
 void add_compare_command(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<CompareFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "compare", "Compare runs against a baseline run, with confidence intervals and gates");
-  cmd->add_option("base", flags->base, "Baseline results directory")->required();
-  cmd->add_option("new", flags->next, "Results directories compared against BASE")->required();
+      "compare",
+      "Compare runs against a baseline run (or groups of runs), with confidence intervals and "
+      "gates");
+  cmd->add_option("dirs", flags->dirs,
+                  "BASE NEW...: results directories compared against BASE; or BASE... -- "
+                  "NEW...: two groups of runs (a repeated run's root is its runs), compared by "
+                  "the spread between runs")
+      ->required();
   cmd->add_option("--resamples", flags->resamples, "Bootstrap resamples")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();

@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -88,6 +89,13 @@ std::vector<std::string> prepared_args(CLI::App& app, int argc, char** argv) {
         rewritten.args,
         [sub](const std::string& flag) { return sub->get_option_no_throw(flag) != nullptr; },
         notes);
+  }
+  if (args[0] == "compare") {
+    // BASE... -- NEW...: compare reads the split from the command line (compare.cpp); CLI11
+    // takes every directory as one list.
+    if (const auto sep = std::find(rest.begin(), rest.end(), "--"); sep != rest.end()) {
+      rest.erase(sep);
+    }
   }
   check_flags(*sub, rest);  // before the notes: a refused command says one line
   for (const auto& n : notes) std::fprintf(stderr, "tokenbench: note: %s\n", n.c_str());

@@ -18,6 +18,7 @@
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
+#include "tokenbench/experiment/repeats.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/metrics/peer_views.h"
 #include "tokenbench/records/records_io.h"
@@ -69,6 +70,13 @@ int report_command(const ReportFlags& f) {
                      metrics::kPeerNames.names().c_str());
         return kExitUsage;
       }
+    }
+    if (requests_path.empty() && experiment::is_repeated_root(f.dir) && !peer) {
+      // run --repeats: the runs' means with their intervals, from the root's summary.json.
+      const nlohmann::json summary = records::read_json_file(f.dir + "/" + records::kSummaryFile);
+      std::fputs(experiment::render_repeats(summary).c_str(), stdout);
+      std::printf("Each run's own report: tokenbench report %s/repeat-N\n", f.dir.c_str());
+      return kExitOk;
     }
     if (requests_path.empty()) {
       const std::string hint = experiment::experiment_root_hint(f.dir);

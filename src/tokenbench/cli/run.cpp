@@ -15,6 +15,7 @@
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/cli/serve_sweep.h"
 #include "tokenbench/core/text.h"
+#include "tokenbench/experiment/repeats.h"
 #include "tokenbench/experiment/slo_expr.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/experiment/targets.h"
@@ -37,6 +38,7 @@ struct ExperimentFlags {
   std::string weights = experiment::kDefaultWeights;
   // Server configurations and the hooks around levels
   ServeFlags serve;
+  int repeats = 1;  // runs of each measurement, with seeds seed, seed+1, ...
 };
 
 // What a sweep (of levels, or of server configurations) checks, stops on and runs around each
@@ -54,6 +56,7 @@ experiment::SweepOptions sweep_options(const core::RunConfig& c, const Experimen
   options.before_level = x.serve.before_level;
   options.after_level = x.serve.after_level;
   options.hook_log = root + "/hooks.log";
+  options.repeats = x.repeats;
   return options;
 }
 
@@ -89,6 +92,47 @@ std::string error_summary(const metrics::Summary& s) {
   return out;
 }
 
+// run --repeats N: the runs' table of means with their intervals, the SLOs judged on the means.
+int repeated_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x,
+                 const experiment::SweepOptions& hooks, const experiment::SweepLevel& level) {
+  const experiment::RepeatedRun run = experiment::run_repeats(runner, c, x.repeats);
+  if (const std::string why = experiment::run_level_hook(hooks.after_level, "--after-level", hooks,
+                                                         level, c.output_dir);
+      !why.empty()) {
+    std::fprintf(stderr, "tokenbench: warning: %s (see %s)\n", core::one_line(why).c_str(),
+                 hooks.hook_log.c_str());
+  }
+  std::fputs(experiment::render_repeats(run.summary).c_str(), stdout);
+  const auto verdicts = experiment::check_slos(experiment::parse_slo_exprs(c.slo),
+                                               experiment::figures_from_summary(run.summary));
+  std::fputs(verdict_lines(verdicts).c_str(), stdout);
+  std::printf("Results: %s (summary.json: the runs' means; repeat-1 ... repeat-%d: each run)\n",
+              c.output_dir.c_str(), x.repeats);
+  std::fflush(stdout);
+  if (run.last.canceled) std::fprintf(stderr, "tokenbench: interrupted; partial results kept\n");
+  if (!run.not_saved.empty()) return print_unsaved(run.not_saved, run.summary);
+  if (!run.last.failed_fast.empty() || !run.last.error_rate_stop.empty()) {
+    std::fprintf(stderr, "tokenbench: error: run %d stopped early: %s\n", run.completed,
+                 core::one_line(run.last.failed_fast.empty() ? run.last.error_rate_stop
+                                                             : run.last.failed_fast)
+                     .c_str());
+    return kExitNoMeasure;
+  }
+  if (run.summary.value("completed", 0.0) <= 0) {
+    std::fprintf(stderr, "tokenbench: error: no request succeeded%s\n",
+                 experiment::first_error(run.summary).empty()
+                     ? ""
+                     : (": " + core::one_line(experiment::first_error(run.summary))).c_str());
+    return kExitNoMeasure;
+  }
+  if (x.fail_on_slo && !experiment::all_met(verdicts)) {
+    std::fprintf(stderr, "tokenbench: SLO gate failed: %s\n",
+                 experiment::first_breach(verdicts).c_str());
+    return kExitGate;
+  }
+  return kExitOk;
+}
+
 int single_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
   // --before-level and --after-level go around a single run too: it is a sweep of one level.
   const experiment::SweepOptions hooks = sweep_options(c, x, c.output_dir);
@@ -101,6 +145,7 @@ int single_run(measure::Runner& runner, const core::RunConfig& c, const Experime
                  core::one_line(why).c_str(), hooks.hook_log.c_str());
     return kExitUsage;
   }
+  if (x.repeats > 1) return repeated_run(runner, c, x, hooks, level);
   const measure::RunOutcome outcome = runner.run(c);
   if (const std::string why = experiment::run_level_hook(hooks.after_level, "--after-level", hooks,
                                                          level, c.output_dir);
@@ -287,6 +332,13 @@ int run_command(RunFlags& f, ExperimentFlags& x) {
     if (x.fail_on_slo && c.slo.empty()) {
       throw UsageError("--fail-on-slo needs at least one --slo, e.g. --slo 'p95_ttft_ms<=500'");
     }
+    if (x.repeats < 1 || x.repeats > 100) {
+      throw UsageError("--repeats must be 1 to 100 (runs of each measurement)");
+    }
+    if (x.repeats > 1 && !c.targets.empty()) {
+      throw UsageError(
+          "--repeats is for one target: repeat a multi-target run by running it again");
+    }
     if (x.stop_on_slo_breach && c.slo.empty()) {
       throw UsageError("--stop-on-slo-breach needs at least one --slo");
     }
@@ -333,6 +385,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "End a sweep after a level whose error rate exceeds this fraction (e.g. 0.05)");
   cmd->add_flag("--stop-on-slo-breach", x->stop_on_slo_breach,
                 "End a sweep after the first level that breaks an --slo");
+  cmd->add_option("--repeats", x->repeats,
+                  "Run each measurement (the run, each sweep level) N times with seeds SEED, "
+                  "SEED+1, ...: figures become the runs' means with 95% t-intervals")
+      ->capture_default_str();
   cmd->add_option("--resume", x->resume,
                   "Continue an interrupted sweep in DIR, skipping its complete levels");
   // Targets

@@ -23,12 +23,22 @@ using compare_internal::Source;
 using metrics::is_defined;
 using metrics::kUndefined;
 
+}  // namespace
+
 // x as a percentage of |base|; 0 % for no change from a base of 0, undefined otherwise.
-double relative_pct(double x, double base) {
+double compare_internal::relative_pct(double x, double base) {
   if (!is_defined(x) || !is_defined(base)) return kUndefined;
   if (base != 0.0) return 100.0 * x / std::abs(base);
   return x == 0.0 ? 0.0 : kUndefined;
 }
+
+namespace {
+
+using compare_internal::relative_pct;
+
+}  // namespace
+
+namespace compare_internal {
 
 Verdict judge(const FigureComparison& f, double min_effect) {
   if (!is_defined(f.delta) || !is_defined(f.ci_low) || !is_defined(f.ci_high)) {
@@ -41,6 +51,12 @@ Verdict judge(const FigureComparison& f, double min_effect) {
   if (!large) return Verdict::kNoChange;
   return up == (f.direction == Direction::kLowerIsBetter) ? Verdict::kWorse : Verdict::kBetter;
 }
+
+}  // namespace compare_internal
+
+namespace {
+
+using compare_internal::judge;
 
 std::string figure_list() {
   std::string out;
@@ -106,6 +122,8 @@ std::string_view to_string(IntervalMethod m) {
       return "order statistics";
     case IntervalMethod::kWindowBootstrap:
       return "window bootstrap";
+    case IntervalMethod::kRunLevelT:
+      return "run-level t";
     case IntervalMethod::kNone:
       break;
   }

@@ -47,9 +47,10 @@ enum class IntervalMethod {
   kBlockBootstrap,   ///< moving-block bootstrap over requests in send order
   kOrderStatistics,  ///< each run's distribution-free percentile interval, combined
   kWindowBootstrap,  ///< moving-block bootstrap over time windows of the measure phase
+  kRunLevelT,        ///< groups of runs: Welch's t over each run's own figure
 };
 
-/// "none", "block bootstrap", "order statistics" or "window bootstrap".
+/// "none", "block bootstrap", "order statistics", "window bootstrap" or "run-level t".
 std::string_view to_string(IntervalMethod m);
 
 /// One compared figure, named as its summary.json key (p95_ttft_ms, request_throughput, ...).
@@ -215,6 +216,9 @@ struct Comparison {
   /// How the two configurations differ (config_differences), shown above the table; set by the
   /// caller.
   std::vector<ConfigDifference> differences;
+  /// Groups of runs (compare_groups): how many runs each side has; 0 for two single runs.
+  std::size_t base_runs = 0;
+  std::size_t new_runs = 0;
 
   /// The figure named `name`, or nullptr.
   const FigureComparison* find(std::string_view name) const;
@@ -237,6 +241,28 @@ struct Comparison {
 /// negative min_effect).
 Comparison compare_runs(const RunSample& base, const RunSample& next,
                         const CompareOptions& options);
+
+/// Several runs of one configuration (repeats, or runs made apart), compared as a group: each
+/// run's summary.json, in `dirs` order.
+struct RunGroup {
+  std::vector<std::string> dirs;
+  std::vector<nlohmann::json> summaries;
+  std::optional<core::RunConfig> config;  ///< the first run's config.yaml
+  /// "3 runs: a/repeat-1, a/repeat-2, a/repeat-3"
+  std::string label() const;
+};
+
+/// Loads a group: each directory a run, or a repeated run's root (its repeat-N in order).
+/// Throws std::runtime_error with one line when a run has no summary.json.
+RunGroup load_run_group(const std::vector<std::string>& dirs);
+
+/// NEW's runs against BASE's, figure by figure: the difference of the runs' means, with Welch's
+/// t interval over the runs' own figures (each run one value: the spread between runs, not
+/// within one) at the family-wise level of compare_runs (Bonferroni over the figures). A figure
+/// with fewer than two runs on a side has no interval. Throws std::invalid_argument on options
+/// out of range.
+Comparison compare_groups(const RunGroup& base, const RunGroup& next,
+                          const CompareOptions& options);
 
 /// Evaluates `gates` on `comparison` and stores the results in comparison.gates.
 void apply_gates(Comparison& comparison, const std::vector<RegressionGate>& gates);

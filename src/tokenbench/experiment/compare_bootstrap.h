@@ -124,4 +124,10 @@ std::array<std::vector<double>, kFigures.size()> bootstrap_deltas(const Prepared
 /// blocks and widens the interval.
 std::size_t request_block_length(const Prepared& p);
 
+/// x as a percentage of |base|; 0 % for no change from a base of 0, undefined otherwise.
+double relative_pct(double x, double base);
+
+/// The verdict of a figure from its delta, its interval and the practical floor `min_effect`.
+Verdict judge(const FigureComparison& f, double min_effect);
+
 }  // namespace tokenbench::experiment::compare_internal

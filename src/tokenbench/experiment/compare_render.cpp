@@ -150,15 +150,25 @@ std::string render_comparison(const Comparison& comparison, const CompareOptions
       {"figure", "BASE", "NEW", "delta", "delta %", ci_header, "verdict"}, rows,
       {Align::kLeft, Align::kRight, Align::kRight, Align::kRight, Align::kRight, Align::kRight,
        Align::kLeft});
-  out += fmt::format(
-      "delta = NEW - BASE; CI {:g}% for all {} figures together (each at {:.2f}%): moving-block "
-      "bootstrap ({} resamples, seed {}) over requests, and over {} time windows for the "
-      "run-level rates; * order statistics (a percentile with under {:g} values beyond it in a "
-      "run: each run's distribution-free interval, combined); changes under {} are ~; n/a: no "
-      "interval\n",
-      100.0 * options.confidence, figures_with_interval(),
-      100.0 - 100.0 * (1.0 - options.confidence) / figures_with_interval(), options.resamples,
-      options.seed, kThroughputWindows, kMinTailValues, margin_text(options.min_effect));
+  if (comparison.base_runs > 0) {
+    out += fmt::format(
+        "delta = mean(NEW runs) - mean(BASE runs); CI {:g}% for all {} figures together (each "
+        "at {:.2f}%): Welch's t over each run's own figure ({} BASE, {} NEW runs: the spread "
+        "between runs); changes under {} are ~; n/a: fewer than two runs with the figure\n",
+        100.0 * options.confidence, figures_with_interval(),
+        100.0 - 100.0 * (1.0 - options.confidence) / figures_with_interval(), comparison.base_runs,
+        comparison.new_runs, margin_text(options.min_effect));
+  } else {
+    out += fmt::format(
+        "delta = NEW - BASE; CI {:g}% for all {} figures together (each at {:.2f}%): moving-block "
+        "bootstrap ({} resamples, seed {}) over requests, and over {} time windows for the "
+        "run-level rates; * order statistics (a percentile with under {:g} values beyond it in a "
+        "run: each run's distribution-free interval, combined); changes under {} are ~; n/a: no "
+        "interval\n",
+        100.0 * options.confidence, figures_with_interval(),
+        100.0 - 100.0 * (1.0 - options.confidence) / figures_with_interval(), options.resamples,
+        options.seed, kThroughputWindows, kMinTailValues, margin_text(options.min_effect));
+  }
   out += overall_verdict_line(comparison) + "\n";
   for (const GateResult& g : comparison.gates) {
     out += gate_line(g, comparison.find(g.gate.figure)) + "\n";
@@ -213,6 +223,8 @@ nlohmann::json comparison_to_json(const std::vector<Comparison>& comparisons,
       gates.push_back(std::move(item));
     }
     doc["comparisons"].push_back({{"new", c.new_dir},
+                                  {"base_runs", c.base_runs},
+                                  {"new_runs", c.new_runs},
                                   {"base_measured", c.base_measured},
                                   {"base_failed", c.base_failed},
                                   {"new_measured", c.new_measured},

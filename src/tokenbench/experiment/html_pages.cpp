@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tokenbench/experiment/repeats.h"
 #include "tokenbench/experiment/search.h"
 #include "tokenbench/experiment/sweep.h"
 #include "tokenbench/experiment/targets.h"
@@ -86,11 +87,36 @@ double model_time_factor_in(const std::string& root, const std::string& dir) {
 // The CDFs of a subdirectory's measured requests, in the time its tables are in (model time
 // under --sim-time); an empty object when it has no records.
 json cdfs_of(const std::string& root, const std::string& dir) {
-  const std::string requests = records::find_requests_file(subdir(root, dir).string());
-  if (requests.empty()) return json::object();
-  return report::figure_cdfs(metrics::in_model_time(records::read_records_jsonl(requests),
-                                                    model_time_factor_in(root, dir)),
-                             kOverlayPoints);
+  const fs::path run = subdir(root, dir);
+  std::vector<std::string> files = {records::find_requests_file(run.string())};
+  if (files.front().empty() && is_repeated_root(run.string())) {
+    // A level measured with --repeats: its runs' requests together.
+    files.clear();
+    for (int i = 1; fs::is_directory(run / repeat_dir(i)); ++i) {
+      files.push_back(records::find_requests_file((run / repeat_dir(i)).string()));
+    }
+  }
+  std::vector<core::RequestRecord> records;
+  for (const auto& file : files) {
+    if (file.empty()) continue;
+    auto more = records::read_records_jsonl(file);
+    records.insert(records.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
+  }
+  if (records.empty()) return json::object();
+  return report::figure_cdfs(
+      metrics::in_model_time(std::move(records), model_time_factor_in(root, dir)), kOverlayPoints);
+}
+
+// A level measured with --repeats: the 95% intervals of its headline figures over the runs,
+// [lo, hi] by key, for the charts' error bars; null when not repeated.
+json intervals_of(const json& level) {
+  json out = json::object();
+  for (const char* key : {"request_throughput", "output_throughput", "p95_ttft_ms", "p95_tpot_ms",
+                          "median_decode_tps"}) {
+    if (const auto ci = repeat_interval(level, key)) out[key] = {ci->lo, ci->hi};
+  }
+  return out.empty() ? json() : out;
 }
 
 // Which clock the runs' figures are on: {"model": true, "scale": X} when some are in model time.
@@ -126,6 +152,7 @@ json sweep_data(const std::string& root, const json& sweep) {
     for (const char* k : kLevelFigures) row[k] = level.value(k, json());
     row["href"] = href_of(root, row["dir"].get<std::string>());
     row["cdfs"] = cdfs_of(root, row["dir"].get<std::string>());
+    row["intervals"] = intervals_of(level);
     levels.push_back(std::move(row));
   }
   json time = time_of(root, levels);
@@ -166,6 +193,7 @@ json serve_sweep_data(const std::string& root, const json& sweep) {
                 {"complete", level.value("complete", false)},
                 {"meets_slo", level.value("meets_slo", json())}};
     for (const char* k : kLevelFigures) row[k] = level.value(k, json());
+    row["intervals"] = intervals_of(level);
     // Its page: the configuration's directory must be one of the root's, the level one of its.
     const json config_href = href_of(root, config);
     const json level_href = config_href.is_null()

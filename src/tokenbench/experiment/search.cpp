@@ -125,9 +125,12 @@ bool probe_around_peak(const SearchResult& r, const SearchOptions& o,
   return true;
 }
 
-// The decision of a level from its runs: the majority's verdict, the mean throughput, and the
-// intervals (over the runs when repeated, else the run's own).
-void decide_level(Decision& d, const std::vector<Probe>& runs, std::size_t slos) {
+// The decision of a level from its runs: with repeats, every SLO judged on its interval over the
+// runs (met when the whole interval meets it: the level passes with 95% confidence), else the
+// majority's verdict; the mean throughput, and the intervals (over the runs when repeated, else
+// the run's own).
+void decide_level(Decision& d, const std::vector<Probe>& runs, const std::vector<SloExpr>& exprs) {
+  const std::size_t slos = exprs.size();
   std::vector<double> throughputs, costs;
   std::vector<std::vector<double>> actuals(slos);
   for (const auto& p : runs) {
@@ -148,6 +151,15 @@ void decide_level(Decision& d, const std::vector<Probe>& runs, std::size_t slos)
   if (runs.size() > 1) {
     d.throughput_ci = metrics::mean_interval(throughputs);
     for (std::size_t i = 0; i < slos; ++i) d.slo_ci[i] = metrics::mean_interval(actuals[i]);
+    const bool intervals = std::all_of(d.slo_ci.begin(), d.slo_ci.end(),
+                                       [](const auto& ci) { return ci.has_value(); });
+    if (intervals && slos > 0) {
+      d.by_interval = true;
+      d.pass = true;
+      for (std::size_t i = 0; i < slos; ++i) {
+        d.pass = d.pass && exprs[i].holds(d.slo_ci[i]->lo) && exprs[i].holds(d.slo_ci[i]->hi);
+      }
+    }
   } else if (runs.size() == 1) {
     d.throughput_ci = runs.front().throughput_ci;
     for (std::size_t i = 0; i < slos && i < runs.front().slo_ci.size(); ++i) {
@@ -263,7 +275,7 @@ SearchResult search(const SearchOptions& o, const ProbeFn& probe,
       runs.push_back(p);
       r.probes.push_back(std::move(p));
     }
-    decide_level(d, runs, o.slos.size());
+    decide_level(d, runs, o.slos);
     r.trajectory.push_back(d);
     return d.pass;
   };
@@ -419,6 +431,7 @@ json search_to_json(const SearchResult& r, const SearchOptions& o) {
     trajectory.push_back(
         {{"value", d.value},
          {"pass", d.pass},
+         {"judged_by", d.by_interval ? "interval" : "majority"},
          {"passes", d.passes},
          {"runs", d.runs},
          {"request_throughput", d.request_throughput},
@@ -517,9 +530,9 @@ std::string render_search(const SearchResult& r, const SearchOptions& o) {
     const std::string mark = r.best && d.value == *r.best ? "  <- best"
                              : r.lo && d.value == *r.lo   ? "  <- largest passing"
                                                           : "";
-    out +=
-        fmt::format("{:>16} {:>8.2f} {:>17} {:>10}  {}/{}{}\n", value_text(o, d.value),
-                    d.request_throughput, ci, d.pass ? "meets" : "breaks", d.passes, d.runs, mark);
+    out += fmt::format("{:>16} {:>8.2f} {:>17} {:>10}  {}/{}{}{}\n", value_text(o, d.value),
+                       d.request_throughput, ci, d.pass ? "meets" : "breaks", d.passes, d.runs,
+                       d.by_interval ? " (judged on the SLOs' intervals)" : "", mark);
   }
   std::string sentence = search_sentence(r, o);
   sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));

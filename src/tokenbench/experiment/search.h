@@ -56,7 +56,10 @@ struct Decision {
   double value = 0;
   int passes = 0;
   int runs = 0;
-  bool pass = false;              ///< a strict majority of the runs met every SLO
+  /// Repeated runs: every SLO's interval over them lies wholly where the SLO holds; a single run
+  /// (or an SLO figure some run lacks): a strict majority of the runs met every SLO.
+  bool pass = false;
+  bool by_interval = false;       ///< `pass` was judged on the intervals
   double request_throughput = 0;  ///< mean over the runs
   double usd_per_million_output_tokens = std::numeric_limits<double>::quiet_NaN();  ///< mean
   /// 95% intervals: of the throughput and of each SLO's figure (in the order of the options'

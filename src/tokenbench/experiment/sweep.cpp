@@ -12,6 +12,7 @@
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/pareto.h"
+#include "tokenbench/experiment/repeats.h"
 #include "tokenbench/experiment/serve_configs.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
@@ -210,11 +211,21 @@ std::string render_sweep(const SweepResult& result, const SweepOptions& options)
   const bool both = varies_both(result);
   const bool by_rate = !both && !result.points.empty() && result.points.front().level.dir[0] == 'r';
   const char* load_name = both ? "conc @ rate" : by_rate ? "rate" : "concurrency";
-  std::string out = fmt::format("{:>14} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8}\n",
-                                load_name, "req/s", "out tok/s", "TTFT p50", "TTFT p95", "TTFT p99",
-                                "TPOT p95", "E2EL p95", "errors", "goodput");
-  out += fmt::format("{:>14} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8}\n", "", "", "",
-                     "(ms)", "(ms)", "(ms)", "(ms)", "(ms)", "", "(req/s)");
+  // Levels measured with --repeats show the mean ± its interval in the three headline columns.
+  const bool repeated = std::any_of(result.points.begin(), result.points.end(), [](const auto& p) {
+    return repeat_interval(p.summary, "request_throughput").has_value();
+  });
+  const int wr = repeated ? 15 : 8;   // req/s
+  const int wo = repeated ? 18 : 10;  // out tok/s
+  const int wt = repeated ? 15 : 9;   // TTFT p95
+  std::string out = fmt::format("{:>14} {:>{}} {:>{}} {:>9} {:>{}} {:>9} {:>9} {:>9} {:>7} {:>8}\n",
+                                load_name, "req/s", wr, "out tok/s", wo, "TTFT p50", "TTFT p95", wt,
+                                "TTFT p99", "TPOT p95", "E2EL p95", "errors", "goodput");
+  out += fmt::format("{:>14} {:>{}} {:>{}} {:>9} {:>{}} {:>9} {:>9} {:>9} {:>7} {:>8}\n", "", "",
+                     wr, "", wo, "(ms)", "(ms)", wt, "(ms)", "(ms)", "(ms)", "", "(req/s)");
+  const auto headline = [repeated](const SweepPoint& p, const char* key, const char* format) {
+    return repeated ? with_interval(p.summary, key, format) : cell(figure(p.figures, key), format);
+  };
   for (std::size_t i = 0; i < result.points.size(); ++i) {
     const SweepPoint& p = result.points[i];
     const Figures& f = p.figures;
@@ -224,13 +235,14 @@ std::string render_sweep(const SweepResult& result, const SweepOptions& options)
     if (result.best == i) marks += "  <- best under SLO";
     if (!p.complete) marks += "  (interrupted)";
     if (!p.meets_slo && !options.slos.empty()) marks += "  (breaks SLO)";
-    out += fmt::format("{:>14} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>8}{}\n",
-                       level_label(p.level, both), cell(figure(f, "request_throughput"), "{:.2f}"),
-                       cell(figure(f, "output_throughput")), cell(figure(f, "p50_ttft_ms")),
-                       cell(figure(f, "p95_ttft_ms")), cell(figure(f, "p99_ttft_ms")),
-                       cell(figure(f, "p95_tpot_ms"), "{:.2f}"), cell(figure(f, "p95_e2el_ms")),
-                       std::isnan(err) ? "-" : fmt::format("{:.1f}%", 100 * err),
-                       cell(figure(f, "request_goodput"), "{:.2f}"), marks);
+    out +=
+        fmt::format("{:>14} {:>{}} {:>{}} {:>9} {:>{}} {:>9} {:>9} {:>9} {:>7} {:>8}{}\n",
+                    level_label(p.level, both), headline(p, "request_throughput", "{:.2f}"), wr,
+                    headline(p, "output_throughput", "{:.1f}"), wo, cell(figure(f, "p50_ttft_ms")),
+                    headline(p, "p95_ttft_ms", "{:.1f}"), wt, cell(figure(f, "p99_ttft_ms")),
+                    cell(figure(f, "p95_tpot_ms"), "{:.2f}"), cell(figure(f, "p95_e2el_ms")),
+                    std::isnan(err) ? "-" : fmt::format("{:.1f}%", 100 * err),
+                    cell(figure(f, "request_goodput"), "{:.2f}"), marks);
   }
   if (result.knee) {
     const std::size_t k = *result.knee;
@@ -345,7 +357,15 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
         result.stopped = "level " + level.dir + ": " + why + " (see " + options.hook_log + ")";
         break;
       }
-      RunOutcome outcome = runner.run(c);
+      RunOutcome outcome;
+      if (options.repeats > 1) {
+        RepeatedRun repeated = run_repeats(runner, c, options.repeats);
+        if (!repeated.not_saved.empty()) repeated.last.parts.front().not_saved = repeated.not_saved;
+        repeated.last.parts.front().summary_json = std::move(repeated.summary);
+        outcome = std::move(repeated.last);
+      } else {
+        outcome = runner.run(c);
+      }
       if (const std::string why =
               run_level_hook(options.after_level, "--after-level", options, level, c.output_dir);
           !why.empty()) {

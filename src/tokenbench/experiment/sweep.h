@@ -53,6 +53,9 @@ struct SweepOptions {
   /// exited), or "". Unset: never.
   std::function<std::string()> gone;
   std::string progress_prefix;  ///< before "level i/n (dir)" in the live view
+  /// --repeats: each level measured this many times (experiment/repeats.h), its summary the
+  /// runs' means with their intervals.
+  int repeats = 1;
 };
 
 /// One level's outcome.

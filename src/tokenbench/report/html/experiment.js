@@ -44,6 +44,40 @@
     };
   }
 
+  // Error bars of levels measured with --repeats (r.intervals: [lo, hi] by figure): a vertical
+  // bar over the y figure's interval, a horizontal one over the x figure's.
+  function errorBarHook(rows, xKey, yKey) {
+    return function (u) {
+      var ctx = u.ctx, dpr = window.devicePixelRatio || 1;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+      ctx.clip();
+      ctx.strokeStyle = "#39424e";
+      ctx.lineWidth = dpr;
+      rows.forEach(function (r) {
+        var iv = r.intervals || {};
+        if (!defined(r[xKey]) || !defined(r[yKey])) return;
+        var x = u.valToPos(r[xKey], "x", true), y = u.valToPos(r[yKey], "y", true);
+        ctx.beginPath();
+        if (iv[yKey]) {
+          var y0 = u.valToPos(iv[yKey][0], "y", true), y1 = u.valToPos(iv[yKey][1], "y", true);
+          ctx.moveTo(x, y0); ctx.lineTo(x, y1);
+          ctx.moveTo(x - 3 * dpr, y0); ctx.lineTo(x + 3 * dpr, y0);
+          ctx.moveTo(x - 3 * dpr, y1); ctx.lineTo(x + 3 * dpr, y1);
+        }
+        if (iv[xKey]) {
+          var x0 = u.valToPos(iv[xKey][0], "x", true), x1 = u.valToPos(iv[xKey][1], "x", true);
+          ctx.moveTo(x0, y); ctx.lineTo(x1, y);
+          ctx.moveTo(x0, y - 3 * dpr); ctx.lineTo(x0, y + 3 * dpr);
+          ctx.moveTo(x1, y - 3 * dpr); ctx.lineTo(x1, y + 3 * dpr);
+        }
+        ctx.stroke();
+      });
+      ctx.restore();
+    };
+  }
+
   // y against x, one point per entry, joined in the entries' order (a sweep's levels in load
   // order: where throughput falls back as load grows, the curve bends back, as it should);
   // `marks` adds single highlighted points ({label, row, color, size}), `limit` an SLO line.
@@ -69,11 +103,19 @@
     }
     // The x range is given: uPlot reads it from the first and last x otherwise, which holds only
     // for sorted data.
-    var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
-    var pad = hi > lo ? (hi - lo) * 0.05 : Math.max(1, Math.abs(lo) * 0.1);
-    chart(parent, title, { scales: { x: { time: false, range: [lo - pad, hi + pad] } },
+    // Both ranges hold the error bars of repeated levels too.
+    var span = function (key, vals) {
+      var all = vals.slice();
+      pts.forEach(function (r) { if (r.intervals && r.intervals[key]) all.push(r.intervals[key][0], r.intervals[key][1]); });
+      var a = Math.min.apply(null, all), b = Math.max.apply(null, all);
+      var p = b > a ? (b - a) * 0.05 : Math.max(1, Math.abs(a) * 0.1);
+      return [a - p, b + p];
+    };
+    var yRange = span(yKey, ys.concat(limit !== null && limit !== undefined ? [limit] : []));
+    chart(parent, title, { scales: { x: { time: false, range: span(xKey, xs) }, y: { range: yRange } },
       axes: [{ label: xLabel }, { label: yLabel, size: 60 }], series: series,
-      hooks: { draw: [labelHook(xs, ys, pts.map(labelOf))] } }, cols);
+      hooks: { draw: [labelHook(xs, ys, pts.map(labelOf)), errorBarHook(pts, xKey, yKey)] } }, cols,
+      pts.some(function (r) { return r.intervals; }) ? "bars: each level's 95% interval over its --repeats runs" : undefined);
   }
 
   // Figures against the levels in their order (x: the level's index, labelled by its load).
