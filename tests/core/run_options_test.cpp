@@ -195,10 +195,12 @@ TEST(RunOptions, TheIdentityIsWhatCompareAndResumeCheckedBefore) {
   const std::vector<std::string> compare_skips{
       "output_dir", "result_filename", "exports", "records_compress", "started_at", "labels",
       "metrics.percentiles", "metrics.slo", "metrics.console_style", "metrics.buckets",
+      "metrics.steady_state",
       // the cost figures (a price) and --profile (a trace): not the workload
       "metrics.gpu_hour_price", "metrics.gpus", "target.profile", "load.server_metrics",
-      "load.server_metrics_auth", "load.metrics_interval_s", "load.gpu_metrics", "load.fail_fast",
-      "load.max_error_rate", "target.api_key_env", "target.preflight", "workload.max_line_bytes"};
+      "load.server_metrics_auth", "load.stop_on_saturation", "load.metrics_interval_s",
+      "load.gpu_metrics", "load.fail_fast", "load.max_error_rate", "target.api_key_env",
+      "target.preflight", "workload.max_line_bytes"};
   auto got = not_compared_paths();
   auto want = compare_skips;
   std::sort(got.begin(), got.end());

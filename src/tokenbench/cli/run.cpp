@@ -186,6 +186,7 @@ int single_run(measure::Runner& runner, const core::RunConfig& c, const Experime
                  c.abort_on_error_rate, core::one_line(outcome.error_rate_stop).c_str());
     return kExitNoMeasure;
   }
+  // --stop-on-saturation's stop is a finding: the tables' warnings say it; the exit stays 0.
   if (part.summary.completed == 0) {
     std::string why;
     if (!part.summary.error_examples.empty()) {
@@ -331,6 +332,12 @@ int run_command(RunFlags& f, ExperimentFlags& x) {
     }
     if (x.fail_on_slo && c.slo.empty()) {
       throw UsageError("--fail-on-slo needs at least one --slo, e.g. --slo 'p95_ttft_ms<=500'");
+    }
+    if (c.stop_on_saturation &&
+        std::all_of(f.rates.begin(), f.rates.end(), [](double r) { return std::isinf(r); })) {
+      throw UsageError(
+          "--stop-on-saturation needs --request-rate R (an open-loop load): a closed loop at "
+          "--max-concurrency N cannot over-saturate");
     }
     if (x.repeats < 1 || x.repeats > 100) {
       throw UsageError("--repeats must be 1 to 100 (runs of each measurement)");

@@ -8,6 +8,7 @@
 
 #include "tokenbench/core/run_options.h"
 #include "tokenbench/core/secret_fields.h"
+#include "tokenbench/core/text.h"
 
 namespace tokenbench::core {
 namespace {
@@ -116,6 +117,10 @@ void validate_load(const RunConfig& c) {
 
 void validate(const RunConfig& c) {
   refuse_redacted(c);
+  if (c.steady_state != "off" && c.steady_state != "auto") {
+    throw ConfigError("--steady-state '" + one_line(c.steady_state) +
+                      "' is not known: give off or auto");
+  }
   if (c.duration_s > 0 || c.num_prompts != 0) {
     in_range<std::int64_t>("--num-prompts", c.num_prompts, c.duration_s > 0 ? 0 : 1,
                            kMaxNumPrompts);

@@ -324,6 +324,9 @@ struct RunConfig {
   double gpus = 1;
   std::vector<std::string> slo;  ///< run-level objectives, e.g. "p95_ttft_ms<=500"
   ConsoleStyle console_style = ConsoleStyle::kMilliseconds;
+  /// --steady-state: "off", or "auto" (the figures also over the steady-state window the records
+  /// show: metrics/steady_state.h).
+  std::string steady_state = "off";
   /// serve-sim's --time-scale as its /v1/models advertised it (1: real time, or not serve-sim).
   double sim_time_scale = 1.0;
   bool sim_time = false;  ///< report figures rescaled to the simulator's model time
@@ -350,6 +353,9 @@ struct RunConfig {
   double max_error_rate = 0.5;
   /// Stop when more than this share of the last requests failed (ErrorRateGuard); 0: never.
   double abort_on_error_rate = 0;
+  /// --stop-on-saturation: stop an open-loop run once the users' wait grows without bound
+  /// (SaturationGuard; docs/EXPERIMENTS.md).
+  bool stop_on_saturation = false;
 
   // Output
   std::string output_dir;

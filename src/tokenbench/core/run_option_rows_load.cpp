@@ -215,6 +215,16 @@ std::vector<RunOption> load_rows() {
        .help = "Stop the run when more than this share of the last 50 requests failed (e.g. "
                "0.5); 0: never",
        .read = read_nothing},
+      {.flag = "--stop-on-saturation",
+       .section = "load",
+       .key = "stop_on_saturation",
+       .field = &C::stop_on_saturation,
+       .help = "With --request-rate: stop the run (and a sweep after it) once the users' wait "
+               "for a first token keeps growing: the server cannot keep up with the rate",
+       .cli = OptionCli::kSwitch,
+       .rule = ConfigRule::kIfTrue,
+       .written = [](const C& c) { return c.stop_on_saturation; },
+       .compared = false},
   };
 }
 

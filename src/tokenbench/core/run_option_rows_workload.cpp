@@ -304,6 +304,16 @@ std::vector<RunOption> output_rows() {
        .written = [](const C& c) { return c.gpus != C{}.gpus; },
        .compared = false,
        .resumed = false},
+      {.flag = "--steady-state",
+       .section = "metrics",
+       .key = "steady_state",
+       .field = &C::steady_state,
+       .help = "off | auto: also compute every figure over the run's steady state, found from "
+               "the requests in flight and the output rate (from when the load is full and the "
+               "output steady to when the queue drains)",
+       .written = [](const C& c) { return c.steady_state != "off"; },
+       .compared = false,
+       .resumed = false},
       {.flag = "--console-style",
        .section = "metrics",
        .key = "console_style",

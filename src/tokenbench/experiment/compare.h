@@ -145,9 +145,10 @@ struct ConfigDifference {
 /// The settings on which `base` and `next` differ, in config.yaml's order. Settings that do not
 /// change what is measured are left out: where results go (output_dir, result_filename, exports,
 /// records_compress), when (started_at), labels, how figures are reported (metrics.percentiles,
-/// metrics.slo, metrics.console_style, metrics.buckets), telemetry (load.server_metrics,
-/// load.metrics_interval_s, load.gpu_metrics), the safety stops (load.fail_fast,
-/// load.max_error_rate) and target.api_key_env (a variable's name; the key is never recorded).
+/// metrics.slo, metrics.console_style, metrics.buckets, metrics.steady_state), telemetry
+/// (load.server_metrics, load.metrics_interval_s, load.gpu_metrics), the safety stops
+/// (load.fail_fast, load.stop_on_saturation, load.max_error_rate) and target.api_key_env (a
+/// variable's name; the key is never recorded).
 std::vector<ConfigDifference> config_differences(const core::RunConfig& base,
                                                  const core::RunConfig& next);
 

@@ -82,6 +82,7 @@ void aggregate_number(json& first, const std::vector<const json*>& values, const
 // Each run's value at `path` (a JSON pointer), nullptr where it has none.
 std::vector<const json*> at_path(const std::vector<json>& runs, const json::json_pointer& path) {
   std::vector<const json*> out;
+  out.reserve(runs.size());
   for (const auto& r : runs) out.push_back(r.contains(path) ? &r.at(path) : nullptr);
   return out;
 }
@@ -103,17 +104,18 @@ json summary_of_repeats(const std::vector<json>& summaries, const std::vector<st
   if (out.contains("tokenbench") && out["tokenbench"].contains("distributions")) {
     for (auto& [name, d] : out["tokenbench"]["distributions"].items()) {
       if (!d.is_object()) continue;
-      const std::string base = "/tokenbench/distributions/" + name + "/";
+      const std::string base = fmt::format("/tokenbench/distributions/{}/", name);
       for (auto& [stat, v] : d.items()) {
         if (v.is_number()) {
           aggregate_number(v, at_path(summaries, json::json_pointer(base + stat)),
-                           stat + "_" + name, figures);
+                           fmt::format("{}_{}", stat, name), figures);
         }
       }
       if (d.contains("percentiles") && d["percentiles"].is_object()) {
         for (auto& [p, v] : d["percentiles"].items()) {
-          aggregate_number(v, at_path(summaries, json::json_pointer(base + "percentiles/" + p)),
-                           p + "_" + name, figures);
+          aggregate_number(
+              v, at_path(summaries, json::json_pointer(fmt::format("{}percentiles/{}", base, p))),
+              fmt::format("{}_{}", p, name), figures);
         }
       }
     }
@@ -166,7 +168,10 @@ RepeatedRun run_repeats(Runner& runner, const core::RunConfig& config, int n) {
     dirs.push_back(repeat_dir(i));
     seeds.push_back(c.seed);
     ++out.completed;
-    if (!out.last.failed_fast.empty() || !out.last.error_rate_stop.empty()) break;
+    if (!out.last.failed_fast.empty() || !out.last.error_rate_stop.empty() ||
+        !out.last.saturation_stop.empty()) {
+      break;
+    }
   }
   out.summary = summary_of_repeats(summaries, dirs, seeds);
   const std::string root = config.output_dir;

@@ -383,6 +383,10 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
         result.stopped =
             "level " + level.dir + ": " +
             (outcome.failed_fast.empty() ? outcome.error_rate_stop : outcome.failed_fast);
+      } else if (!outcome.saturation_stop.empty()) {
+        // Higher loads would saturate the server sooner still.
+        result.stopped =
+            "level " + level.dir + " saturated (--stop-on-saturation): " + outcome.saturation_stop;
       }
     }
     point.figures = figures_from_summary(point.summary);

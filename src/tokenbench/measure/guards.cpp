@@ -5,6 +5,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "tokenbench/core/text.h"
@@ -66,4 +68,97 @@ std::string ErrorRateGuard::verdict() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return verdict_;
 }
+
+bool SaturationGuard::observe(const core::RequestRecord& r) {
+  if (!enabled_ || r.retried || !r.ok() || r.phase != core::Phase::kMeasure ||
+      r.scheduled == core::kNever || r.first_token == core::kNever || r.done == core::kNever) {
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (decided_) return false;
+  const std::int64_t window = r.done / kWindow;
+  if (window_ < 0) window_ = window;
+  if (window > window_) {
+    close_window();
+    window_ = window;
+    verdict_ = judge(medians_);
+    if (!verdict_.empty()) {
+      decided_ = true;
+      return true;
+    }
+  }
+  // From the intended arrival: a request held back by --max-concurrency waited from then.
+  const core::Nanos arrival = r.intended != core::kNever ? r.intended : r.scheduled;
+  waits_.push_back(core::to_seconds(r.first_token - arrival) * 1e3);
+  return false;
+}
+
+void SaturationGuard::close_window() {
+  if (waits_.size() >= kMinRequests) {
+    const auto mid = waits_.begin() + static_cast<std::ptrdiff_t>(waits_.size() / 2);
+    std::nth_element(waits_.begin(), mid, waits_.end());
+    medians_.emplace_back(core::to_seconds(window_ * kWindow), *mid);
+  }
+  waits_.clear();
+}
+
+namespace {
+
+// Least squares of the median wait (second) against time (first) over [first, last): the slope
+// and its t-statistic (infinite for a perfect rise).
+std::pair<double, double> slope_and_t(std::vector<std::pair<double, double>>::const_iterator first,
+                                      std::vector<std::pair<double, double>>::const_iterator last) {
+  const double n = static_cast<double>(last - first);
+  double mx = 0, my = 0;
+  for (auto it = first; it != last; ++it) {
+    mx += it->first;
+    my += it->second;
+  }
+  mx /= n;
+  my /= n;
+  double sxx = 0, sxy = 0;
+  for (auto it = first; it != last; ++it) {
+    sxx += (it->first - mx) * (it->first - mx);
+    sxy += (it->first - mx) * (it->second - my);
+  }
+  if (!(sxx > 0) || n < 3) return {0, 0};
+  const double slope = sxy / sxx;
+  double sse = 0;
+  for (auto it = first; it != last; ++it) {
+    const double e = it->second - (my + slope * (it->first - mx));
+    sse += e * e;
+  }
+  const double se = std::sqrt(sse / (n - 2) / sxx);
+  if (se > 0) return {slope, slope / se};
+  return {slope, slope > 0 ? std::numeric_limits<double>::infinity() : 0};
+}
+
+}  // namespace
+
+std::string SaturationGuard::judge(const std::vector<std::pair<double, double>>& medians) {
+  if (medians.size() < kWindows) return "";
+  const auto first = medians.end() - static_cast<std::ptrdiff_t>(kWindows);
+  const auto [slope, t] = slope_and_t(first, medians.end());
+  // Still rising at the end: a warm-up whose wait rose and levelled off is not saturation.
+  const auto [recent_slope, recent_t] =
+      slope_and_t(medians.end() - static_cast<std::ptrdiff_t>(kWindows / 2), medians.end());
+  const double from = first->second;
+  const double to = medians.back().second;
+  if (!(slope > 0) || t < kMinT || !(recent_slope > 0) || recent_t < kMinT ||
+      !(to >= kGrowth * from)) {
+    return "";
+  }
+  return fmt::format(
+      "the wait for a first token kept growing: its median rose from {:.0f} ms to {:.0f} ms "
+      "over the last {} s ({:+.0f} ms each second, t = {:.1f}): the server cannot keep up with "
+      "the request rate",
+      from, to, static_cast<int>(std::lround(medians.back().first - first->first)) + 1, slope,
+      std::min(t, 999.0));
+}
+
+std::string SaturationGuard::verdict() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return verdict_;
+}
+
 }  // namespace tokenbench::measure

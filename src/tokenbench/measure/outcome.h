@@ -41,6 +41,8 @@ struct RunOutcome {
   std::string failed_fast;
   /// Why --max-error-rate stopped it ("31 of the last 50 requests failed ..."), or "".
   std::string error_rate_stop;
+  /// Why --stop-on-saturation stopped it ("the wait for a first token kept growing: ..."), or "".
+  std::string saturation_stop;
   /// A distributed run lost (part of) some rank's share: summary.json's
   /// tokenbench.distributed.missing says what.
   bool partial = false;

@@ -168,18 +168,23 @@ void Runner::run_phases(const core::RunConfig& config, Measurement& m, Telemetry
     const bool split = recorders.size() > 1;
     FailFast fail_fast(config.fail_fast);
     ErrorRateGuard error_rate(config.abort_on_error_rate);
+    SaturationGuard saturation(config.stop_on_saturation);
     bench->run(
-        [this, &recorders, split, &fail_fast, &error_rate, bench](core::RequestRecord&& r) {
+        [this, &recorders, split, &fail_fast, &error_rate, &saturation,
+         bench](core::RequestRecord&& r) {
           // A server may echo a credential in its error text (OpenAI echoes part of a bad key).
           if (!r.ok() && !plan_.secrets.empty())
             r.error_message = redact(std::move(r.error_message));
-          if (fail_fast.observe(r) || error_rate.observe(r)) bench->cancel();
+          if (fail_fast.observe(r) || error_rate.observe(r) || saturation.observe(r)) {
+            bench->cancel();
+          }
           recorders[split ? std::min<std::size_t>(r.endpoint, recorders.size() - 1) : 0]->add(
               std::move(r));
         },
         measure_edge);
     m.outcome.failed_fast = fail_fast.verdict();
     m.outcome.error_rate_stop = error_rate.verdict();
+    m.outcome.saturation_stop = saturation.verdict();
     if (const std::int64_t late = bench->late_requests(); late > 0 && cohort_->leads()) {
       std::fprintf(stderr,
                    "tokenbench: warning: %lld requests were due before the client had made them "
@@ -194,10 +199,11 @@ void Runner::run_phases(const core::RunConfig& config, Measurement& m, Telemetry
 std::string Runner::stop_reason(RunOutcome& outcome) const {
   // A stop by --fail-fast or --max-error-rate is a finding about the server, not an interruption.
   const std::string& failure = last_bench_->failure();
-  const std::string guard = !outcome.failed_fast.empty() ? "--fail-fast: " + outcome.failed_fast
-                            : !outcome.error_rate_stop.empty()
-                                ? "--abort-on-error-rate: " + outcome.error_rate_stop
-                                : std::string();
+  const std::string guard =
+      !outcome.failed_fast.empty()       ? "--fail-fast: " + outcome.failed_fast
+      : !outcome.error_rate_stop.empty() ? "--abort-on-error-rate: " + outcome.error_rate_stop
+      : !outcome.saturation_stop.empty() ? "--stop-on-saturation: " + outcome.saturation_stop
+                                         : std::string();
   // A request the client could not make ends the run early: its results are partial.
   outcome.canceled =
       canceled_.load() || !failure.empty() || (last_bench_->canceled() && guard.empty());

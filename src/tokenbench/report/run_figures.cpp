@@ -20,12 +20,15 @@ RunFigures::RunFigures(const core::RunConfig& config)
     buckets_.emplace_back(metrics::parse_bucket_spec(item), options);
   }
   if (config.replica_urls.size() > 1) replicas_.emplace(config.replica_urls, options);
+  if (config.steady_state == "auto") steady_.emplace(config.max_concurrency);
 }
 
 void RunFigures::add(const core::RequestRecord& record) {
   ++records_;
-  // The client's own checks (send rate, stamps, consistency) are in real time.
+  // The client's own checks (send rate, stamps, consistency) are in real time, and so is the
+  // steady state's window: write_run_outputs picks the requests sent in it by their real stamps.
   checks_.add(record);
+  if (steady_) steady_->add(record);
   if (factor_ == 1.0) {
     add_figures(record);
     return;

@@ -8,6 +8,7 @@
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/checks.h"
+#include "tokenbench/metrics/steady_state.h"
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/metrics/summary_builder.h"
 #include "tokenbench/report/replicas.h"
@@ -45,6 +46,8 @@ class RunFigures {
   const std::vector<metrics::BucketsBuilder>& buckets() const { return buckets_; }
   const std::optional<ReplicasBuilder>& replicas() const { return replicas_; }
   const RunPageBuilder& page() const { return page_; }
+  /// --steady-state auto: the run's time series, on the real clock (null when off).
+  const std::optional<metrics::SteadyStateBuilder>& steady() const { return steady_; }
 
  private:
   void add_figures(const core::RequestRecord& record);
@@ -58,6 +61,7 @@ class RunFigures {
   std::vector<metrics::BucketsBuilder> buckets_;
   std::optional<ReplicasBuilder> replicas_;
   RunPageBuilder page_;
+  std::optional<metrics::SteadyStateBuilder> steady_;
 };
 
 /// The summary options of `config`: its percentiles and --goodput's SLO.

@@ -11,6 +11,7 @@
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/ranks.h"
 #include "tokenbench/report/replicas.h"
+#include "tokenbench/report/steady_figures.h"
 #include "tokenbench/report/summary_json.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/telemetry/gpu_account.h"
@@ -76,6 +77,11 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
           metrics::stream_check_to_json(*stream);
       out.console += metrics::render_stream_check(*stream);
     }
+  }
+  if (figures.steady() && out.summary.completed > 0) {
+    SteadyFigures steady = steady_state_figures(dir, figures, out.summary_json, config);
+    out.summary_json["tokenbench"]["steady_state"] = std::move(steady.json);
+    out.console += steady.console;
   }
   if (!notes.scrapes.empty()) {
     const telemetry::ServerAccount account =
