@@ -92,6 +92,16 @@ std::string error_summary(const metrics::Summary& s) {
   return out;
 }
 
+// --fail-on-slo's verdict on a run's SLOs: exit 3 when one is broken, else 0.
+int slo_gate(const ExperimentFlags& x, const std::vector<experiment::SloVerdict>& verdicts) {
+  if (x.fail_on_slo && !experiment::all_met(verdicts)) {
+    std::fprintf(stderr, "tokenbench: SLO gate failed: %s\n",
+                 experiment::first_breach(verdicts).c_str());
+    return kExitGate;
+  }
+  return kExitOk;
+}
+
 // run --repeats N: the runs' table of means with their intervals, the SLOs judged on the means.
 int repeated_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x,
                  const experiment::SweepOptions& hooks, const experiment::SweepLevel& level) {
@@ -125,12 +135,7 @@ int repeated_run(measure::Runner& runner, const core::RunConfig& c, const Experi
                      : (": " + core::one_line(experiment::first_error(run.summary))).c_str());
     return kExitNoMeasure;
   }
-  if (x.fail_on_slo && !experiment::all_met(verdicts)) {
-    std::fprintf(stderr, "tokenbench: SLO gate failed: %s\n",
-                 experiment::first_breach(verdicts).c_str());
-    return kExitGate;
-  }
-  return kExitOk;
+  return slo_gate(x, verdicts);
 }
 
 int single_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x) {
@@ -204,12 +209,7 @@ int single_run(measure::Runner& runner, const core::RunConfig& c, const Experime
                  100 * error_rate(part.summary), 100 * c.max_error_rate);
     return kExitNoMeasure;
   }
-  if (x.fail_on_slo && !experiment::all_met(verdicts)) {
-    std::fprintf(stderr, "tokenbench: SLO gate failed: %s\n",
-                 experiment::first_breach(verdicts).c_str());
-    return kExitGate;
-  }
-  return kExitOk;
+  return slo_gate(x, verdicts);
 }
 
 int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags& f,
@@ -235,12 +235,7 @@ int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags&
   }
   std::printf("Results: %s (%s, %s)\n", c.output_dir.c_str(), experiment::kSweepJson,
               experiment::kSweepCsv);
-  if (result.canceled) {
-    std::fprintf(stderr,
-                 "tokenbench: interrupted; partial results kept. Re-run with --resume %s to "
-                 "finish the sweep\n",
-                 c.output_dir.c_str());
-  }
+  if (result.canceled) say_resume_hint(c.output_dir, "sweep");
   if (!result.not_saved.empty()) {
     return print_unsaved(result.not_saved, experiment::sweep_to_json(result, options));
   }

@@ -68,6 +68,13 @@ void set_command_line(int argc, char** argv) {
 
 const std::vector<std::string>& command_line() { return g_command_line; }
 
+void say_resume_hint(const std::string& dir, const char* what) {
+  std::fprintf(stderr,
+               "tokenbench: interrupted; partial results kept. Re-run with --resume %s to finish "
+               "the %s\n",
+               dir.c_str(), what);
+}
+
 int print_unsaved(const std::string& why, const nlohmann::json& document) {
   std::fputs(document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str(),
              stdout);

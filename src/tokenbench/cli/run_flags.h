@@ -153,6 +153,10 @@ class SignalScope {
   std::thread watcher_;
 };
 
+/// "tokenbench: interrupted; partial results kept. Re-run with --resume DIR to finish the
+/// WHAT" on stderr, after an interrupted sweep or search.
+void say_resume_hint(const std::string& dir, const char* what);
+
 /// Stamps the start, resolves the target(s) with an measure::Runner, fills in the default
 /// results directory (with `dir_suffix`) when none was given, and calls `body` with Ctrl-C and
 /// SIGTERM cancelling the runner (a second signal ends the process at once). A RunError becomes

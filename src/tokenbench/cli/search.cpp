@@ -111,10 +111,7 @@ int search_command(RunFlags& f, const SearchFlags& s) {
           return print_unsaved(result.not_saved, experiment::search_to_json(result, options));
         }
         if (result.canceled) {
-          std::fprintf(stderr,
-                       "tokenbench: interrupted; partial results kept. Re-run with --resume %s to "
-                       "finish the search\n",
-                       c.output_dir.c_str());
+          say_resume_hint(c.output_dir, "search");
           return kExitNoMeasure;
         }
         return kExitOk;

@@ -229,12 +229,7 @@ int serve_sweep_run(RunFlags& f, const ServeFlags& s, experiment::SweepOptions o
   std::printf("Results: %s (%s, %s, report.html; a directory per configuration)\n",
               c.output_dir.c_str(), experiment::kSweepJson, experiment::kSweepCsv);
   std::fflush(stdout);
-  if (result.canceled) {
-    std::fprintf(stderr,
-                 "tokenbench: interrupted; partial results kept. Re-run with --resume %s to "
-                 "finish the sweep\n",
-                 c.output_dir.c_str());
-  }
+  if (result.canceled) say_resume_hint(c.output_dir, "sweep");
   if (!result.not_saved.empty()) {
     return print_unsaved(result.not_saved, experiment::serve_sweep_to_json(result, options, serve));
   }
