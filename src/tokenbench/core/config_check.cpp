@@ -117,6 +117,11 @@ void validate_load(const RunConfig& c) {
 
 void validate(const RunConfig& c) {
   refuse_redacted(c);
+  if (c.probe_rate > 0 && c.api != ApiKind::kOpenAIChat && c.api != ApiKind::kOpenAICompletions) {
+    throw ConfigError(
+        "--probe-rate sends OpenAI chat or completions requests: it does not speak --api " +
+        std::string(to_string(c.api)));
+  }
   if (c.steady_state != "off" && c.steady_state != "auto") {
     throw ConfigError("--steady-state '" + one_line(c.steady_state) +
                       "' is not known: give off or auto");

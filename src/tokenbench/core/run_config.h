@@ -356,6 +356,9 @@ struct RunConfig {
   /// --stop-on-saturation: stop an open-loop run once the users' wait grows without bound
   /// (SaturationGuard; docs/EXPERIMENTS.md).
   bool stop_on_saturation = false;
+  /// --probe-rate: 1-token requests a second sent beside the load, outside its concurrency
+  /// (collect/probe_sender.h); 0: none.
+  double probe_rate = 0;
 
   // Output
   std::string output_dir;

@@ -215,6 +215,16 @@ std::vector<RunOption> load_rows() {
        .help = "Stop the run when more than this share of the last 50 requests failed (e.g. "
                "0.5); 0: never",
        .read = read_nothing},
+      {.flag = "--probe-rate",
+       .section = "load",
+       .key = "probe_rate",
+       .field = &C::probe_rate,
+       .help = "Also send this many tiny requests a second (a 1-token prompt, max_tokens 1) "
+               "beside the load, outside its concurrency, during the measure phase: the wait a "
+               "new user would see, reported apart (tokenbench.probes); 0: none",
+       .cli = OptionCli::kValueBare,
+       .range = {OptionRange::kInRange, 0, 1000, "probes a second (0: none)"},
+       .written = [](const C& c) { return c.probe_rate > 0; }},
       {.flag = "--stop-on-saturation",
        .section = "load",
        .key = "stop_on_saturation",

@@ -171,7 +171,9 @@ void ConfigRun::measure(const RunnerFactory& make_runner, const std::string& pre
         interruption_ = "stopped while the server started";
         return fail("interrupted", ready.why, server_log());
       }
-      return fail(server_ && server_->exited() ? "failed" : "not_ready", ready.why, server_log());
+      // An external server's story is in the hooks' log; one tokenbench started, in its own.
+      return fail(server_ && server_->exited() ? "failed" : "not_ready", ready.why,
+                  server_ ? server_log() : hooks_log());
     }
     out_.ready_s = ready.waited_s;
   }

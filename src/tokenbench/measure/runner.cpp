@@ -154,6 +154,7 @@ void Runner::run_phases(const core::RunConfig& config, Measurement& m, Telemetry
   const auto measure_edge = [this, &m, &watch, bench, &config](bool starts) {
     (starts ? m.measure_start : m.measure_end) = bench->clock().now();
     if (starts || cohort_->alone()) watch.scrape_edge(starts);
+    if (cohort_->leads()) watch.probe_edge(starts);  // one process sends the probes
     if (config.profile && cohort_->leads()) {
       for (const std::string& line : profile_servers(plan_, config, starts)) {
         std::fprintf(stderr, "tokenbench: warning: %s\n", line.c_str());

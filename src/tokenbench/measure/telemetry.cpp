@@ -20,6 +20,17 @@ namespace tokenbench::measure {
 void Telemetry::start(const core::RunConfig& config, const std::vector<Part>& parts,
                       const core::RunClock& clock, const std::atomic<bool>& canceled) {
   if (!canceled.load()) gpu_ = start_gpu_sampler(config, clock);
+  if (config.probe_rate > 0 && !plan_.targets.empty()) {
+    // Probes go to the first target (the deployment a new user would reach), started at the
+    // measure phase's start.
+    const driver::Target& t = plan_.targets.front();
+    probe_rate_ = config.probe_rate;
+    probes_ = std::make_unique<collect::ProbeSender>(
+        t.base_url + config.endpoint, t.headers,
+        collect::probe_body(std::string(core::to_string(config.api)),
+                            t.model.empty() ? config.model : t.model),
+        config.probe_rate, clock, client::get_options(config).tls);
+  }
   scrapers_.resize(parts.size());
   metrics_urls_.resize(parts.size());
   if (config.server_metrics.mode == core::ServerMetricsSource::Mode::kOff || canceled.load()) {
@@ -62,6 +73,16 @@ void Telemetry::scrape_edge(bool starts) {
   }
 }
 
+void Telemetry::probe_edge(bool starts) {
+  if (!probes_) return;
+  if (starts) {
+    probes_->start();
+  } else {
+    probe_samples_ = probes_->stop();
+    for (auto& p : probe_samples_) p.error = plan_.redact(std::move(p.error));
+  }
+}
+
 void Telemetry::stop_gpus(const core::RunConfig& config, core::Nanos measure_end, bool canceled) {
   if (!gpu_) return;
   // One sample after the measure phase's end, so that the energy spans the whole phase.
@@ -82,6 +103,11 @@ void Telemetry::add_notes(std::size_t i, bool shared, records::RunNotes& notes) 
     notes.scrapes = scrapers_[i]->scrapes();
     for (auto& s : notes.scrapes) s.error = plan_.redact(std::move(s.error));
     notes.metrics_url = metrics_urls_[i];
+  }
+  if (i == 0 && probe_rate_ > 0) {
+    if (probes_ && probe_samples_.empty()) probe_samples_ = probes_->stop();  // canceled runs
+    notes.probe_rate = probe_rate_;
+    notes.probes = probe_samples_;
   }
   notes.gpu_samples = gpu_samples_;
   notes.gpu_sampler = gpu_info_;

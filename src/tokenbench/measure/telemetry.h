@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tokenbench/collect/gpu_sampler.h"
+#include "tokenbench/collect/probe_sender.h"
 #include "tokenbench/collect/scraper.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/run_config.h"
@@ -32,6 +33,8 @@ class Telemetry {
              const core::RunClock& clock, const std::atomic<bool>& canceled);
   /// A scrape at the measure phase's start or end, labelled so.
   void scrape_edge(bool starts);
+  /// --probe-rate: starts the probes at the measure phase's start, stops them at its end.
+  void probe_edge(bool starts);
   /// Stops the GPU sampler, after one sample past `measure_end` (kNever: none awaited), so that
   /// the energy spans the whole phase.
   void stop_gpus(const core::RunConfig& config, core::Nanos measure_end, bool canceled);
@@ -57,6 +60,9 @@ class Telemetry {
   std::vector<telemetry::GpuSample> gpu_samples_;
   std::optional<telemetry::GpuSamplerInfo> gpu_info_;
   std::vector<std::unique_ptr<collect::MetricsScraper>> scrapers_;
+  std::unique_ptr<collect::ProbeSender> probes_;
+  double probe_rate_ = 0;
+  std::vector<telemetry::ProbeSample> probe_samples_;
   std::vector<std::string> metrics_urls_;
 };
 

@@ -73,6 +73,10 @@ void write_telemetry(const std::string& dir, const RunNotes& notes) {
     }
     put({{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}});
   }
+  if (notes.probe_rate > 0) {
+    put({{"type", "probe_sender"}, {"rate", notes.probe_rate}});
+    for (const auto& p : notes.probes) put(telemetry::probe_sample_to_json(p));
+  }
   write_text_file(dir + "/" + kTelemetryFile, text);
 }
 
@@ -99,6 +103,10 @@ RunNotes read_telemetry(const std::string& dir) {
         out.gpu_shared = json.value("shared", false);
       } else if (type == "client_cpu") {
         out.client_cpu.push_back(cpu_samples_from_json(json));
+      } else if (type == "probe_sender") {
+        out.probe_rate = json.value("rate", 0.0);
+      } else if (type == "probe") {
+        out.probes.push_back(telemetry::probe_sample_from_json(json));
       } else if (type == "phase") {
         const std::string label = json.at("label").get<std::string>();
         const core::Nanos t = json.at("t_ns").get<core::Nanos>();

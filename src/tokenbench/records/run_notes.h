@@ -7,6 +7,7 @@
 
 #include "tokenbench/core/clock.h"
 #include "tokenbench/telemetry/gpu_sample.h"
+#include "tokenbench/telemetry/probe_account.h"
 #include "tokenbench/telemetry/scrape.h"
 
 // What a run knows beside its records, and the results directory's files that hold it:
@@ -33,6 +34,10 @@ struct RunNotes {
   /// Per client worker thread, its CPU clock readings over the measure phase (the Checks'
   /// client health; telemetry.jsonl lines of type "client_cpu").
   std::vector<std::vector<core::CpuSample>> client_cpu;
+  /// --probe-rate: the probes sent beside the load ({"type":"probe"} lines, after a
+  /// {"type":"probe_sender","rate":R}); rate 0 when none were.
+  double probe_rate = 0;
+  std::vector<telemetry::ProbeSample> probes;
   /// A distributed run's ranks (distributed.json; distributed/merge.h); null for one process.
   nlohmann::json distributed;
 };
@@ -40,7 +45,8 @@ struct RunNotes {
 /// Writes telemetry.jsonl in `dir`: the measure phase's edges ({"type":"phase",...}), the GPU
 /// sampler ({"type":"gpu_sampler",...}), then the scrapes ({"type":"scrape",...}, each with the
 /// URL) and the GPU samples ({"type":"gpu",...}) in time order, and each client worker's CPU
-/// readings ({"type":"client_cpu",...}).
+/// readings ({"type":"client_cpu",...}), then the probes (--probe-rate: {"type":"probe_sender"}
+/// and one {"type":"probe",...} each).
 void write_telemetry(const std::string& dir, const RunNotes& notes);
 
 /// Reads DIR/telemetry.jsonl back into the notes it holds; nothing when the file is absent. A

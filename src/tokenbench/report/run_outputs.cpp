@@ -15,6 +15,7 @@
 #include "tokenbench/report/summary_json.h"
 #include "tokenbench/telemetry/environment.h"
 #include "tokenbench/telemetry/gpu_account.h"
+#include "tokenbench/telemetry/probe_account.h"
 #include "tokenbench/telemetry/server_account.h"
 
 namespace tokenbench::report {
@@ -82,6 +83,11 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
     SteadyFigures steady = steady_state_figures(dir, figures, out.summary_json, config);
     out.summary_json["tokenbench"]["steady_state"] = std::move(steady.json);
     out.console += steady.console;
+  }
+  if (notes.probe_rate > 0) {
+    const auto probes = telemetry::account_probes(notes.probes, notes.probe_rate, factor);
+    out.summary_json["tokenbench"]["probes"] = telemetry::probe_account_to_json(probes);
+    out.console += telemetry::render_probe_account(probes);
   }
   if (!notes.scrapes.empty()) {
     const telemetry::ServerAccount account =
