@@ -128,9 +128,10 @@ int compare_command(CompareFlags& f) {
   }
   try {
     std::vector<experiment::Comparison> comparisons;
+    const bool groups = wants_groups(f);
     const std::vector<experiment::RunSample> runs =
-        wants_groups(f) ? std::vector<experiment::RunSample>{} : load_runs(f);
-    if (wants_groups(f)) {
+        groups ? std::vector<experiment::RunSample>{} : load_runs(f);
+    if (groups) {
       comparisons = compare_run_groups(f, options);
       for (auto& c : comparisons) experiment::apply_gates(c, gates);
     }

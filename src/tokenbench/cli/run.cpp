@@ -106,12 +106,7 @@ int slo_gate(const ExperimentFlags& x, const std::vector<experiment::SloVerdict>
 int repeated_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x,
                  const experiment::SweepOptions& hooks, const experiment::SweepLevel& level) {
   const experiment::RepeatedRun run = experiment::run_repeats(runner, c, x.repeats);
-  if (const std::string why = experiment::run_level_hook(hooks.after_level, "--after-level", hooks,
-                                                         level, c.output_dir);
-      !why.empty()) {
-    std::fprintf(stderr, "tokenbench: warning: %s (see %s)\n", core::one_line(why).c_str(),
-                 hooks.hook_log.c_str());
-  }
+  experiment::run_after_level_hook(hooks, level, c.output_dir);
   std::fputs(experiment::render_repeats(run.summary).c_str(), stdout);
   const auto verdicts = experiment::check_slos(experiment::parse_slo_exprs(c.slo),
                                                experiment::figures_from_summary(run.summary));
@@ -152,12 +147,7 @@ int single_run(measure::Runner& runner, const core::RunConfig& c, const Experime
   }
   if (x.repeats > 1) return repeated_run(runner, c, x, hooks, level);
   const measure::RunOutcome outcome = runner.run(c);
-  if (const std::string why = experiment::run_level_hook(hooks.after_level, "--after-level", hooks,
-                                                         level, c.output_dir);
-      !why.empty()) {
-    std::fprintf(stderr, "tokenbench: warning: %s (see %s)\n", core::one_line(why).c_str(),
-                 hooks.hook_log.c_str());
-  }
+  experiment::run_after_level_hook(hooks, level, c.output_dir);
   const measure::LevelResult& part = outcome.parts.front();
   // A run that measured mostly errors says so first: its figures describe the few successes.
   const bool too_many_errors =
@@ -220,13 +210,10 @@ int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags&
   std::fputs(experiment::render_sweep(result, options).c_str(), stdout);
   if (isatty(STDOUT_FILENO) && result.points.size() > 1) {
     // At a terminal: the throughput-latency curve at a glance, one digit per level.
-    const auto at = [](const experiment::Figures& f, const char* name) {
-      const auto it = f.find(name);
-      return it == f.end() ? std::nan("") : it->second;
-    };
     std::vector<std::pair<double, double>> points;
     for (const auto& p : result.points) {
-      points.emplace_back(at(p.figures, "request_throughput"), at(p.figures, "p95_ttft_ms"));
+      points.emplace_back(experiment::figure(p.figures, "request_throughput"),
+                          experiment::figure(p.figures, "p95_ttft_ms"));
     }
     std::fputs(("\n" + report::text_plot(points, "request throughput (req/s); 1 = first level",
                                          "TTFT p95 (ms)"))

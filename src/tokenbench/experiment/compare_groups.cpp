@@ -6,7 +6,6 @@
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <filesystem>
-#include <numeric>
 #include <stdexcept>
 
 #include "tokenbench/core/run_config.h"
@@ -40,12 +39,9 @@ Moments moments_of(const std::vector<Figures>& runs, std::string_view key) {
   Moments m;
   m.n = static_cast<double>(v.size());
   if (v.empty()) return m;
-  m.mean = std::accumulate(v.begin(), v.end(), 0.0) / m.n;
-  if (v.size() > 1) {
-    double ss = 0;
-    for (const double x : v) ss += (x - m.mean) * (x - m.mean);
-    m.var = ss / (m.n - 1);
-  }
+  const metrics::MeanSd ms = metrics::mean_and_sd(v);
+  m.mean = ms.mean;
+  if (v.size() > 1) m.var = ms.sd * ms.sd;
   return m;
 }
 

@@ -22,6 +22,11 @@ double value_of(const json& v) { return v.is_number() ? v.get<double>() : kNaN; 
 
 }  // namespace
 
+double figure(const Figures& f, std::string_view name) {
+  const auto it = f.find(name);
+  return it == f.end() ? kNaN : it->second;
+}
+
 Figures figures_from_summary(const json& summary) {
   Figures out;
   for (const auto& [key, v] : summary.items()) {

@@ -20,6 +20,9 @@ using Figures = std::map<std::string, double, std::less<>>;
 /// Flattens a summary.json document into its figures.
 Figures figures_from_summary(const nlohmann::json& summary);
 
+/// The figure `name` of `f`, NaN when it has none.
+double figure(const Figures& f, std::string_view name);
+
 /// "class: message" of the first error example of a summary.json ("" without any).
 std::string first_error(const nlohmann::json& summary);
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <numeric>
 
 #include "tokenbench/records/results_dir.h"
 
@@ -65,18 +64,15 @@ void aggregate_number(json& first, const std::vector<const json*>& values, const
     }
   }
   if (v.empty()) return;
-  const double n = static_cast<double>(v.size());
-  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
-  double ss = 0;
-  for (const double x : v) ss += (x - mean) * (x - mean);
+  const metrics::MeanSd m = metrics::mean_and_sd(v);
   const auto ci = metrics::mean_interval(v);
-  figures[name] = {{"mean", mean},
+  figures[name] = {{"mean", m.mean},
                    {"lo", ci ? number_or_null(ci->lo) : json(nullptr)},
                    {"hi", ci ? number_or_null(ci->hi) : json(nullptr)},
-                   {"half_width", ci ? number_or_null(ci->hi - mean) : json(nullptr)},
-                   {"stddev", v.size() > 1 ? json(std::sqrt(ss / (n - 1))) : json(nullptr)},
+                   {"half_width", ci ? number_or_null(ci->hi - m.mean) : json(nullptr)},
+                   {"stddev", number_or_null(m.sd)},
                    {"values", v}};
-  first = mean;
+  first = m.mean;
 }
 
 // Each run's value at `path` (a JSON pointer), nullptr where it has none.

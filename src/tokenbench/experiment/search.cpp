@@ -36,12 +36,7 @@ std::string slo_list(const SearchOptions& o) {
   return out;
 }
 
-double figure_of(const Figures& f, const char* name) {
-  const auto it = f.find(name);
-  return it == f.end() ? std::nan("") : it->second;
-}
-
-double throughput_of(const Figures& f) { return figure_of(f, "request_throughput"); }
+double throughput_of(const Figures& f) { return figure(f, "request_throughput"); }
 
 double mean_of(const std::vector<double>& v) {
   return v.empty() ? std::nan("")
@@ -138,7 +133,7 @@ void decide_level(Decision& d, const std::vector<Probe>& runs, const std::vector
     if (p.met) ++d.passes;
     const double x = throughput_of(p.figures);
     if (!std::isnan(x)) throughputs.push_back(x);
-    const double usd = figure_of(p.figures, "usd_per_million_output_tokens");
+    const double usd = figure(p.figures, "usd_per_million_output_tokens");
     if (!std::isnan(usd)) costs.push_back(usd);
     for (std::size_t i = 0; i < slos && i < p.slo.size(); ++i) {
       if (!std::isnan(p.slo[i].actual)) actuals[i].push_back(p.slo[i].actual);

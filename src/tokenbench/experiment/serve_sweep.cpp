@@ -23,11 +23,6 @@ using nlohmann::json;
 constexpr const char* kServerLog = "server.log";
 constexpr const char* kHooksLog = "hooks.log";
 
-double figure(const Figures& f, const char* name) {
-  const auto it = f.find(name);
-  return it == f.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
-}
-
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 
 // The port of a configuration: its own --serve-param port, the one an interrupted run used
@@ -216,26 +211,22 @@ namespace {
 void settle(ServeSweepResult& r, const SweepOptions& options) {
   std::vector<std::pair<double, double>> points;
   for (const ConfigOutcome& c : r.configs) {
-    for (const SweepPoint& p : c.sweep.points) {
-      points.emplace_back(
-          p.complete ? figure(p.figures, "output_throughput") / c.gpus : std::nan(""),
-          p.complete ? figure(p.figures, "median_decode_tps") : std::nan(""));
-    }
+    for (const SweepPoint& p : c.sweep.points) points.push_back(pareto_point(p, c.gpus));
   }
   const std::vector<bool> front = pareto_front(points);
   r.pareto.clear();
   r.best.reset();
   std::size_t k = 0;
-  double best_value = -1;
-  const char* key = options.by_goodput ? "request_goodput" : "request_throughput";
+  double best = -1;
   for (std::size_t i = 0; i < r.configs.size(); ++i) {
     const auto& pts = r.configs[i].sweep.points;
     r.pareto.emplace_back();
     for (std::size_t j = 0; j < pts.size(); ++j) {
       r.pareto.back().push_back(front[k++]);
-      const double v = figure(pts[j].figures, key);
-      if (pts[j].complete && pts[j].meets_slo && !std::isnan(v) && v > best_value) {
-        best_value = v;
+      // The rule of one sweep's best level (find_best), across every configuration's levels.
+      const double v = best_value(pts[j], options.by_goodput);
+      if (!std::isnan(v) && v > best) {
+        best = v;
         r.best = std::make_pair(i, j);
       }
     }

@@ -22,13 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double figure(const Figures& f, const char* name) {
-  const auto it = f.find(name);
-  return it == f.end() ? kNaN : it->second;
-}
-
 double concurrency_order(int c) {
   return c <= 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(c);
 }
@@ -69,6 +62,15 @@ std::string run_level_hook(const std::string& command, const char* flag,
       fill_placeholders(command, level_placeholders(options.placeholders, level, output_dir), flag);
   const std::string why = collect::run_hook(line, options.hook_log, options.hook_timeout_s);
   return why.empty() ? "" : fmt::format("{} {}", flag, why);
+}
+
+void run_after_level_hook(const SweepOptions& options, const SweepLevel& level,
+                          const std::string& output_dir) {
+  const std::string why =
+      run_level_hook(options.after_level, "--after-level", options, level, output_dir);
+  if (why.empty()) return;
+  std::fprintf(stderr, "tokenbench: warning: level %s: %s (see %s)\n", level.dir.c_str(),
+               core::one_line(why).c_str(), options.hook_log.c_str());
 }
 
 std::vector<SweepLevel> sweep_levels(std::vector<int> concurrencies, std::vector<double> rates) {
@@ -113,13 +115,16 @@ std::optional<std::size_t> find_knee(const std::vector<Figures>& levels, double 
   return knee;
 }
 
+double best_value(const SweepPoint& p, bool by_goodput) {
+  if (!p.complete || !p.meets_slo) return std::nan("");
+  return figure(p.figures, by_goodput ? "request_goodput" : "request_throughput");
+}
+
 std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool by_goodput) {
   std::optional<std::size_t> best;
   double best_value = -1;
-  const char* key = by_goodput ? "request_goodput" : "request_throughput";
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!points[i].complete || !points[i].meets_slo) continue;
-    const double v = figure(points[i].figures, key);
+    const double v = experiment::best_value(points[i], by_goodput);
     if (!std::isnan(v) && v > best_value) {
       best_value = v;
       best = i;
@@ -128,7 +133,6 @@ std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool
   return best;
 }
 
-// A level's place in the Pareto chart: output tok/s per GPU, and a user's median decode rate.
 std::pair<double, double> pareto_point(const SweepPoint& p, double gpus) {
   if (!p.complete) return {std::nan(""), std::nan("")};
   return {figure(p.figures, "output_throughput") / gpus, figure(p.figures, "median_decode_tps")};
@@ -366,12 +370,7 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
       } else {
         outcome = runner.run(c);
       }
-      if (const std::string why =
-              run_level_hook(options.after_level, "--after-level", options, level, c.output_dir);
-          !why.empty()) {
-        std::fprintf(stderr, "tokenbench: warning: level %s: %s (see %s)\n", level.dir.c_str(),
-                     core::one_line(why).c_str(), options.hook_log.c_str());
-      }
+      run_after_level_hook(options, level, c.output_dir);
       if (!outcome.parts.front().not_saved.empty() && result.not_saved.empty()) {
         result.not_saved = outcome.parts.front().not_saved;
       }

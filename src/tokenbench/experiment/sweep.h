@@ -94,6 +94,14 @@ struct SweepResult {
 /// steps only. nullopt with fewer than two levels or an undefined first level.
 std::optional<std::size_t> find_knee(const std::vector<Figures>& levels, double threshold);
 
+/// A level's place in the Pareto chart: its output tok/s per GPU (output_throughput / gpus) and a
+/// user's median decode rate; NaN for an incomplete level.
+std::pair<double, double> pareto_point(const SweepPoint& p, double gpus);
+
+/// What a level is judged by for the best: its request goodput (`by_goodput`) or request
+/// throughput when it is complete and meets every SLO; NaN when it cannot be the best.
+double best_value(const SweepPoint& p, bool by_goodput);
+
 /// The best level among the complete ones meeting every SLO: the most request goodput when
 /// `by_goodput`, else the most request throughput. nullopt when none qualifies.
 std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool by_goodput);
@@ -116,6 +124,11 @@ std::map<std::string, std::string> level_placeholders(std::map<std::string, std:
 std::string run_level_hook(const std::string& command, const char* flag,
                            const SweepOptions& options, const SweepLevel& level,
                            const std::string& output_dir);
+
+/// --after-level for `level` (options.after_level): run_level_hook, a failure said as a warning
+/// on stderr naming options.hook_log; the level stays measured.
+void run_after_level_hook(const SweepOptions& options, const SweepLevel& level,
+                          const std::string& output_dir);
 
 /// sweep.json: {"levels": [{max_concurrency, request_rate, dir, complete, meets_slo, slo,
 /// ...every key of the level's summary.json}], "knee", "best", "knee_threshold", "slo",

@@ -16,11 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-double figure(const Figures& f, const std::string& name) {
-  const auto it = f.find(name);
-  return it == f.end() ? std::nan("") : it->second;
-}
-
 std::string cell(double v, const char* format = "{:.1f}") {
   return std::isnan(v) ? "-" : fmt::format(fmt::runtime(format), v);
 }

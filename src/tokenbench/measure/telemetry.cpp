@@ -80,6 +80,7 @@ void Telemetry::probe_edge(bool starts) {
   } else {
     probe_samples_ = probes_->stop();
     for (auto& p : probe_samples_) p.error = plan_.redact(std::move(p.error));
+    probes_.reset();  // stopped: its samples are kept
   }
 }
 
@@ -105,7 +106,7 @@ void Telemetry::add_notes(std::size_t i, bool shared, records::RunNotes& notes) 
     notes.metrics_url = metrics_urls_[i];
   }
   if (i == 0 && probe_rate_ > 0) {
-    if (probes_ && probe_samples_.empty()) probe_samples_ = probes_->stop();  // canceled runs
+    if (probes_) probe_edge(false);  // a run canceled before its measure phase ended
     notes.probe_rate = probe_rate_;
     notes.probes = probe_samples_;
   }

@@ -33,14 +33,23 @@ std::optional<Interval> quantile_interval(std::vector<double> values, double q) 
   return Interval{percentile_sorted(values, 100 * q), lo, hi};
 }
 
-std::optional<Interval> mean_interval(const std::vector<double>& samples) {
-  if (samples.size() < 2) return std::nullopt;
+MeanSd mean_and_sd(const std::vector<double>& samples) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  if (samples.empty()) return {kNaN, kNaN};
   const double n = static_cast<double>(samples.size());
   const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / n;
+  if (samples.size() < 2) return {mean, kNaN};
   double ss = 0;
   for (const double x : samples) ss += (x - mean) * (x - mean);
-  const double half = t_quantile(samples.size() - 1) * std::sqrt(ss / (n - 1) / n);
-  return Interval{mean, mean - half, mean + half};
+  return {mean, std::sqrt(ss / (n - 1))};
+}
+
+std::optional<Interval> mean_interval(const std::vector<double>& samples) {
+  if (samples.size() < 2) return std::nullopt;
+  const MeanSd m = mean_and_sd(samples);
+  const double half =
+      t_quantile(samples.size() - 1) * m.sd / std::sqrt(static_cast<double>(samples.size()));
+  return Interval{m.mean, m.mean - half, m.mean + half};
 }
 
 std::optional<Interval> throughput_interval(const std::vector<core::RequestRecord>& records,

@@ -29,6 +29,14 @@ struct Interval {
 /// the numpy-linear quantile. Nullopt for an empty sample.
 std::optional<Interval> quantile_interval(std::vector<double> values, double q);
 
+/// The mean of `samples` and their sample standard deviation (divided by n - 1): the mean NaN
+/// without any, the deviation NaN with fewer than two.
+struct MeanSd {
+  double mean;
+  double sd;
+};
+MeanSd mean_and_sd(const std::vector<double>& samples);
+
 /// The confidence interval of a mean from `samples` (at least two): mean +- t(n-1) * sd / sqrt(n),
 /// Student's t. For run-level figures over repeats of a probe, and batch means.
 std::optional<Interval> mean_interval(const std::vector<double>& samples);
