@@ -42,14 +42,46 @@ TEST(TelemetryConfig, GpuMetricsValues) {
 }
 
 TEST(TelemetryConfig, ServerMetricsValues) {
-  EXPECT_EQ(parse_server_metrics("auto")->mode, ServerMetricsSource::Mode::kAuto);
-  EXPECT_EQ(parse_server_metrics("off")->mode, ServerMetricsSource::Mode::kOff);
-  const auto url = parse_server_metrics("https://h:9/metrics?k=v");
-  ASSERT_TRUE(url.has_value());
-  EXPECT_EQ(url->mode, ServerMetricsSource::Mode::kUrl);
-  EXPECT_EQ(url->url, "https://h:9/metrics?k=v");
-  EXPECT_EQ(refusal("--server-metrics", "h:9/metrics"),
-            "--server-metrics 'h:9/metrics' is not auto, off or an http(s):// URL");
+  RunConfig c;
+  EXPECT_EQ(server_metrics_source(c), ServerMetricsSource{});  // auto: the replicas, no URL
+  c.server_metrics = {"off"};
+  EXPECT_TRUE(server_metrics_source(c).off);
+  c.server_metrics = {"auto", "https://h:9/metrics?k=v", "http://p:8001/metrics,name=prefill"};
+  const ServerMetricsSource s = server_metrics_source(c);
+  EXPECT_FALSE(s.off);
+  EXPECT_EQ(s.urls, (std::vector<MetricsUrl>{{"https://h:9/metrics?k=v", ""},
+                                             {"http://p:8001/metrics", "prefill"}}));
+  const auto refusal_of = [](std::vector<std::string> values) {
+    RunConfig bad;
+    bad.server_metrics = std::move(values);
+    try {
+      server_metrics_source(bad);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal_of({"h:9/metrics"}),
+            "--server-metrics 'h:9/metrics' is not auto, off or an http(s):// URL with an "
+            "optional ,name=NAME (letters, digits, - _ . :)");
+  EXPECT_NE(refusal_of({"http://h/metrics,name=a b"}), "");
+  EXPECT_NE(refusal_of({"http://h/metrics,name="}), "");
+  EXPECT_EQ(refusal_of({"off", "http://h/metrics"}),
+            "--server-metrics off scrapes nothing, yet a URL was given too: drop one of them");
+}
+
+TEST(TelemetryConfig, YamlKeepsServerMetricsAsGivenWithCredentialsCut) {
+  RunConfig c;
+  EXPECT_NE(to_yaml(c).find("server_metrics: auto\n"), std::string::npos);
+  c.server_metrics = {"http://d:8002/metrics?api_key=sk-secret-123456,name=decode",
+                      "http://p:8001/metrics"};
+  const std::string yaml = to_yaml(c);
+  EXPECT_EQ(yaml.find("sk-secret"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find(",name=decode"), std::string::npos) << yaml;
+  const RunConfig back = run_config_from_yaml(yaml);
+  ASSERT_EQ(back.server_metrics.size(), 2u);
+  EXPECT_EQ(back.server_metrics[1], "http://p:8001/metrics");
+  EXPECT_EQ(server_metrics_source(back).urls[0].name, "decode");
 }
 
 TEST(TelemetryConfig, YamlEchoesGpuMetricsAndLabels) {

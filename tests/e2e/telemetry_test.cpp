@@ -85,9 +85,59 @@ TEST(EndToEndTelemetry, AnExplicitEndpointThatFailsIsRecordedNotFatal) {
                                        "4", "--server-metrics", sim.url() + "/no-metrics-here"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("warning: --server-metrics"), std::string::npos) << r.err;
-  const auto server = read_json(dir + "/summary.json")["tokenbench"]["server"];
-  EXPECT_EQ(server["failed_scrapes"], server["scrapes"]);
-  EXPECT_FALSE(server["measured"].get<bool>());
+  // The replica's own /metrics is scraped as ever; the URL given besides is its own account.
+  const auto tb = read_json(dir + "/summary.json")["tokenbench"];
+  EXPECT_EQ(tb["server"]["role"], "replica");
+  EXPECT_TRUE(tb["server"]["measured"].get<bool>());
+  ASSERT_EQ(tb["servers"].size(), 2u);
+  const auto& extra = tb["servers"][1];
+  EXPECT_EQ(extra["role"], "extra");
+  EXPECT_EQ(extra["failed_scrapes"], extra["scrapes"]);
+  EXPECT_FALSE(extra["measured"].get<bool>());
+}
+
+// Two replicas and a third server given by URL: each its own account, the replicas' counters
+// summed into a total that the client's counts check.
+TEST(EndToEndTelemetry, EveryReplicaAndEachExtraUrlHaveTheirOwnAccountAndTheReplicasATotal) {
+  SimProcess a({"--time-scale", "10"});
+  SimProcess b({"--time-scale", "10"});
+  SimProcess worker({"--time-scale", "10"});
+  const std::string dir = make_temp_dir("telemetry-replicas");
+  std::vector<std::string> args =
+      run_args(a.url(), dir,
+               {"--base-url", b.url(), "--num-prompts", "40", "--max-concurrency", "4",
+                "--input-len", "32", "--output-len", "8", "--metrics-interval", "0.2",
+                "--server-metrics", worker.url() + "/metrics,name=worker"});
+  const auto r = run_process(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = read_json(dir + "/summary.json");
+  const auto& servers = summary["tokenbench"]["servers"];
+  ASSERT_EQ(servers.size(), 4u) << servers.dump();
+  EXPECT_EQ(servers[0]["role"], "replica");
+  EXPECT_EQ(servers[1]["role"], "replica");
+  EXPECT_EQ(servers[2]["name"], "worker");
+  EXPECT_EQ(servers[2]["role"], "extra");
+  EXPECT_EQ(servers[2]["measure_phase"]["requests_finished"].get<double>(), 0);  // none sent to it
+  const auto& total = servers[3];
+  EXPECT_EQ(total["role"], "total");
+  EXPECT_EQ(summary["tokenbench"]["server"], total);
+  const double each = servers[0]["measure_phase"]["requests_finished"].get<double>();
+  EXPECT_EQ(each, 20);  // round-robin over the two replicas
+  EXPECT_EQ(each + servers[1]["measure_phase"]["requests_finished"].get<double>(),
+            total["measure_phase"]["requests_finished"].get<double>());
+  EXPECT_EQ(total["measure_phase"]["generation_tokens"].get<double>(),
+            summary["total_output_tokens"].get<double>());
+  EXPECT_EQ(total["latency"]["ttft"]["count"].get<double>(), 40);
+  EXPECT_NE(r.out.find("the server's counters agree with the client's: 40 requests"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Server worker (vllm, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Server total (vllm, "), std::string::npos) << r.out;
+  // Rebuilt alike from telemetry.jsonl.
+  const auto before = servers.dump();
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(read_json(dir + "/summary.json")["tokenbench"]["servers"].dump(), before);
 }
 
 }  // namespace

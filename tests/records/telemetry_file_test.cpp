@@ -21,7 +21,8 @@ std::string fresh_dir(const std::string& name) {
 
 TEST(TelemetryFile, ScrapesGpuSamplesAndEdgesRoundTripInTimeOrder) {
   RunNotes notes;
-  notes.metrics_url = "http://h/metrics";
+  notes.scrape_sources.push_back({"h", "http://h/metrics", "replica", {}});
+  notes.scrape_sources.push_back({"router", "http://r/metrics", "extra", {}});
   notes.measure_start = 100;
   notes.measure_end = 900;
   for (const core::Nanos t : {50, 500, 950}) {
@@ -30,8 +31,15 @@ TEST(TelemetryFile, ScrapesGpuSamplesAndEdgesRoundTripInTimeOrder) {
     s.label = "interval";
     s.ok = true;
     s.snapshot.running = 3;
-    notes.scrapes.push_back(s);
+    s.snapshot.spec = telemetry::SpecDecodeCounters{10, 30, 12, {7, 4, 1}, {}};
+    notes.scrape_sources[0].scrapes.push_back(s);
   }
+  telemetry::Scrape router;
+  router.t = 450;
+  router.label = "interval";
+  router.ok = true;
+  router.snapshot.lora = telemetry::LoraInfo{{"a", "b"}, {"c"}, 2};
+  notes.scrape_sources[1].scrapes.push_back(router);
   for (const core::Nanos t : {10, 400, 600}) {
     telemetry::GpuSample g;
     g.t = t;
@@ -56,14 +64,22 @@ TEST(TelemetryFile, ScrapesGpuSamplesAndEdgesRoundTripInTimeOrder) {
     const auto j = nlohmann::json::parse(line);
     if (j["type"] == "scrape" || j["type"] == "gpu") order.push_back(j["t_ns"]);
   }
-  EXPECT_EQ(order, (std::vector<core::Nanos>{10, 50, 400, 500, 600, 950}));
+  EXPECT_EQ(order, (std::vector<core::Nanos>{10, 50, 400, 450, 500, 600, 950}));
 
   const RunNotes back = read_telemetry(dir);
-  EXPECT_EQ(back.metrics_url, "http://h/metrics");
+  ASSERT_EQ(back.scrape_sources.size(), 2u);
+  EXPECT_EQ(back.scrape_sources[0].url, "http://h/metrics");
+  EXPECT_EQ(back.scrape_sources[0].name, "h");
+  EXPECT_EQ(back.scrape_sources[1].name, "router");
+  EXPECT_EQ(back.scrape_sources[1].role, "extra");
+  EXPECT_EQ(back.scrape_sources[1].scrapes.at(0).snapshot.lora,
+            (telemetry::LoraInfo{{"a", "b"}, {"c"}, 2}));
   EXPECT_EQ(back.measure_start, 100);
   EXPECT_EQ(back.measure_end, 900);
-  ASSERT_EQ(back.scrapes.size(), 3u);
-  EXPECT_EQ(back.scrapes[1].snapshot.running, 3);
+  const auto& scrapes = back.scrape_sources[0].scrapes;
+  ASSERT_EQ(scrapes.size(), 3u);
+  EXPECT_EQ(scrapes[1].snapshot.running, 3);
+  EXPECT_EQ(scrapes[1].snapshot.spec, (telemetry::SpecDecodeCounters{10, 30, 12, {7, 4, 1}, {}}));
   ASSERT_EQ(back.gpu_samples.size(), 3u);
   EXPECT_EQ(back.gpu_samples[2].t, 600);
   EXPECT_EQ(back.gpu_samples[2].power_w, 250.5);
@@ -81,10 +97,11 @@ TEST(TelemetryFile, OldScrapeLinesWithoutTypeAndUnknownTypesRead) {
                   "{\"type\":\"something_new\",\"t_ns\":6}\n"
                   "{\"t_ns\":7,\"label\":\"measure_end\",\"ok\":false,\"error\":\"HTTP 503\"}\n");
   const RunNotes back = read_telemetry(dir);
-  ASSERT_EQ(back.scrapes.size(), 2u);
-  EXPECT_EQ(back.metrics_url, "http://old/metrics");
-  EXPECT_EQ(back.scrapes[0].snapshot.running, 2);
-  EXPECT_EQ(back.scrapes[1].error, "HTTP 503");
+  ASSERT_EQ(back.scrape_sources.size(), 2u);  // the second line names no URL
+  EXPECT_EQ(back.scrape_sources[0].url, "http://old/metrics");
+  EXPECT_EQ(back.scrape_sources[0].role, "replica");
+  EXPECT_EQ(back.scrape_sources[0].scrapes.at(0).snapshot.running, 2);
+  EXPECT_EQ(back.scrape_sources[1].scrapes.at(0).error, "HTTP 503");
   EXPECT_FALSE(back.gpu_sampler);
   EXPECT_EQ(back.measure_start, core::kNever);
   write_text_file(dir + "/" + kTelemetryFile, "{\"type\":\"gpu\",\"t_ns\":1}\n");

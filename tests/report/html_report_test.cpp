@@ -200,7 +200,7 @@ TEST(HtmlReport, SimTimeSaysSoAndPutsTelemetryOnTheModelsClock) {
   telemetry::Scrape scrape;
   scrape.ok = true;
   scrape.t = 300'000'000;  // 0.3 s of real time: 3 s of model time
-  notes.scrapes.push_back(scrape);
+  notes.scrape_sources.push_back({"h", "http://h/metrics", "replica", {scrape}});
   // The records are already in model time (write_run_outputs passes metrics::in_model_time's).
   const std::vector<core::RequestRecord> records = {sent_done(1.0, 5.0)};
   auto data = html_report_data(records, summary, "", "", notes);

@@ -190,7 +190,10 @@ std::string OpenAIAdapter::build_body(const core::RequestSpec& spec,
     }
   }
   body["stream"] = options.stream;
-  if (options.stream) body["stream_options"] = {{"include_usage", true}};
+  if (options.stream) {
+    body["stream_options"] = {{"include_usage", true}};
+    if (options.continuous_usage) body["stream_options"]["continuous_usage_stats"] = true;
+  }
   return finish_body(std::move(body), options);
 }
 

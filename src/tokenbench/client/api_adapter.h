@@ -68,6 +68,9 @@ struct BodyOptions {
   std::string extra_body;  ///< JSON object merged into the body last (RFC 7386 merge patch)
   /// The output limit's field for chat and completions (max_tokens or max_completion_tokens).
   std::string max_tokens_field = "max_tokens";
+  /// Chat and completions, streamed: ask for usage in every chunk
+  /// (stream_options.continuous_usage_stats, vLLM's), so that each chunk's tokens are exact.
+  bool continuous_usage = false;
 };
 
 /// The output limit sent to Anthropic's Messages API when the workload sets none: that API

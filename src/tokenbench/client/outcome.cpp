@@ -24,7 +24,7 @@ void settle_tokens(const ReplyUsage& usage, core::RequestRecord& rec) {
   if (completion >= 0) {
     rec.output_tokens = completion;
     rec.output_source = core::TokenSource::kUsage;
-    if (completion > static_cast<std::int64_t>(rec.chunks.size())) {
+    if (!rec.chunk_usage && completion > static_cast<std::int64_t>(rec.chunks.size())) {
       const auto tokens = distribute_tokens(rec.chunk_text_bytes, completion);
       for (std::size_t i = 0; i < tokens.size(); ++i) rec.chunks[i].tokens = tokens[i];
     }

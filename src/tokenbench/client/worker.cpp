@@ -274,6 +274,7 @@ void Worker::begin(Transfer* t, const SourcedRequest& request) {
   const std::uint32_t endpoint = route(spec);
   t->endpoint = endpoint;
   t->rec.endpoint = endpoint;
+  t->rec.mix = spec.mix;
   t->rec.intended = request.intended;
   t->rec.scheduled = request.scheduled;
   t->rec.session = request.session;

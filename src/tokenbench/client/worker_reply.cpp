@@ -159,7 +159,17 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
       break;
   }
   if (ev.last) t->done_seen = true;
-  if (ev.content_bytes > 0) on_content(t, ev, now);
+  if (ev.content_bytes > 0) {
+    on_content(t, ev, now);
+    // Usage in a content chunk (continuous_usage_stats): the running count says exactly how
+    // many tokens this chunk carried.
+    if (ev.completion_tokens >= 0 && !t->rec.chunks.empty() && !t->aborted) {
+      const std::int64_t before = std::max<std::int64_t>(t->usage_completion, 0);
+      t->rec.chunks.back().tokens = static_cast<std::int32_t>(
+          std::clamp<std::int64_t>(ev.completion_tokens - before, 0, INT32_MAX));
+      t->rec.chunk_usage = true;
+    }
+  }
   if (!ev.finish_reason.empty()) t->rec.finish_reason.assign(ev.finish_reason);
   if (ev.prompt_tokens >= 0) t->usage_prompt = ev.prompt_tokens;
   if (ev.completion_tokens >= 0) t->usage_completion = ev.completion_tokens;

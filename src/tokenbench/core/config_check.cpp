@@ -41,7 +41,7 @@ void refuse_redacted(const RunConfig& c) {
   };
   url("--base-url", c.base_url);
   url("--endpoint", c.endpoint);
-  url("--server-metrics", c.server_metrics.url);
+  for (const auto& m : server_metrics_source(c).urls) url("--server-metrics", m.url);
   for (const auto& r : c.replica_urls) url("--base-url", r);
   for (const auto& t : c.targets) url("--target", t.base_url);
   if (const std::string field = redacted_json_field(c.extra_body); !field.empty()) {

@@ -81,6 +81,9 @@ struct RequestSpec {
   std::int64_t max_tokens = 0;
   /// Which target (client::EngineConfig::endpoints) serves it when a run compares targets.
   std::uint32_t target = 0;
+  /// Which member of the run's mix (--lora-modules, --model-mix: core/request_mix.h) its
+  /// `model` names; -1 when the run has no mix.
+  std::int32_t mix = -1;
   /// Its arrival in a trace (BurstGPT, Azure, Mooncake, a CSV's --timestamp-field), seconds since
   /// the trace's first request; negative when the dataset has no times.
   double trace_s = -1;
@@ -142,6 +145,8 @@ struct RequestRecord {
   bool streamed = true;
   /// The endpoint (target or replica) that served it; 0 when the run has one.
   std::uint32_t endpoint = 0;
+  /// The member of the run's mix (--lora-modules, --model-mix) the request named; -1: no mix.
+  std::int32_t mix = -1;
   /// 0 for a request's first attempt, k for its k-th retry (--retries); attempts share the id.
   std::uint32_t attempt = 0;
   /// A failed attempt that a later attempt of the same request replaced: counted as a retry, never
@@ -179,6 +184,9 @@ struct RequestRecord {
 
   /// Content-bearing chunks in arrival order. Role-only and empty chunks are absent.
   std::vector<ChunkStamp> chunks;
+  /// Each chunk's token count came from the server's running usage in the chunk itself
+  /// (stream_options.continuous_usage_stats): exact, not apportioned from the text.
+  bool chunk_usage = false;
 
   std::int64_t prompt_tokens = 0;
   TokenSource prompt_source = TokenSource::kUnknown;

@@ -10,6 +10,7 @@
 
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/json_parse.h"
+#include "tokenbench/core/request_mix.h"
 #include "tokenbench/core/text.h"
 
 namespace tokenbench::core {
@@ -77,17 +78,18 @@ void check_targets(const RunConfig& c) {
   if (c.ramp_up != RampKind::kNone && std::isinf(c.request_rate)) {
     throw ConfigError("--ramp-up climbs to --request-rate: give a finite --request-rate");
   }
-  if (!c.lora_modules.empty()) {
+  const RequestMix mix = request_mix(c);  // throws on bad names and weights
+  if (!mix.empty()) {
+    const char* flag = mix.lora ? "--lora-modules" : "--model-mix";
     if (!c.targets.empty()) {
-      throw ConfigError(
-          "--lora-modules names each request's model: compare targets without it (or give "
-          "the adapters as --model a,b,c)");
-    }
-    for (const auto& m : c.lora_modules) {
-      if (m.empty()) throw ConfigError("--lora-modules has an empty name: give a,b,c");
+      throw ConfigError(fmt::format(
+          "{} names each request's model: compare targets without it (or give the models as "
+          "--model a,b,c to compare them)",
+          flag));
     }
   } else if (c.lora_assignment != RunConfig{}.lora_assignment) {
-    throw ConfigError("--lora-assignment chooses among --lora-modules: add --lora-modules");
+    throw ConfigError(
+        "--lora-assignment chooses among --lora-modules or --model-mix: add one of them");
   }
 }
 
@@ -132,6 +134,7 @@ void check_sessions(const RunConfig& c) {
   refuse(c.ramp_up != RampKind::kNone, "--ramp-up");
   refuse(c.image_count > 0, "--image-count");
   refuse(!c.lora_modules.empty(), "--lora-modules");
+  refuse(!c.model_mix.empty(), "--model-mix");
   if (c.turns < 0 || c.turns > 1000) throw ConfigError("--turns must be an integer in [0, 1000]");
   if (!c.session_field.empty() && c.dataset != Dataset::kJsonl && c.dataset != Dataset::kCsv) {
     throw ConfigError("--session-field names a field of --dataset jsonl or csv; --dataset " +

@@ -1,10 +1,14 @@
 #include "tokenbench/core/run_config.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
 
+#include "tokenbench/core/config_check.h"
 #include "tokenbench/core/run_options.h"
+#include "tokenbench/core/secret_fields.h"
 
 namespace tokenbench::core {
 bool is_secret_header(const std::string& header) {
@@ -62,24 +66,52 @@ bool is_http_url(std::string_view text) {
 
 }  // namespace
 
-std::string to_string(const ServerMetricsSource& s) {
-  switch (s.mode) {
-    case ServerMetricsSource::Mode::kAuto:
-      return "auto";
-    case ServerMetricsSource::Mode::kOff:
-      return "off";
-    case ServerMetricsSource::Mode::kUrl:
-      return s.url;
+std::optional<MetricsUrl> parse_metrics_url(std::string_view text) {
+  MetricsUrl out;
+  if (const auto comma = text.rfind(",name="); comma != std::string_view::npos) {
+    const std::string_view name = text.substr(comma + 6);
+    const bool ok =
+        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) != 0 ||
+                 std::string_view("-_.:").find(ch) != std::string_view::npos;
+        });
+    if (!ok) return std::nullopt;
+    out.name = std::string(name);
+    text = text.substr(0, comma);
   }
-  return "auto";
+  if (!is_http_url(text)) return std::nullopt;
+  out.url = std::string(text);
+  return out;
 }
 
-std::optional<ServerMetricsSource> parse_server_metrics(std::string_view text) {
-  using Mode = ServerMetricsSource::Mode;
-  if (text == "auto") return ServerMetricsSource{Mode::kAuto, ""};
-  if (text == "off") return ServerMetricsSource{Mode::kOff, ""};
-  if (is_http_url(text)) return ServerMetricsSource{Mode::kUrl, std::string(text)};
-  return std::nullopt;
+std::string redact_metrics_value(const std::string& value) {
+  const auto m = parse_metrics_url(value);
+  if (!m) return value;
+  return m->name.empty() ? redact_query(m->url) : redact_query(m->url) + ",name=" + m->name;
+}
+
+ServerMetricsSource server_metrics_source(const RunConfig& config) {
+  ServerMetricsSource out;
+  for (const std::string& value : config.server_metrics) {
+    if (value == "auto") continue;
+    if (value == "off") {
+      out.off = true;
+      continue;
+    }
+    auto url = parse_metrics_url(value);
+    if (!url) {
+      throw ConfigError(fmt::format(
+          "--server-metrics '{}' is not auto, off or an http(s):// URL with an optional "
+          ",name=NAME (letters, digits, - _ . :)",
+          redact_query(value)));
+    }
+    out.urls.push_back(std::move(*url));
+  }
+  if (out.off && !out.urls.empty()) {
+    throw ConfigError(
+        "--server-metrics off scrapes nothing, yet a URL was given too: drop one of them");
+  }
+  return out;
 }
 
 std::string to_string(const GpuMetricsSource& s) {

@@ -140,15 +140,19 @@ inline constexpr auto kConsoleStyleNames =
                               {ConsoleStyle::kCompact, "compact"},
                               {ConsoleStyle::kEvalscopeSeconds, "evalscope-s"}});
 
+/// One extra /metrics URL of --server-metrics URL[,name=NAME]: a prefill or decode worker, a
+/// router, a replica tokenbench does not send to.
+struct MetricsUrl {
+  std::string url;   ///< an http:// or https:// URL
+  std::string name;  ///< how the console and summary.json call it; empty: the URL's host:port
+  bool operator==(const MetricsUrl&) const = default;
+};
 /// --server-metrics, parsed: where the server's Prometheus metrics are scraped from.
 struct ServerMetricsSource {
-  enum class Mode {
-    kAuto,  ///< <base-url>/metrics, when it answers with names tokenbench knows
-    kOff,
-    kUrl,  ///< `url`
-  };
-  Mode mode = Mode::kAuto;
-  std::string url;  ///< kUrl: an http:// or https:// URL
+  /// Nothing is scraped (`off`). Otherwise every --base-url replica's <base-url>/metrics is,
+  /// when it answers with names tokenbench knows (`auto`, the default), and every URL besides.
+  bool off = false;
+  std::vector<MetricsUrl> urls;
   bool operator==(const ServerMetricsSource&) const = default;
 };
 /// --gpu-metrics, parsed: the GPU sampler.
@@ -227,6 +231,14 @@ struct RunConfig {
   /// Empty: every request names `model`.
   std::vector<std::string> lora_modules;
   LoraAssignment lora_assignment = LoraAssignment::kRoundRobin;
+  /// --lora-weights: each adapter's share of the requests ("a=0.6"); empty: uniform.
+  std::vector<std::string> lora_weights;
+  /// --continuous-usage: ask for usage in every streamed chunk (vLLM's
+  /// stream_options.continuous_usage_stats), making each chunk's token count exact.
+  bool continuous_usage = false;
+  /// --model-mix: base models behind one gateway, each request's `model` one of them, as given
+  /// ("a" or "a=0.6"; core/request_mix.h). --model a,b compares them instead.
+  std::vector<std::string> model_mix;
 
   // Load
   int max_concurrency = 0;  ///< 0: unlimited
@@ -332,8 +344,9 @@ struct RunConfig {
   bool sim_time = false;  ///< report figures rescaled to the simulator's model time
 
   // Telemetry
-  /// The server's Prometheus endpoint: auto (<base-url>/metrics when it answers), off, or a URL.
-  ServerMetricsSource server_metrics;
+  /// --server-metrics as given, one value a flag: auto (every replica's <base-url>/metrics when
+  /// it answers), off, or URL[,name=NAME] (scraped besides); server_metrics_source parses it.
+  std::vector<std::string> server_metrics{"auto"};
   /// Send the target's credentials (the API key, secret --header values) to a --server-metrics
   /// URL of another origin too; by default only the target's own origin receives them.
   bool server_metrics_auth = false;
@@ -394,10 +407,14 @@ inline constexpr std::int64_t kDefaultCacheBlock = 16;
 /// (--dataset jobs, shared-prefix or mooncake, --multi-turn, --random-prefix-len,
 /// --prefix-hit-rate), else 0.
 std::int64_t ideal_cache_block(const RunConfig& config);
-/// "auto", "off" or the URL: what --server-metrics was given as.
-std::string to_string(const ServerMetricsSource& s);
-/// --server-metrics's text parsed; nullopt unless auto, off or an http(s):// URL.
-std::optional<ServerMetricsSource> parse_server_metrics(std::string_view text);
+/// One --server-metrics URL[,name=NAME] parsed; nullopt unless an http(s):// URL with at most a
+/// `name=` of letters, digits and `-_.:` after it.
+std::optional<MetricsUrl> parse_metrics_url(std::string_view text);
+/// A --server-metrics value as config.yaml keeps it: its URL's query credentials cut.
+std::string redact_metrics_value(const std::string& value);
+/// config.server_metrics parsed. Throws ConfigError naming a value that is not auto, off or
+/// URL[,name=NAME], and `off` beside a URL.
+ServerMetricsSource server_metrics_source(const RunConfig& config);
 /// "auto", "off", "nvidia-smi" or "dcgm=URL": what --gpu-metrics was given as.
 std::string to_string(const GpuMetricsSource& s);
 /// --gpu-metrics's text parsed; nullopt unless auto, off, nvidia-smi or dcgm=http(s)://...

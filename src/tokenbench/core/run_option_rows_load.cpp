@@ -13,10 +13,30 @@ namespace {
 
 using C = RunConfig;
 
-constexpr TextSyntax<2> kServerMetricsSyntax{"auto, off or an http(s):// URL", {"auto", "off"}};
 constexpr TextSyntax<3> kGpuMetricsSyntax{
     "auto, nvidia-smi, off or dcgm=URL (an http(s):// URL of a DCGM exporter's /metrics)",
     {"auto", "nvidia-smi", "off"}};
+
+// One value as it was given, a list when several were; URLs with their query's credentials cut.
+void write_server_metrics(YAML::Emitter& out, const C& c) {
+  out << YAML::Key << "server_metrics" << YAML::Value;
+  std::vector<std::string> shown;
+  shown.reserve(c.server_metrics.size());
+  for (const auto& value : c.server_metrics) shown.push_back(redact_metrics_value(value));
+  if (shown.size() == 1) {
+    out << shown.front();
+  } else {
+    out << YAML::Flow << shown;
+  }
+}
+
+// A value or a list of them (config.yaml of older runs: one value).
+void read_server_metrics(const YAML::Node& l, C& c) {
+  const YAML::Node n = l["server_metrics"];
+  if (!n) return;
+  c.server_metrics = n.IsSequence() ? n.as<std::vector<std::string>>()
+                                    : std::vector<std::string>{n.as<std::string>()};
+}
 
 // YAML has no infinity literal that every reader agrees on; we write ".inf" as YAML 1.2 does.
 void write_request_rate(YAML::Emitter& out, const C& c) {
@@ -166,12 +186,13 @@ std::vector<RunOption> load_rows() {
       {.flag = "--server-metrics",
        .section = "load",
        .key = "server_metrics",
-       .field = parsed_field<&C::server_metrics, parse_server_metrics, kServerMetricsSyntax>(),
-       .help = "The server's Prometheus endpoint, scraped during the run: auto "
-               "(<base-url>/metrics when it answers), off, or a URL",
+       .field = &C::server_metrics,
+       .help = "The server's Prometheus endpoints, scraped during the run: auto (every "
+               "--base-url replica's /metrics when it answers), off, or URL[,name=NAME] "
+               "scraped besides (repeatable: prefill and decode workers, a router)",
        .compared = false,
-       .unknown = "--server-metrics '{0}' is not {1}",
-       .shown = shown_url},
+       .write = write_server_metrics,
+       .read = read_server_metrics},
       {.flag = "--server-metrics-auth",
        .section = "load",
        .key = "server_metrics_auth",

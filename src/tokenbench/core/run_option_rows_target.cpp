@@ -56,6 +56,7 @@ constexpr OptionRange kTimeoutOrNone{
     OptionRange::kTimeoutOrNone, kMinTimeoutSeconds, kMaxSeconds, {}};
 
 bool has_lora(const C& c) { return !c.lora_modules.empty(); }
+bool has_mix(const C& c) { return has_lora(c) || !c.model_mix.empty(); }
 
 }  // namespace
 
@@ -335,9 +336,40 @@ std::vector<RunOption> targets_rows() {
        .section = "target",
        .key = "lora_assignment",
        .field = enum_field<&C::lora_assignment, kLoraAssignmentNames>(),
-       .help = "--lora-modules: round-robin (by request index) or random (from --seed)",
-       .written = has_lora,
+       .help = "--lora-modules, --model-mix: round-robin (by request index; with weights a "
+               "golden-ratio walk of the shares) or random (from --seed)",
+       .written = has_mix,
        .member_check = true},
+      {.flag = "--continuous-usage",
+       .section = "target",
+       .key = "continuous_usage",
+       .field = &C::continuous_usage,
+       .help = "Ask for usage in every streamed chunk (vLLM's stream_options."
+               "continuous_usage_stats): each chunk's tokens exact under speculative decoding",
+       .cli = OptionCli::kSwitch,
+       .rule = ConfigRule::kIfTrue,
+       .written = [](const C& c) { return c.continuous_usage; }},
+      {.flag = "--lora-weights",
+       .section = "target",
+       .key = "lora_weights",
+       .field = &C::lora_weights,
+       .help = "Each --lora-modules adapter's share of the requests, e.g. a=0.6,b=0.3,c=0.1 "
+               "(default: uniform)",
+       .cli = OptionCli::kValueBare,
+       .rule = ConfigRule::kJoin,
+       .written = [](const C& c) { return !c.lora_weights.empty(); },
+       .delimiter = ','},
+      {.flag = "--model-mix",
+       .section = "target",
+       .key = "model_mix",
+       .field = &C::model_mix,
+       .help = "Base models behind one gateway that the requests are spread over, each "
+               "request's model one of them: a,b or a=0.7,b=0.3 (figures per model; "
+               "--model a,b compares them instead)",
+       .cli = OptionCli::kValueBare,
+       .rule = ConfigRule::kJoin,
+       .written = [](const C& c) { return !c.model_mix.empty(); },
+       .delimiter = ','},
   };
 }
 

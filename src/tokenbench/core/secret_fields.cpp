@@ -170,7 +170,11 @@ RunConfig with_secrets_of(RunConfig level, const RunConfig& own) {
   const auto query = [](const std::string& url) { return redact_query(url); };
   restore(level.base_url, own.base_url, query);
   restore(level.endpoint, own.endpoint, query);
-  restore(level.server_metrics.url, own.server_metrics.url, query);
+  if (level.server_metrics.size() == own.server_metrics.size()) {
+    for (std::size_t i = 0; i < own.server_metrics.size(); ++i) {
+      restore(level.server_metrics[i], own.server_metrics[i], redact_metrics_value);
+    }
+  }
   restore(level.extra_body, own.extra_body,
           [](const std::string& body) { return redact_json_fields(body); });
   return level;

@@ -30,6 +30,7 @@ client::BodyOptions body_options(const core::RunConfig& config, bool stream) {
   options.ignore_eos = config.ignore_eos;
   options.max_tokens_field = config.max_tokens_field;
   options.extra_body = config.extra_body;
+  options.continuous_usage = config.continuous_usage;
   return options;
 }
 
@@ -69,17 +70,6 @@ int choose_workers(int requested, int max_concurrency) {
   return std::max(1, n);
 }
 
-std::size_t lora_choice(std::size_t count, core::LoraAssignment assignment, std::uint64_t seed,
-                        std::uint64_t index) {
-  if (count == 0) return 0;
-  if (assignment == core::LoraAssignment::kRoundRobin) return index % count;
-  // splitmix64 of (seed, index): independent draws, one per request index.
-  std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (index + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return static_cast<std::size_t>((z ^ (z >> 31)) % count);
-}
-
 Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
                      workload::Workload workload, bool keep_text)
     : config_(config), workload_(std::move(workload)) {
@@ -98,6 +88,7 @@ Benchmark::Benchmark(const core::RunConfig& config, std::vector<Target> targets,
   if (compare_targets) per_prompt_ = targets.size();
   for (const Target& t : targets) models_.push_back(t.model.empty() ? config.model : t.model);
   model_ = models_.front();
+  mix_ = core::request_mix(config);
   int max_concurrency = config.max_concurrency;
   if (compare_targets && config.target_load == core::TargetLoad::kEach) {
     each_target_ = true;  // each target its own schedule and slots
@@ -365,9 +356,11 @@ Prepared Benchmark::make_request(workload::PromptSource& prompts, std::size_t in
   }
   client::BodyOptions options = body_options(config_, config_.stream && !work.nonstream(index));
   options.model = models_.at(made.spec.target);
-  if (!config_.lora_modules.empty()) {
-    options.model = config_.lora_modules[lora_choice(
-        config_.lora_modules.size(), config_.lora_assignment, config_.seed, made.spec.id)];
+  if (!mix_.empty()) {
+    const std::size_t member =
+        core::mix_choice(mix_, config_.lora_assignment, config_.seed, made.spec.id);
+    options.model = mix_.names[member];
+    made.spec.mix = static_cast<std::int32_t>(member);
   }
   made.body = adapter.build_body(made.spec, options);
   core::set_prefix_blocks(made.spec, ideal_block_);

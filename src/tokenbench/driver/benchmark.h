@@ -9,6 +9,7 @@
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/request_mix.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/driver/request_feed.h"
 #include "tokenbench/driver/schedule_source.h"
@@ -143,6 +144,7 @@ class Benchmark {
   std::int64_t ideal_block_ = 0;     // the ideal prefix cache's block (0: none modelled)
   bool each_target_ = false;         // --target-load each: a schedule per target compared
   std::vector<std::string> models_;  // each target's model
+  core::RequestMix mix_;             // --lora-modules, --model-mix: the models requests name
   std::string model_;                // the model a multi-turn run's turns name
   core::RunClock clock_;
   int workers_ = 1;
@@ -156,11 +158,5 @@ class Benchmark {
 /// Worker threads for a run: `requested` when > 0, else one per core; never more than the
 /// concurrency limit.
 int choose_workers(int requested, int max_concurrency);
-
-/// --lora-modules: which of `count` adapters the request with index `index` names as its model:
-/// index % count (round-robin), or a draw from (seed, index) (random: the same run repeats it,
-/// whatever the order the requests are built in).
-std::size_t lora_choice(std::size_t count, core::LoraAssignment assignment, std::uint64_t seed,
-                        std::uint64_t index);
 
 }  // namespace tokenbench::driver

@@ -166,9 +166,11 @@ void resolve_credentials(core::RunConfig& config, const std::vector<Wanted>& wan
   }
   // Credentials in a query string or the body (?api-key=..., {"api_key": ...}) are sent, but
   // never shown: their values are cut from everything written, as the key's are.
-  for (const std::string* url : {&config.base_url, &config.endpoint, &config.server_metrics.url}) {
+  for (const std::string* url : {&config.base_url, &config.endpoint}) {
     core::redact_query(*url, &secrets);
   }
+  for (const auto& m : core::server_metrics_source(config).urls)
+    core::redact_query(m.url, &secrets);
   for (const auto& url : config.replica_urls) core::redact_query(url, &secrets);
   for (const auto& t : config.targets) core::redact_query(t.base_url, &secrets);
   core::redact_json_fields(config.extra_body, &secrets);

@@ -92,7 +92,7 @@ void RankCohort::share(const core::RunConfig& config, core::RunConfig& own) {
         static_cast<int>(total / shard.stride + (shard.first < total % shard.stride ? 1 : 0));
   }
   if (!session_.leader()) {  // the leader alone watches the server and the GPUs
-    own.server_metrics = {core::ServerMetricsSource::Mode::kOff, ""};
+    own.server_metrics = {"off"};
     own.gpu_metrics = {core::GpuMetricsSource::Mode::kOff, ""};
   }
 }

@@ -27,7 +27,7 @@ LevelResult write_part(const Part& part, const report::RunFigures& figures,
   if (!notes.environment.is_null()) {
     records::write_optional([&] { records::write_environment(dir, notes.environment); });
   }
-  if (!notes.scrapes.empty() || notes.gpu_sampler || !notes.client_cpu.empty() ||
+  if (!notes.scrape_sources.empty() || notes.gpu_sampler || !notes.client_cpu.empty() ||
       notes.probe_rate > 0) {
     records::write_optional([&] { records::write_telemetry(dir, notes); });
   }

@@ -16,6 +16,20 @@
 #include "tokenbench/telemetry/environment.h"
 
 namespace tokenbench::measure {
+namespace {
+
+// "host:port" of an http(s) URL: how a replica is named on the console.
+std::string host_port(const std::string& url) {
+  std::string_view rest(url);
+  if (const auto scheme = rest.find("://"); scheme != std::string_view::npos) {
+    rest.remove_prefix(scheme + 3);
+  }
+  rest = rest.substr(0, rest.find('/'));
+  if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
+  return std::string(rest);
+}
+
+}  // namespace
 
 void Telemetry::start(const core::RunConfig& config, const std::vector<Part>& parts,
                       const core::RunClock& clock, const std::atomic<bool>& canceled) {
@@ -31,25 +45,45 @@ void Telemetry::start(const core::RunConfig& config, const std::vector<Part>& pa
                             t.model.empty() ? config.model : t.model),
         config.probe_rate, clock, client::get_options(config).tls);
   }
-  scrapers_.resize(parts.size());
-  metrics_urls_.resize(parts.size());
-  if (config.server_metrics.mode == core::ServerMetricsSource::Mode::kOff || canceled.load()) {
-    return;
+  const core::ServerMetricsSource source = core::server_metrics_source(config);
+  if (source.off || canceled.load()) return;
+  // Each part's replicas (one part: every target is a replica of it; several: one target each),
+  // by their own /metrics; a --server-metrics URL that is one of them names it.
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::size_t first = parts.size() == 1 ? 0 : std::min(i, plan_.targets.size() - 1);
+    const std::size_t last = parts.size() == 1 ? plan_.targets.size() : first + 1;
+    for (std::size_t r = first; r < last; ++r) {
+      const driver::Target& t = plan_.targets[r];
+      const std::string url = t.base_url + "/metrics";
+      telemetry::ScrapeSource s{host_port(url), plan_.redact(url), "replica", {}};
+      for (const auto& m : source.urls) {
+        if (m.url == url && !m.name.empty()) s.name = m.name;
+      }
+      const bool given = std::any_of(source.urls.begin(), source.urls.end(),
+                                     [&url](const auto& m) { return m.url == url; });
+      start_scraper(config, t, url, std::move(s), static_cast<int>(i), !given, clock);
+    }
   }
-  for (std::size_t i = 0; i < parts.size(); ++i) start_scraper(config, parts, i, clock);
+  for (const auto& m : source.urls) {
+    const bool replica =
+        std::any_of(plan_.targets.begin(), plan_.targets.end(),
+                    [&m](const auto& t) { return t.base_url + "/metrics" == m.url; });
+    if (replica) continue;
+    telemetry::ScrapeSource s{
+        m.name.empty() ? host_port(m.url) : m.name, plan_.redact(m.url), "extra", {}};
+    start_scraper(config, plan_.targets.front(), m.url, std::move(s), -1, false, clock);
+  }
 }
 
-void Telemetry::start_scraper(const core::RunConfig& config, const std::vector<Part>& parts,
-                              std::size_t i, const core::RunClock& clock) {
-  const driver::Target& t = plan_.targets[std::min(i, plan_.targets.size() - 1)];
-  const bool automatic = config.server_metrics.mode == core::ServerMetricsSource::Mode::kAuto;
-  const std::string url = automatic ? t.base_url + "/metrics" : config.server_metrics.url;
-  metrics_urls_[i] = automatic ? parts[i].config.base_url + "/metrics" : plan_.redact(url);
+void Telemetry::start_scraper(const core::RunConfig& config, const driver::Target& target,
+                              const std::string& url, telemetry::ScrapeSource source, int part,
+                              bool automatic, const core::RunClock& clock) {
   // Credentials go only to the target's own origin, unless --server-metrics-auth.
   bool withheld = false;
   auto scraper = std::make_unique<collect::MetricsScraper>(
       url,
-      client::headers_for_origin(url, t.base_url, t.headers, config.server_metrics_auth, &withheld),
+      client::headers_for_origin(url, target.base_url, target.headers, config.server_metrics_auth,
+                                 &withheld),
       config.metrics_interval_s, clock, client::get_options(config));
   const telemetry::Scrape first = scraper->scrape_now("before");
   // Auto: only a server whose names tokenbench knows (docs/TELEMETRY.md) has something to say.
@@ -58,19 +92,17 @@ void Telemetry::start_scraper(const core::RunConfig& config, const std::vector<P
   }
   if (!first.ok) {
     std::fprintf(stderr, "tokenbench: warning: --server-metrics %s: %s; scraping goes on%s\n",
-                 metrics_urls_[i].c_str(), core::one_line(plan_.redact(first.error)).c_str(),
+                 source.url.c_str(), core::one_line(plan_.redact(first.error)).c_str(),
                  withheld ? " (the API key was not sent to this origin, which is not "
                             "--base-url's: --server-metrics-auth sends it)"
                           : "");
   }
   scraper->start();
-  scrapers_[i] = std::move(scraper);
+  scrapers_.push_back({part, std::move(source), std::move(scraper)});
 }
 
 void Telemetry::scrape_edge(bool starts) {
-  for (auto& s : scrapers_) {
-    if (s) s->scrape_now(starts ? "measure_start" : "measure_end");
-  }
+  for (auto& s : scrapers_) s.scraper->scrape_now(starts ? "measure_start" : "measure_end");
 }
 
 void Telemetry::probe_edge(bool starts) {
@@ -99,11 +131,13 @@ void Telemetry::stop_gpus(const core::RunConfig& config, core::Nanos measure_end
 }
 
 void Telemetry::add_notes(std::size_t i, bool shared, records::RunNotes& notes) {
-  if (i < scrapers_.size() && scrapers_[i]) {
-    scrapers_[i]->stop();
-    notes.scrapes = scrapers_[i]->scrapes();
-    for (auto& s : notes.scrapes) s.error = plan_.redact(std::move(s.error));
-    notes.metrics_url = metrics_urls_[i];
+  for (auto& s : scrapers_) {
+    if (s.part != -1 && s.part != static_cast<int>(i)) continue;
+    s.scraper->stop();
+    telemetry::ScrapeSource source = s.source;
+    source.scrapes = s.scraper->scrapes();
+    for (auto& scrape : source.scrapes) scrape.error = plan_.redact(std::move(scrape.error));
+    notes.scrape_sources.push_back(std::move(source));
   }
   if (i == 0 && probe_rate_ > 0) {
     if (probes_) probe_edge(false);  // a run canceled before its measure phase ended

@@ -19,9 +19,10 @@
 namespace tokenbench::measure {
 
 /// What one measurement watches besides its requests: the GPUs, sampled on their own thread over
-/// the whole run (one sampler for every part), and the server's /metrics, one scraper per part
-/// (its own thread and connections). Each start says on stderr what it cannot watch; errors kept
-/// are redacted with the plan's secrets. Use from the Runner's thread.
+/// the whole run (one sampler for every part), and the servers' /metrics: each replica's of each
+/// part, and every --server-metrics URL, one scraper each (its own thread and connections). Each
+/// start says on stderr what it cannot watch; errors kept are redacted with the plan's secrets. Use
+/// from the Runner's thread.
 class Telemetry {
  public:
   /// `gpu_auto_off`: --gpu-metrics auto found no sampler before (said once per command).
@@ -49,21 +50,28 @@ class Telemetry {
   /// on stderr.
   std::unique_ptr<collect::GpuSampler> start_gpu_sampler(const core::RunConfig& config,
                                                          const core::RunClock& clock);
-  /// The server's /metrics for part `i`, when asked or, by default, when <base-url>/metrics
-  /// answers.
-  void start_scraper(const core::RunConfig& config, const std::vector<Part>& parts, std::size_t i,
-                     const core::RunClock& clock);
+  /// One source's scraper, its first scrape made; kept unless `automatic` and it did not answer
+  /// with names tokenbench knows. `part`: the part whose notes get it (-1: every part's).
+  void start_scraper(const core::RunConfig& config, const driver::Target& target,
+                     const std::string& url, telemetry::ScrapeSource source, int part,
+                     bool automatic, const core::RunClock& clock);
 
   const Plan& plan_;
   bool& gpu_auto_off_;
   std::unique_ptr<collect::GpuSampler> gpu_;
   std::vector<telemetry::GpuSample> gpu_samples_;
   std::optional<telemetry::GpuSamplerInfo> gpu_info_;
-  std::vector<std::unique_ptr<collect::MetricsScraper>> scrapers_;
+  /// One scraper per source: every replica's /metrics that answers, and each --server-metrics
+  /// URL.
+  struct Scraping {
+    int part = -1;  ///< -1: every part's (a --server-metrics URL)
+    telemetry::ScrapeSource source;
+    std::unique_ptr<collect::MetricsScraper> scraper;
+  };
+  std::vector<Scraping> scrapers_;
   std::unique_ptr<collect::ProbeSender> probes_;
   double probe_rate_ = 0;
   std::vector<telemetry::ProbeSample> probe_samples_;
-  std::vector<std::string> metrics_urls_;
 };
 
 }  // namespace tokenbench::measure

@@ -137,6 +137,12 @@ struct Summary {
   Distribution tpot_ms;
   Distribution itl_ms;            ///< pooled over requests
   Distribution itl_per_token_ms;  ///< pooled over requests
+  /// Output tokens each content chunk carried, pooled over the chunks of streamed requests: above
+  /// 1 when a server sends several tokens at once (speculative decoding, buffering).
+  Distribution tokens_per_chunk;
+  /// Requests whose chunks' counts came from the server's running usage in each chunk
+  /// (continuous_usage_stats); the others' are apportioned from the text (docs/METRICS.md).
+  std::int64_t chunk_usage_requests = 0;
   Distribution e2el_ms;
   Distribution decode_tps;  ///< per request: (output_tokens - 1) / (last - first chunk)
   Distribution output_tps;  ///< per request: output_tokens / E2EL (evalscope's "Output (tok/s)")

@@ -140,6 +140,7 @@ SummaryBuilder::Figures::Figures(std::size_t limit, std::size_t gap_limit)
       tpot(limit),
       itl(gap_limit),
       itl_per_token(gap_limit),
+      tokens_per_chunk(gap_limit),
       e2el(limit),
       decode_tps(limit),
       output_tps(limit),
@@ -274,6 +275,11 @@ void SummaryBuilder::add_successful(const RequestRecord& r) {
     f.itl.add(gap);
     f.itl_per_token.add(gap / tokens, static_cast<std::uint64_t>(tokens));
   });
+  // Every content chunk's tokens, the first included (one value per chunk, pooled).
+  if (r.streamed) {
+    for (const core::ChunkStamp& c : r.chunks) f.tokens_per_chunk.add(c.tokens);
+    if (r.chunk_usage) ++f.chunk_usage_requests;
+  }
   f.input_tokens.add(static_cast<double>(r.prompt_tokens));
   f.output_tokens.add(static_cast<double>(r.output_tokens));
 }
@@ -302,6 +308,8 @@ void SummaryBuilder::add_distributions(Summary& s) const {
   s.tpot_ms = make_distribution(f.tpot, ps);
   s.itl_ms = make_distribution(f.itl, ps);
   s.itl_per_token_ms = make_distribution(f.itl_per_token, ps);
+  s.tokens_per_chunk = make_distribution(f.tokens_per_chunk, ps);
+  s.chunk_usage_requests = f.chunk_usage_requests;
   s.e2el_ms = make_distribution(f.e2el, ps);
   s.decode_tps = make_distribution(f.decode_tps, ps);
   s.output_tps = make_distribution(f.output_tps, ps);

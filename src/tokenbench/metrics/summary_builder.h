@@ -82,8 +82,10 @@ class SummaryBuilder {
   // One distribution per figure, as Summary names them.
   struct Figures {
     Figures(std::size_t limit, std::size_t gap_limit);
-    StreamingDistribution ttft, ttfr, ttfa, tpot, itl, itl_per_token, e2el, decode_tps, output_tps,
-        total_tps, queue, ttft_from_intended, e2el_from_intended, input_tokens, output_tokens;
+    StreamingDistribution ttft, ttfr, ttfa, tpot, itl, itl_per_token, tokens_per_chunk, e2el,
+        decode_tps, output_tps, total_tps, queue, ttft_from_intended, e2el_from_intended,
+        input_tokens, output_tokens;
+    std::int64_t chunk_usage_requests = 0;  ///< whose chunks the server's usage counted
   };
   // The figures of one turn index of a multi-turn run.
   struct Turn {

@@ -14,6 +14,7 @@ void count_output_tokens(const tokenizer::Tokenizer& tokenizer, core::RequestRec
     record.output_tokens = record.tokenizer_output_tokens;
     record.output_source = core::TokenSource::kTokenizer;
   }
+  if (record.chunk_usage) return;  // the server counted each chunk's tokens itself
   if (record.chunks.empty() || record.chunk_text_bytes.size() != record.chunks.size()) return;
   // A chunk's text rarely splits a token (servers stream detokenised tokens), so counting each
   // chunk alone is close; apportioning to the total absorbs merges across chunk boundaries.

@@ -274,6 +274,8 @@ json record_to_json(const core::RequestRecord& r) {
     out["ideal_prompt_tokens"] = r.ideal_prompt_tokens;
   }
   if (r.embeddings != 0) out["embeddings"] = r.embeddings;
+  if (r.mix >= 0) out["mix"] = r.mix;
+  if (r.chunk_usage) out["chunk_usage"] = true;
   if (r.session >= 0) {
     out["session"] = r.session;
     out["turn"] = r.turn;
@@ -437,6 +439,7 @@ core::RequestRecord record_from_json(const json& o) {
   }
   r.phase = enum_from_json(o, "phase", r.phase, &core::phase_from_string);
   read_field(o, "streamed", r.streamed);
+  read_field(o, "chunk_usage", r.chunk_usage);
   read_integer(o, "endpoint", r.endpoint, 0, std::numeric_limits<std::uint32_t>::max());
   read_integer(o, "attempt", r.attempt, 0, 1000);
   read_integer(o, "in_flight", r.in_flight, 0, std::numeric_limits<std::int32_t>::max());
@@ -471,6 +474,7 @@ core::RequestRecord record_from_json(const json& o) {
   read_integer(o, "ideal_cached_tokens", r.ideal_cached_tokens, -1, kMaxCount);
   read_integer(o, "ideal_prompt_tokens", r.ideal_prompt_tokens, -1, kMaxCount);
   read_integer(o, "embeddings", r.embeddings, 0, 1 << 20);
+  read_integer(o, "mix", r.mix, -1, 1 << 16);
   read_integer(o, "session", r.session, -1, kMaxCount);
   read_integer(o, "turn", r.turn, -1, 1 << 20);
   read_integer(o, "http_status", r.http_status, 0, 999);

@@ -1,5 +1,6 @@
 #include "tokenbench/records/run_notes.h"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <utility>
@@ -51,15 +52,23 @@ void write_telemetry(const std::string& dir, const RunNotes& notes) {
     line["shared"] = notes.gpu_shared;
     put(line);
   }
-  // Scrapes and samples interleaved in time order: one time series.
+  // Scrapes (of every source) and samples interleaved in time order: one time series.
+  std::vector<std::pair<const telemetry::Scrape*, const telemetry::ScrapeSource*>> scrapes;
+  for (const auto& source : notes.scrape_sources) {
+    for (const auto& s : source.scrapes) scrapes.emplace_back(&s, &source);
+  }
+  std::stable_sort(scrapes.begin(), scrapes.end(),
+                   [](const auto& a, const auto& b) { return a.first->t < b.first->t; });
   std::size_t g = 0;
-  for (const auto& s : notes.scrapes) {
-    for (; g < notes.gpu_samples.size() && notes.gpu_samples[g].t < s.t; ++g) {
+  for (const auto& [s, source] : scrapes) {
+    for (; g < notes.gpu_samples.size() && notes.gpu_samples[g].t < s->t; ++g) {
       put(telemetry::gpu_sample_to_json(notes.gpu_samples[g]));
     }
-    nlohmann::json line = telemetry::scrape_to_json(s);
+    nlohmann::json line = telemetry::scrape_to_json(*s);
     line["type"] = "scrape";
-    line["url"] = notes.metrics_url;
+    line["url"] = source->url;
+    line["source"] = source->name;
+    line["role"] = source->role;
     put(line);
   }
   for (; g < notes.gpu_samples.size(); ++g)
@@ -94,8 +103,16 @@ RunNotes read_telemetry(const std::string& dir) {
       const auto json = core::parse_json(line);
       const std::string type = json.value("type", "scrape");
       if (type == "scrape") {
-        out.scrapes.push_back(telemetry::scrape_from_json(json));
-        if (out.metrics_url.empty()) out.metrics_url = json.value("url", "");
+        const std::string url = json.value("url", "");
+        const std::string name = json.value("source", "");
+        auto source = std::find_if(out.scrape_sources.begin(), out.scrape_sources.end(),
+                                   [&](const auto& s) { return s.url == url && s.name == name; });
+        if (source == out.scrape_sources.end()) {
+          source = out.scrape_sources.insert(
+              out.scrape_sources.end(),
+              telemetry::ScrapeSource{name, url, json.value("role", "replica"), {}});
+        }
+        source->scrapes.push_back(telemetry::scrape_from_json(json));
       } else if (type == "gpu") {
         out.gpu_samples.push_back(telemetry::gpu_sample_from_json(json));
       } else if (type == "gpu_sampler") {

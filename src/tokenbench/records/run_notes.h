@@ -18,9 +18,8 @@ namespace tokenbench::records {
 struct RunNotes {
   /// Why a guard (--fail-fast, --max-error-rate) ended the run early; "" when it ran to its end.
   std::string stopped;
-  /// The server's /metrics scrapes (telemetry.jsonl) and where they came from; none when off.
-  std::vector<telemetry::Scrape> scrapes;
-  std::string metrics_url;
+  /// The servers' /metrics scrapes (telemetry.jsonl), one source per URL; none when off.
+  std::vector<telemetry::ScrapeSource> scrape_sources;
   /// The GPU sampler's samples (telemetry.jsonl) and how it went; no sampler info when none ran.
   std::vector<telemetry::GpuSample> gpu_samples;
   std::optional<telemetry::GpuSamplerInfo> gpu_sampler;
@@ -43,15 +42,15 @@ struct RunNotes {
 };
 
 /// Writes telemetry.jsonl in `dir`: the measure phase's edges ({"type":"phase",...}), the GPU
-/// sampler ({"type":"gpu_sampler",...}), then the scrapes ({"type":"scrape",...}, each with the
-/// URL) and the GPU samples ({"type":"gpu",...}) in time order, and each client worker's CPU
-/// readings ({"type":"client_cpu",...}), then the probes (--probe-rate: {"type":"probe_sender"}
-/// and one {"type":"probe",...} each).
+/// sampler ({"type":"gpu_sampler",...}), then the scrapes ({"type":"scrape",...}, each with its
+/// source's URL, name and role) and the GPU samples ({"type":"gpu",...}) in time order, and each
+/// client worker's CPU readings ({"type":"client_cpu",...}), then the probes (--probe-rate:
+/// {"type":"probe_sender"} and one {"type":"probe",...} each).
 void write_telemetry(const std::string& dir, const RunNotes& notes);
 
 /// Reads DIR/telemetry.jsonl back into the notes it holds; nothing when the file is absent. A
-/// line without "type" is a scrape (as older runs wrote them); a type it does not know is
-/// skipped. Throws std::runtime_error naming the line on a malformed one.
+/// line without "type" is a scrape (as older runs wrote them); scrapes group by URL and name; a
+/// type it does not know is skipped. Throws std::runtime_error naming the line on a malformed one.
 RunNotes read_telemetry(const std::string& dir);
 
 /// Writes DIR/environment.json; reads it back (null when absent). Throw std::runtime_error

@@ -200,6 +200,22 @@ std::string turn_table(const metrics::Summary& s, const TimeUnit& unit, bool com
 
 // The prefix cache's hit rate as the server's usage says it, beside an ideal cache's and the
 // throughput it bought (a high hit rate may buy little: read them together).
+// Several tokens a chunk (speculative decoding, a buffering proxy): ITL per chunk and per token
+// part ways, and the line says by how much and how the chunks were counted.
+std::string chunk_line(const metrics::Summary& s) {
+  const metrics::Distribution& d = s.tokens_per_chunk;
+  if (d.count == 0 || !(d.mean > 1.05 || s.chunk_usage_requests > 0)) return "";
+  return fmt::format(
+      "Tokens per chunk: mean {:.2f}, p50 {:.0f}, p99 {:.0f}, max {:.0f} ({}); ITL p50 {:.2f} ms "
+      "per chunk, {:.2f} ms per token.\n",
+      d.mean, d.median, d.at(99), d.max,
+      s.chunk_usage_requests > 0
+          ? fmt::format("counted by the server's usage in each chunk in {} of {} requests",
+                        s.chunk_usage_requests, s.completed)
+          : std::string("apportioned from the usage by each chunk's text"),
+      s.itl_ms.median, s.itl_per_token_ms.median);
+}
+
 std::string cache_line(const metrics::Summary& s) {
   const metrics::CacheTally& c = s.cache;
   std::string out = "Prefix cache: ";
@@ -421,6 +437,7 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
   out += fmt::format("Token counts: input from {}; output from {}.\n",
                      sources_text(s.prompt_sources, true), sources_text(s.output_sources, false));
   if (s.cache.reported > 0 || s.cache.ideal_reported > 0) out += cache_line(s);
+  out += chunk_line(s);
   if (const auto cost = metrics::cost_figures(s, config.gpu_hour_price, config.gpus)) {
     out += cost_line(*cost);
   }

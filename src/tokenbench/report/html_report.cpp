@@ -193,23 +193,32 @@ json time_basis(const json& summary_json) {
 // under --sim-time), so that they line up with the series over time.
 json telemetry_series(const records::RunNotes& notes, core::Nanos t0, double factor) {
   json out = json::object();
-  const auto idx = even_sample(notes.scrapes.size(), kMaxSeriesPoints);
-  if (!idx.empty()) {
+  // The first source's gauges; with several, each one's running requests beside the others'.
+  const auto& sources = notes.scrape_sources;
+  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    const auto& scrapes = sources[k].scrapes;
+    const auto idx = even_sample(scrapes.size(), kMaxSeriesPoints);
     json t = json::array(), running = json::array(), waiting = json::array(), kv = json::array();
-    const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
     for (std::size_t i : idx) {
-      const auto& s = notes.scrapes[i];
+      const auto& s = scrapes[i];
       if (!s.ok || s.t == core::kNever) continue;
       t.push_back(sec(s.t) * factor - sec(t0));
       running.push_back(opt(s.snapshot.running));
       waiting.push_back(opt(s.snapshot.waiting));
       kv.push_back(opt(s.snapshot.kv_cache_usage_pct));
     }
-    out["server"] = {{"t", t},
-                     {"running", running},
-                     {"waiting", waiting},
-                     {"kv_cache_pct", kv},
-                     {"sampled", notes.scrapes.size() > kMaxSeriesPoints}};
+    if (idx.empty()) continue;
+    if (!out.contains("server")) {
+      out["server"] = {{"t", t},
+                       {"running", running},
+                       {"waiting", waiting},
+                       {"kv_cache_pct", kv},
+                       {"sampled", scrapes.size() > kMaxSeriesPoints}};
+    }
+    if (sources.size() > 1) {
+      out["servers"].push_back({{"name", sources[k].name}, {"t", t}, {"running", running}});
+    }
   }
   const auto gidx = even_sample(notes.gpu_samples.size(), kMaxSeriesPoints);
   if (!gidx.empty()) {
@@ -290,6 +299,10 @@ json html_report_data(const RunPageBuilder& page, const metrics::SummaryBuilder&
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();
   data["warnings"] = tb && tb->contains("warnings") ? (*tb)["warnings"] : json::array();
   data["buckets"] = tb && tb->contains("buckets") ? (*tb)["buckets"] : json::array();
+  data["mix"] = tb && tb->contains("mix") ? (*tb)["mix"] : json();
+  data["servers"] = tb && tb->contains("servers")  ? (*tb)["servers"]
+                    : tb && tb->contains("server") ? json::array({(*tb)["server"]})
+                                                   : json::array();
   data["time"] = time_basis(summary_json);
   data["telemetry"] = telemetry_series(notes, page.t0(), model_time_factor_of(summary_json));
   return data;

@@ -20,6 +20,9 @@ RunFigures::RunFigures(const core::RunConfig& config)
     buckets_.emplace_back(metrics::parse_bucket_spec(item), options);
   }
   if (config.replica_urls.size() > 1) replicas_.emplace(config.replica_urls, options);
+  if (core::RequestMix mix = core::request_mix(config); !mix.empty()) {
+    mix_.emplace(std::move(mix), options);
+  }
   if (config.steady_state == "auto") steady_.emplace(config.max_concurrency);
 }
 
@@ -44,6 +47,7 @@ void RunFigures::add_figures(const core::RequestRecord& record) {
   timings_.add(record);
   for (auto& b : buckets_) b.add(record);
   if (replicas_) replicas_->add(record);
+  if (mix_) mix_->add(record);
   page_.add(record);
 }
 

@@ -11,6 +11,7 @@
 #include "tokenbench/metrics/steady_state.h"
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/metrics/summary_builder.h"
+#include "tokenbench/report/mix_figures.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/run_page.h"
 #include "tokenbench/telemetry/timings_account.h"
@@ -20,9 +21,10 @@ namespace tokenbench::report {
 /// Every figure of one results directory, fed one record at a time as it is written (on the
 /// recorder's thread during a run, or while `report` reads requests.jsonl), without keeping the
 /// records: the summary, the self-checks, the stream check, the server's timings, --buckets,
-/// the replicas and report.html's data. write_run_outputs renders them. Its memory is bounded
-/// by the exact limits of its distributions (metrics/summary_builder.h) and report.html's
-/// sample (run_page.h), save 32 bytes of stamps per request for the most in flight at once.
+/// the replicas, the mix's members and report.html's data. write_run_outputs renders them. Its
+/// memory is bounded by the exact limits of its distributions (metrics/summary_builder.h) and
+/// report.html's sample (run_page.h), save 32 bytes of stamps per request for the most in flight at
+/// once.
 ///
 /// Not thread-safe: one thread feeds it, then the same or another (after a join) reads it.
 class RunFigures {
@@ -45,6 +47,8 @@ class RunFigures {
   const telemetry::TimingsBuilder& timings() const { return timings_; }
   const std::vector<metrics::BucketsBuilder>& buckets() const { return buckets_; }
   const std::optional<ReplicasBuilder>& replicas() const { return replicas_; }
+  /// --lora-modules, --model-mix: each member's figures (null without a mix).
+  const std::optional<MixBuilder>& mix() const { return mix_; }
   const RunPageBuilder& page() const { return page_; }
   /// --steady-state auto: the run's time series, on the real clock (null when off).
   const std::optional<metrics::SteadyStateBuilder>& steady() const { return steady_; }
@@ -60,6 +64,7 @@ class RunFigures {
   telemetry::TimingsBuilder timings_;
   std::vector<metrics::BucketsBuilder> buckets_;
   std::optional<ReplicasBuilder> replicas_;
+  std::optional<MixBuilder> mix_;
   RunPageBuilder page_;
   std::optional<metrics::SteadyStateBuilder> steady_;
 };

@@ -44,6 +44,40 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
   }
 }
 
+// Each /metrics source's account, and the replicas' total when there are several: the
+// cross-check against the client's counts is made where one server saw every request.
+void add_server_accounts(const records::RunNotes& notes, double factor, RunOutputs& out) {
+  const auto& sources = notes.scrape_sources;
+  std::vector<const std::vector<telemetry::Scrape>*> replica_scrapes;
+  for (const auto& s : sources) {
+    if (s.role == "replica") replica_scrapes.push_back(&s.scrapes);
+  }
+  const bool alone = sources.size() == 1 || (replica_scrapes.size() == 1);
+  std::vector<telemetry::ServerAccount> accounts;
+  std::vector<telemetry::ServerAccount> replicas;
+  for (const auto& s : sources) {
+    const bool check = sources.size() == 1 || (alone && s.role == "replica");
+    telemetry::ServerAccount a =
+        telemetry::account_for(s.scrapes, s.url, out.summary, factor, check);
+    a.name = sources.size() == 1 ? "" : s.name;
+    a.role = s.role;
+    if (s.role == "replica") replicas.push_back(a);
+    accounts.push_back(std::move(a));
+  }
+  std::size_t primary = 0;
+  if (replicas.size() > 1) {
+    accounts.push_back(telemetry::total_account(replica_scrapes, replicas, out.summary, factor));
+    primary = accounts.size() - 1;
+  }
+  out.summary_json["tokenbench"]["server"] = telemetry::account_to_json(accounts[primary]);
+  if (accounts.size() > 1) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& a : accounts) list.push_back(telemetry::account_to_json(a));
+    out.summary_json["tokenbench"]["servers"] = std::move(list);
+  }
+  for (const auto& a : accounts) out.console += telemetry::render_account(a, out.summary);
+}
+
 }  // namespace
 
 RunOutputs write_run_outputs(const std::string& dir,
@@ -89,12 +123,7 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
     out.summary_json["tokenbench"]["probes"] = telemetry::probe_account_to_json(probes);
     out.console += telemetry::render_probe_account(probes);
   }
-  if (!notes.scrapes.empty()) {
-    const telemetry::ServerAccount account =
-        telemetry::account_for(notes.scrapes, notes.metrics_url, out.summary, factor);
-    out.summary_json["tokenbench"]["server"] = telemetry::account_to_json(account);
-    out.console += telemetry::render_account(account, out.summary);
-  }
+  if (!notes.scrape_sources.empty()) add_server_accounts(notes, factor, out);
   if (notes.gpu_sampler) {
     const telemetry::GpuAccount gpu =
         telemetry::gpu_account_for(notes.gpu_samples, *notes.gpu_sampler, notes.measure_start,
@@ -119,6 +148,11 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
     const auto replicas = figures.replicas()->finish(out.summary.duration_s);
     out.summary_json["tokenbench"]["replicas"] = replicas_to_json(replicas);
     out.console += render_replicas(replicas, out.summary, core::to_string(config.balance));
+  }
+  if (figures.mix()) {
+    const auto members = figures.mix()->finish();
+    out.summary_json["tokenbench"]["mix"] = mix_to_json(members, figures.mix()->lora());
+    out.console += render_mix(members, figures.mix()->lora());
   }
   if (!notes.distributed.is_null()) {
     out.summary_json["tokenbench"]["distributed"] = notes.distributed;

@@ -29,10 +29,11 @@ struct RunOutputs {
 /// function serves `run` and `report`, so a report rebuilt from requests.jsonl is identical to the
 /// run's own. A summary.json that cannot be written is said in RunOutputs::not_saved; any other
 /// file that cannot be, in a warning on stderr (write_optional_file). Throws std::invalid_argument
-/// on a bad SLO item. `notes.stopped` becomes a warning and tokenbench.stopped; `notes.scrapes` the
-/// server's account (tokenbench.server, and the console's "Server" table); `notes.gpu_sampler` the
-/// GPU account (tokenbench.gpu, the "GPU" block); `notes.environment` tokenbench.environment and
-/// the "Environment" block.
+/// on a bad SLO item. `notes.stopped` becomes a warning and tokenbench.stopped;
+/// `notes.scrape_sources` each server's account (tokenbench.server: the one, or the replicas'
+/// total; tokenbench.servers: every source's when several; the console's "Server" blocks);
+/// `notes.gpu_sampler` the GPU account (tokenbench.gpu, the "GPU" block); `notes.environment`
+/// tokenbench.environment and the "Environment" block.
 RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
                              const core::RunConfig& config, const records::RunNotes& notes = {});
 /// The same for `records` all at once (a RunFigures fed each).

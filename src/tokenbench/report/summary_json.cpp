@@ -222,6 +222,7 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
                        {"by_class", std::move(retried)},
                        {"completed_after_retry", s.completed_after_retry}};
   tb["duration_s"] = number(s.duration_s);
+  tb["chunk_usage_requests"] = s.chunk_usage_requests;
   tb["goodput"] =
       json{{"slo", slo_to_json(s.slo)},
            {"good_completed", s.slo.empty() ? json(nullptr) : json(s.good_completed)},
@@ -231,6 +232,7 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
       {"tpot_ms", distribution_to_json(s.tpot_ms)},
       {"itl_ms", distribution_to_json(s.itl_ms)},
       {"itl_per_token_ms", distribution_to_json(s.itl_per_token_ms)},
+      {"tokens_per_chunk", distribution_to_json(s.tokens_per_chunk)},
       {"e2el_ms", distribution_to_json(s.e2el_ms)},
       {"decode_tps", distribution_to_json(s.decode_tps)},
       {"output_tps", distribution_to_json(s.output_tps)},

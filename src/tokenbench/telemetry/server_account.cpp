@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -106,10 +107,23 @@ std::optional<double> number_from(const json& o, const char* key) {
 
 std::string ms(double v) { return std::isfinite(v) ? fmt::format("{:.2f}", v) : "-"; }
 
+// The batch the client's figures imply, beside the server's running requests.
+void add_batch_finding(ServerAccount& a, const metrics::Summary& summary) {
+  const double tpot_s = summary.tpot_ms.mean / 1000;
+  if (!std::isfinite(tpot_s) || !std::isfinite(summary.output_throughput)) return;
+  a.effective_batch = summary.output_throughput * tpot_s;
+  if (a.running) {
+    a.findings.push_back(fmt::format(
+        "effective batch {:.1f} (output throughput x mean TPOT); the server's running requests "
+        "averaged {:.1f}",
+        *a.effective_batch, a.running->mean));
+  }
+}
+
 }  // namespace
 
 ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string& url,
-                          const metrics::Summary& summary, double time_scale) {
+                          const metrics::Summary& summary, double time_scale, bool cross_check) {
   ServerAccount a;
   a.url = url;
   a.time_scale = time_scale;
@@ -144,6 +158,9 @@ ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string&
   a.prefill = latency(e.prefill, b.prefill, time_scale);
   a.decode = latency(e.decode, b.decode, time_scale);
   a.e2e = latency(e.e2e, b.e2e, time_scale);
+  a.spec = spec_decode_stat(scrapes, *start, *end);
+  a.lora = lora_stat(scrapes, *start, *end);
+  if (!cross_check) return a;
 
   // Cross-check: what the server counted over the measure phase against what the client saw.
   // The server also counts what failed requests generated, so a run with failures may differ.
@@ -199,22 +216,66 @@ ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string&
         client_ttft, a.queue->mean_ms, a.prefill->mean_ms, *a.ttft_overhead_ms, share * 100,
         ttft_share_reading(share)));
   }
-  const double tpot_s = summary.tpot_ms.mean / 1000;
-  if (std::isfinite(tpot_s) && std::isfinite(summary.output_throughput)) {
-    a.effective_batch = summary.output_throughput * tpot_s;
-    if (a.running) {
-      a.findings.push_back(fmt::format(
-          "effective batch {:.1f} (output throughput x mean TPOT); the server's running requests "
-          "averaged {:.1f}",
-          *a.effective_batch, a.running->mean));
+  add_batch_finding(a, summary);
+  return a;
+}
+
+ServerAccount total_account(const std::vector<const std::vector<Scrape>*>& replicas,
+                            const std::vector<ServerAccount>& accounts,
+                            const metrics::Summary& summary, double time_scale) {
+  std::vector<Scrape> edges;
+  for (const char* label : {"before", "measure_start", "measure_end"}) {
+    std::vector<const ServerSnapshot*> parts;
+    Scrape edge;
+    edge.label = label;
+    edge.ok = true;
+    edge.t = 0;
+    for (const auto* scrapes : replicas) {
+      const Scrape* s = labelled(*scrapes, label);
+      if (s == nullptr) break;
+      parts.push_back(&s->snapshot);
+      edge.t = std::max(edge.t, s->t);
     }
+    if (parts.size() != replicas.size()) continue;
+    edge.snapshot = sum_snapshots(parts);
+    edges.push_back(std::move(edge));
   }
+  ServerAccount a = account_for(edges, "", summary, time_scale);
+  a.name = "total";
+  a.role = "total";
+  a.scrapes = a.failed_scrapes = 0;
+  for (const auto& r : accounts) {
+    a.scrapes += r.scrapes;
+    a.failed_scrapes += r.failed_scrapes;
+    if (a.first_error.empty()) a.first_error = r.first_error;
+    a.url += (a.url.empty() ? "" : ", ") + r.url;
+  }
+  // The gauges over every scrape: the replicas' running and waiting add up, KV usage averages.
+  const auto combine = [&accounts](auto member, bool add) -> std::optional<GaugeStat> {
+    GaugeStat g;
+    for (const auto& r : accounts) {
+      const std::optional<GaugeStat>& v = r.*member;
+      if (!v) return std::nullopt;
+      g.mean += v->mean;
+      g.max = add ? g.max + v->max : std::max(g.max, v->max);
+      g.samples += v->samples;
+    }
+    if (!add && !accounts.empty()) g.mean /= static_cast<double>(accounts.size());
+    return g;
+  };
+  a.running = combine(&ServerAccount::running, true);
+  a.waiting = combine(&ServerAccount::waiting, true);
+  a.kv_cache_usage_pct = combine(&ServerAccount::kv_cache_usage_pct, false);
+  std::erase_if(a.findings, [](const std::string& f) { return f.starts_with("effective batch"); });
+  add_batch_finding(a, summary);
   return a;
 }
 
 json account_to_json(const ServerAccount& a) {
   return json{
       {"url", a.url},
+      {"name", a.name},
+      {"role", a.role},
       {"server", to_string(a.kind)},
       {"scrapes", a.scrapes},
       {"failed_scrapes", a.failed_scrapes},
@@ -241,13 +302,16 @@ json account_to_json(const ServerAccount& a) {
         {"e2e", latency_json(a.e2e)}}},
       {"ttft_overhead_ms", opt(a.ttft_overhead_ms)},
       {"effective_batch", opt(a.effective_batch)},
+      {"speculative_decoding", spec_decode_to_json(a.spec)},
+      {"lora", lora_to_json(a.lora)},
       {"findings", a.findings},
   };
 }
 
 std::string render_account(const ServerAccount& a, const metrics::Summary&) {
   std::string out =
-      fmt::format("\nServer ({}, {} scrapes of {}", to_string(a.kind), a.scrapes, a.url);
+      fmt::format("\nServer{} ({}, {} scrapes of {}", a.name.empty() ? "" : " " + a.name,
+                  to_string(a.kind), a.scrapes, a.url);
   if (a.failed_scrapes > 0) {
     out += fmt::format("; {} failed: {}", a.failed_scrapes, a.first_error);
   }
@@ -291,6 +355,8 @@ std::string render_account(const ServerAccount& a, const metrics::Summary&) {
         "  * model time: the server's times x{:g} (--sim-time), on the client's clock\n",
         a.time_scale);
   }
+  out += render_spec_decode(a.spec);
+  out += render_lora(a.lora);
   for (const auto& f : a.findings) out += "  " + f + "\n";
   return out;
 }
@@ -318,6 +384,7 @@ json scrape_to_json(const Scrape& s) {
   o["prefill"] = histogram_json(v.prefill);
   o["decode"] = histogram_json(v.decode);
   o["e2e"] = histogram_json(v.e2e);
+  features_to_json(v, o);
   return o;
 }
 
@@ -348,6 +415,7 @@ Scrape scrape_from_json(const json& o) {
     v.prefill = histogram_from(o, "prefill");
     v.decode = histogram_from(o, "decode");
     v.e2e = histogram_from(o, "e2e");
+    features_from_json(o, v);
     return s;
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("a telemetry line is malformed: ") + e.what());

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/telemetry/engine_features.h"
 #include "tokenbench/telemetry/scrape.h"
 
 namespace tokenbench::telemetry {
@@ -32,6 +33,11 @@ struct LatencyStat {
 /// each figure.
 struct ServerAccount {
   std::string url;
+  /// What the console calls it: a replica's host:port, a --server-metrics name=, or "total".
+  std::string name;
+  /// "replica" (a --base-url's own /metrics), "extra" (a --server-metrics URL) or "total" (the
+  /// replicas' counters summed).
+  std::string role = "replica";
   ServerKind kind = ServerKind::kUnknown;
   int scrapes = 0;
   int failed_scrapes = 0;
@@ -44,6 +50,8 @@ struct ServerAccount {
       prefix_cache_hits, prefix_cache_queries;
   std::optional<GaugeStat> running, waiting, kv_cache_usage_pct;
   std::optional<LatencyStat> ttft, itl, queue, prefill, decode, e2e;
+  std::optional<SpecDecodeStat> spec;
+  std::optional<LoraStat> lora;
 
   /// Client TTFT mean - (server queue mean + prefill mean): network, HTTP framework and client.
   std::optional<double> ttft_overhead_ms;
@@ -57,8 +65,19 @@ struct ServerAccount {
 /// `time_scale`: under --sim-time the client's figures are in the simulator's model time, the
 /// scale times the real ones; the server's latencies are multiplied by it too, so that both sides
 /// of the TTFT breakdown are on one clock.
+/// `cross_check`: compare the counters with the client's (false for one of several replicas, or
+/// a worker that saw only part of each request).
 ServerAccount account_for(const std::vector<Scrape>& scrapes, const std::string& url,
-                          const metrics::Summary& summary, double time_scale = 1.0);
+                          const metrics::Summary& summary, double time_scale = 1.0,
+                          bool cross_check = true);
+
+/// The replicas of one deployment (each one's scrapes, and its account_for without the
+/// cross-check) as one server: counters, histograms and the speculative decoding counters summed
+/// at the measure phase's edges, running and waiting summed, KV cache usage averaged; the
+/// cross-check against the client's counts is made on the sum.
+ServerAccount total_account(const std::vector<const std::vector<Scrape>*>& replicas,
+                            const std::vector<ServerAccount>& accounts,
+                            const metrics::Summary& summary, double time_scale = 1.0);
 
 nlohmann::json account_to_json(const ServerAccount& account);
 

@@ -269,6 +269,41 @@ var tb = (function () {
   var MODEL = basis.model ? "model time" : "";
   function withModel(text) { return MODEL ? text + ", " + MODEL : text; }
 
+  // --lora-modules, --model-mix: a row per adapter or model, and TTFT and E2EL p95 as a chart.
+  function mixSection(mix) {
+    var lora = mix.kind === "lora";
+    var s = section("mix", lora ? "By LoRA adapter" : "By model");
+    var f = function (v, d) { return v === null || v === undefined ? "-" : num(v.toFixed(d)); };
+    table(s, [lora ? "adapter" : "model", "share", "measured share", "succeeded", "failed", "req/s",
+      "output tok/s", "TTFT p50 (ms)", "TTFT p95 (ms)", "TPOT mean (ms)", "TPOT p95 (ms)", "E2EL p50 (ms)",
+      "E2EL p95 (ms)"], mix.members.map(function (m) {
+      return [m.name, f(100 * m.share, 0) , m.measured_share === null ? "-" : f(100 * m.measured_share, 1),
+        num(String(m.completed)), num(String(m.failed)), f(m.request_throughput, 2), f(m.output_throughput, 1),
+        f(m.median_ttft_ms, 1), f(m.p95_ttft_ms, 1), f(m.mean_tpot_ms, 2), f(m.p95_tpot_ms, 2),
+        f(m.median_e2el_ms, 1), f(m.p95_e2el_ms, 1)];
+    }));
+    s.appendChild(el("p", "share: the intended share of the requests (" + (lora ? "--lora-weights" : "--model-mix") +
+      "); measured share: of the measured requests. Shares in percent.", "note"));
+  }
+
+  // Each /metrics source's account (summary.json's tokenbench.servers): one row each.
+  function serversTable(parent, list) {
+    if (!list.length) return;
+    var f = function (v, d) { return v === null || v === undefined ? "-" : num(v.toFixed(d)); };
+    var phase = function (a, k) { return a.measure_phase ? a.measure_phase[k] : null; };
+    var gauge = function (a, k) { return a.gauges && a.gauges[k] ? a.gauges[k].mean : null; };
+    var lat = function (a, k) { return a.latency && a.latency[k] ? a.latency[k].mean_ms : null; };
+    var spec = function (a) { return a.speculative_decoding ? a.speculative_decoding.acceptance_length : null; };
+    parent.appendChild(el("h3", "Servers (/metrics over the measure phase)"));
+    table(parent, ["source", "role", "server", "requests", "prompt tok", "generation tok", "running (mean)",
+      "KV cache % (mean)", "TTFT mean (ms)", "acceptance length", "LoRA adapters"], list.map(function (a) {
+      return [a.name || a.url, a.role || "", a.server, f(phase(a, "requests_finished"), 0),
+        f(phase(a, "prompt_tokens"), 0), f(phase(a, "generation_tokens"), 0), f(gauge(a, "running"), 1),
+        f(gauge(a, "kv_cache_usage_pct"), 1), f(lat(a, "ttft"), 2), f(spec(a), 2),
+        a.lora ? a.lora.adapters.join(", ") : "-"];
+    }));
+  }
+
   // --buckets: a table per item, and TTFT and E2EL p95 per bucket as a chart.
   function bucketsSection(list) {
     var s = section("buckets", "By length");
@@ -458,6 +493,7 @@ var tb = (function () {
 
     summarySection(key);
     if ((data.buckets || []).length) bucketsSection(data.buckets);
+    if (data.mix && (data.mix.members || []).length) mixSection(data.mix);
 
     configSection(data.config_yaml, "config.yaml, as the run used it (secret headers redacted)");
 
@@ -576,8 +612,9 @@ var tb = (function () {
 
     // Telemetry.
     var tel = data.telemetry || {};
-    if (tel.server || tel.gpu) {
+    if (tel.server || tel.gpu || (data.servers || []).length) {
       s = section("telemetry", "Telemetry");
+      serversTable(s, data.servers || []);
       grid = el("div", null, "charts");
       s.appendChild(grid);
       var telChart = function (src, title, names, colors) {
@@ -592,6 +629,12 @@ var tb = (function () {
         chart(grid, title, { scales: { x: { time: false } }, axes: [{ label: withModel("seconds") }, {}], series: series },
           cols, src.sampled ? "evenly sampled to " + src.t.length + " points" : null);
       };
+      if (tel.servers) {  // several /metrics sources: each one's running requests
+        var palette = [COLORS.line, COLORS.line2, COLORS.line3, COLORS.line, COLORS.line2, COLORS.line3];
+        tel.servers.forEach(function (src, i) {
+          telChart(src, "Server " + src.name + ": running requests", ["running"], [palette[i % palette.length]]);
+        });
+      }
       if (tel.server) {
         telChart(tel.server, "Server: running and waiting requests", ["running", "waiting"], [COLORS.line, COLORS.line2]);
         telChart(tel.server, "Server: KV cache use (%)", ["kv_cache_pct"], [COLORS.line3]);
