@@ -18,6 +18,7 @@
 #include "tokenbench/sim/generation_plan.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_server.h"
+#include "tokenbench/sim/spec_decode.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -36,6 +37,7 @@ struct ServeSimOptions {
   std::string preset;
   std::string eos = "uniform";
   bool prefix_caching = false;
+  std::string spec_decode;                // --spec-decode k=K,accept=P
   std::vector<CLI::Option*> fixed_flags;  // --ttft-ms, --itl-ms, --jitter-ms
   CLI::Option* prefix_caching_flag = nullptr;
   std::vector<EngineFlag> engine_flags;
@@ -62,6 +64,10 @@ void resolve_timing(ServeSimOptions& options) {
   for (const EngineFlag& f : options.engine_flags) engine_given = engine_given || f.option->count();
 
   const bool fixed = options.preset == "fixed" || (options.preset.empty() && fixed_given);
+  if (fixed && !options.spec_decode.empty()) {
+    throw std::invalid_argument(
+        "--spec-decode applies only to the engine model, not to fixed delays");
+  }
   if (fixed) {
     if (engine_given) {
       throw std::invalid_argument(
@@ -96,6 +102,9 @@ void resolve_timing(ServeSimOptions& options) {
     }
   }
   if (options.prefix_caching) config.engine.enable_prefix_caching = true;
+  if (!options.spec_decode.empty()) {
+    config.engine.spec_decode = sim::parse_spec_decode(options.spec_decode);
+  }
   if (config.engine.kv_cache_tokens < config.engine.block_size) {
     throw std::invalid_argument("--kv-cache-tokens must hold at least one block (--block-size)");
   }
@@ -223,6 +232,10 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
   options->prefix_caching_flag =
       cmd->add_flag("--enable-prefix-caching", options->prefix_caching,
                     "Shared prompt prefixes skip prefill (block-hash based, as vLLM)");
+  cmd->add_option("--spec-decode", options->spec_decode,
+                  "Engine: speculative decoding, k=K,accept=P: each decoding sequence drafts K "
+                  "tokens (1..16) per step, each accepted with probability P in [0,1) until the "
+                  "first rejection; a decode costs --decode-us-per-seq x (1+K)");
   cmd->add_flag("--llama-timings", c.llama_timings,
                 "Add llama.cpp's per-reply `timings` object (prompt_ms: receipt to first token; "
                 "predicted_ms: first to last token)");

@@ -15,7 +15,8 @@ struct EngineModel::Request {
   bool prefilling = false;      // admitted, prompt (or recompute) not yet fully computed
   bool finished = false;
   std::int64_t chunk = 0;  // prefill tokens scheduled in the current step
-  bool decoding = false;   // decodes one token in the current step
+  bool decoding = false;   // decodes in the current step
+  std::int64_t emit = 1;   // tokens its decode emits this step (accepted drafts plus one)
   KvHolding kv;
   ModelNanos first_scheduled = -1;
   ModelNanos first_token = -1;
@@ -31,8 +32,9 @@ std::int64_t blocks_for(std::int64_t tokens, std::int64_t block_size) {
 
 }  // namespace
 
-EngineModel::EngineModel(const EngineParams& params)
+EngineModel::EngineModel(const EngineParams& params, std::uint64_t seed)
     : params_(params),
+      seed_(seed),
       kv_(params.total_blocks(), params.enable_prefix_caching),
       watermark_blocks_(static_cast<std::int64_t>(
           std::floor(params.watermark * static_cast<double>(params.total_blocks())))) {
@@ -74,7 +76,8 @@ ModelNanos EngineModel::step_duration(std::int64_t prefill_tokens, std::int64_t 
                                       std::int64_t context_tokens) const {
   const double ns = params_.step_overhead_ms * 1e6 +
                     static_cast<double>(prefill_tokens) * params_.prefill_us_per_token * 1e3 +
-                    static_cast<double>(decode_seqs) * params_.decode_us_per_seq * 1e3 +
+                    static_cast<double>(decode_seqs) * params_.decode_us_per_seq * 1e3 *
+                        static_cast<double>(1 + params_.spec_decode.k) +
                     static_cast<double>(context_tokens) * params_.decode_us_per_kv_token * 1e3;
   return static_cast<ModelNanos>(std::llround(std::max(0.0, ns)));
 }
@@ -136,30 +139,18 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
   o.end = start;
   o.prefill_tokens = o.decode_seqs = o.context_tokens = o.preempted = 0;
   o.new_prompt_tokens = o.cache_queried_tokens = o.cache_hit_tokens = 0;
+  o.spec.clear();
   o.emitted.clear();
   o.finished.clear();
   std::int64_t budget = params_.max_num_batched_tokens;
-  const std::int64_t bs = params_.block_size;
 
-  // 1. One decode token for every running sequence past its prefill, oldest first. A decode that
-  //    needs a block when none is free preempts the newest running request (maybe itself).
+  // 1. One decode (one token, or K drafts) for every running sequence past its prefill, oldest
+  //    first. A decode that needs a block when none is free preempts the newest running request
+  //    (maybe itself).
   for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
     Request* r = running_[i];
     if (r->prefilling) continue;
-    const std::int64_t need = blocks_for(r->num_tokens, bs) - r->kv.blocks();
-    bool self_preempted = false;
-    while (need > kv_.free_blocks()) {
-      Request* victim = running_.back();
-      preempt(*victim);
-      ++o.preempted;
-      if (victim == r) {
-        self_preempted = true;
-        break;
-      }
-    }
-    if (self_preempted) break;
-    if (need > 0) kv_.allocate(need, r->kv);
-    r->decoding = true;
+    if (!schedule_decode(*r)) break;
     --budget;
     ++o.decode_seqs;
     o.context_tokens += r->num_tokens;
@@ -183,23 +174,23 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
 
   // 4. At the end of the step every decode, and every prefill that completed, samples a token.
   for (Request* r : running_) {
-    bool sample = false;
+    std::int64_t sampled = 0;
     if (r->decoding) {
       r->decoding = false;
-      ++r->computed;
-      sample = true;
+      sampled = r->emit;
+      r->computed += sampled;  // its last token and the accepted drafts
     } else if (r->prefilling && r->chunk > 0) {
       r->computed += r->chunk;
       r->chunk = 0;
       if (r->computed == r->num_tokens) {
         finish_prefill(*r);
-        sample = true;
+        sampled = 1;
       }
     }
-    if (!sample) continue;
-    ++r->generated;
-    ++r->num_tokens;
-    Emission e{r->spec.id,         r->spec.tag, 1,
+    if (sampled == 0) continue;
+    r->generated += sampled;
+    r->num_tokens += sampled;
+    Emission e{r->spec.id,         r->spec.tag, static_cast<std::int32_t>(sampled),
                r->first_token < 0, false,       r->last_token < 0 ? 0 : o.end - r->last_token};
     if (e.first) {
       if (params_.enable_prefix_caching) e.cached_tokens = r->cached;
@@ -219,6 +210,32 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
     for (const FinishedRequest& f : o.finished) drop(f.id);
   }
   return o;
+}
+
+// Schedules `r`'s decode in this step: with speculative decoding it drafts K tokens, of which the
+// accepted ones plus the bonus token are emitted (capped by what it has left to generate). The
+// blocks for the tokens it keeps are allocated, preempting the newest running requests while none
+// are free. False when `r` itself was preempted (the step's decodes stop there).
+bool EngineModel::schedule_decode(Request& r) {
+  const SpecDecodeConfig& sd = params_.spec_decode;
+  std::int64_t accepted = 0;
+  r.emit = 1;
+  if (sd.enabled()) {
+    accepted = draw_accepted_drafts(seed_, r.spec.id, r.generated, sd.k, sd.accept);
+    r.emit = std::min(accepted + 1, r.spec.output_tokens - r.generated);
+  }
+  const std::int64_t need =
+      blocks_for(r.num_tokens + r.emit - 1, params_.block_size) - r.kv.blocks();
+  while (need > kv_.free_blocks()) {
+    Request* victim = running_.back();
+    preempt(*victim);
+    ++outcome_.preempted;
+    if (victim == &r) return false;
+  }
+  if (need > 0) kv_.allocate(need, r.kv);
+  r.decoding = true;
+  if (sd.enabled()) outcome_.spec.record(sd.k, accepted);
+  return true;
 }
 
 void EngineModel::drop(std::uint64_t id) {

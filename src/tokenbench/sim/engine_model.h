@@ -9,6 +9,7 @@
 
 #include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/kv_cache.h"
+#include "tokenbench/sim/spec_decode.h"
 
 namespace tokenbench::sim {
 
@@ -29,7 +30,7 @@ struct EngineRequest {
 struct Emission {
   std::uint64_t id = 0;
   std::uint32_t tag = 0;
-  std::int32_t tokens = 0;  ///< always 1 for a single step
+  std::int32_t tokens = 0;  ///< 1, or with speculative decoding the accepted drafts plus one
   bool first = false;       ///< this is the request's first output token
   bool finished = false;    ///< that was its last token; the engine has dropped it
   ModelNanos gap = 0;       ///< since its previous token (0 for the first)
@@ -55,12 +56,13 @@ struct StepOutcome {
   ModelNanos start = 0;
   ModelNanos end = 0;                     ///< tokens are emitted at this time
   std::int64_t prefill_tokens = 0;        ///< prompt (or recomputed) tokens computed
-  std::int64_t decode_seqs = 0;           ///< sequences that decoded one token
+  std::int64_t decode_seqs = 0;           ///< sequences that decoded (one token, or a draft)
   std::int64_t context_tokens = 0;        ///< tokens the decodes attended to
   std::int64_t preempted = 0;             ///< requests preempted while scheduling this step
   std::int64_t new_prompt_tokens = 0;     ///< prompt tokens of requests emitting their first token
   std::int64_t cache_queried_tokens = 0;  ///< prompt tokens looked up in the prefix cache
   std::int64_t cache_hit_tokens = 0;      ///< of which found cached
+  SpecDecodeCounts spec;                  ///< speculative decoding's drafts and acceptances
   std::vector<Emission> emitted;
   std::vector<FinishedRequest> finished;
 };
@@ -68,13 +70,16 @@ struct StepOutcome {
 /// A pure model of a continuous-batching inference engine (vLLM's scheduler, simplified): a FCFS
 /// waiting queue, a running batch of at most max_num_seqs, a block-based KV cache with optional
 /// prefix caching, chunked prefill under a per-step token budget, and recompute preemption of the
-/// newest running request when a decode finds no free block. No threads and no clock: the caller
-/// decides when each step starts and is told when it ends.
+/// newest running request when a decode finds no free block. With speculative decoding each
+/// decoding sequence drafts K tokens per step and emits the accepted ones plus one, drawn from
+/// `seed`. No threads and no clock: the caller decides when each step starts and is told when it
+/// ends.
 ///
 /// Not thread-safe; owned by one thread (the EngineRunner's, or a test's).
 class EngineModel {
  public:
-  explicit EngineModel(const EngineParams& params);
+  /// `seed` drives the draws of speculative decoding (unused without it).
+  explicit EngineModel(const EngineParams& params, std::uint64_t seed = 0);
   ~EngineModel();
   EngineModel(const EngineModel&) = delete;
   EngineModel& operator=(const EngineModel&) = delete;
@@ -112,8 +117,10 @@ class EngineModel {
   void preempt(Request& r);
   void finish_prefill(Request& r);
   void drop(std::uint64_t id);
+  bool schedule_decode(Request& r);
 
   EngineParams params_;
+  std::uint64_t seed_;
   KvCache kv_;
   std::int64_t watermark_blocks_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Request>> requests_;

@@ -5,6 +5,8 @@
 #include <span>
 #include <string_view>
 
+#include "tokenbench/sim/spec_decode.h"
+
 namespace tokenbench::sim {
 
 /// The parameters of the continuous-batching engine model (docs/SIMULATOR.md, "Engine model").
@@ -13,11 +15,13 @@ namespace tokenbench::sim {
 /// The duration of one engine step is
 ///   step_overhead_ms
 ///   + prefill_tokens x prefill_us_per_token
-///   + decode_seqs x decode_us_per_seq
+///   + decode_seqs x decode_us_per_seq x (1 + K)
 ///   + context_tokens x decode_us_per_kv_token
 /// where prefill_tokens are the prompt tokens computed in the step (at most max_num_batched_tokens
 /// minus the decode tokens), decode_seqs the sequences that decode one token, and context_tokens
-/// the tokens those sequences attend to (their KV held in the cache: the memory-bound part).
+/// the tokens those sequences attend to (their KV held in the cache: the memory-bound part), and K
+/// the draft tokens of speculative decoding (0 without it): each decoding sequence verifies its
+/// last token and K drafts.
 struct EngineParams {
   std::int64_t max_num_seqs = 256;             ///< most sequences in the running batch
   std::int64_t max_num_batched_tokens = 2048;  ///< token budget of one step (chunked prefill)
@@ -31,6 +35,8 @@ struct EngineParams {
   /// Admission keeps this fraction of the blocks free, as vLLM's watermark does, so that a request
   /// just admitted is not preempted at its first decode.
   double watermark = 0.01;
+  /// Speculative decoding (--spec-decode): off unless spec_decode.k > 0.
+  SpecDecodeConfig spec_decode;
 
   std::int64_t total_blocks() const { return block_size > 0 ? kv_cache_tokens / block_size : 0; }
   bool operator==(const EngineParams&) const = default;

@@ -15,11 +15,13 @@ constexpr int kMaxStepsPerFlush = 64;
 
 }  // namespace
 
-EngineRunner::EngineRunner(const EngineParams& params, double time_scale, SimMetrics& metrics)
+EngineRunner::EngineRunner(const EngineParams& params, double time_scale, SimMetrics& metrics,
+                           std::uint64_t seed)
     : params_(params),
+      seed_(seed),
       time_scale_(time_scale > 0 ? time_scale : 1.0),
       metrics_(metrics),
-      model_(std::make_unique<EngineModel>(params)) {}
+      model_(std::make_unique<EngineModel>(params, seed)) {}
 
 EngineRunner::~EngineRunner() { stop(); }
 
@@ -73,7 +75,7 @@ void EngineRunner::clear() {
   slots_.clear();
   free_slots_.clear();
   open_.clear();
-  model_ = std::make_unique<EngineModel>(params_);
+  model_ = std::make_unique<EngineModel>(params_, seed_);
 }
 
 ModelNanos EngineRunner::to_model(core::Clock::time_point t) const {
@@ -165,6 +167,7 @@ void EngineRunner::record(const StepOutcome& o) {
   delta_.prompt_tokens += o.new_prompt_tokens;
   delta_.cache_queries += o.cache_queried_tokens;
   delta_.cache_hits += o.cache_hit_tokens;
+  if (!o.spec.empty()) delta_.spec.merge(o.spec);
   for (const Emission& e : o.emitted) {
     Slot& slot = slots_[e.tag];
     delta_.generation_tokens += e.tokens;

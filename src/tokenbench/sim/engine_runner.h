@@ -65,7 +65,9 @@ struct EngineSubmission {
 /// clear() only from the controlling thread.
 class EngineRunner {
  public:
-  EngineRunner(const EngineParams& params, double time_scale, SimMetrics& metrics);
+  /// `seed` drives the engine's random draws (speculative decoding's acceptances).
+  EngineRunner(const EngineParams& params, double time_scale, SimMetrics& metrics,
+               std::uint64_t seed = 0);
   ~EngineRunner();
   EngineRunner(const EngineRunner&) = delete;
   EngineRunner& operator=(const EngineRunner&) = delete;
@@ -130,6 +132,7 @@ class EngineRunner {
   double to_seconds(ModelNanos d) const;
 
   EngineParams params_;
+  std::uint64_t seed_;
   double time_scale_;
   SimMetrics& metrics_;
   std::vector<boost::asio::io_context*> loops_;

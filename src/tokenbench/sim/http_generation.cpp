@@ -70,6 +70,7 @@ void HttpSession::start_completion(CompletionRequest&& request) {
       .embedding_dim = ctx_.config.embedding_dim,
   };
   renderer_ = &renderer_for(ex.request.api);
+  group_tokens_ = ctx_.engine && ctx_.config.engine.spec_decode.enabled();
   renderer_->reset(ex.identity, ex.shape);
   ex.received = received_;
   ex.start = received_;
@@ -200,6 +201,10 @@ void HttpSession::pump(Clock::time_point now) {
     if (ctx_.lateness) {
       if (const auto due = feed_->due(ex.next_token)) ctx_.lateness->record(loop_, *due, now);
     }
+    if (group_tokens_) {
+      append_token_group(now);
+      continue;
+    }
     renderer_->append_token(body_, ex.next_token,
                             token_text(ctx_.config.seed, ex.arrival, ex.next_token));
     feed_->emitted(ex.next_token, now);
@@ -209,6 +214,24 @@ void HttpSession::pump(Clock::time_point now) {
   // Wait for the next token: its due time (fixed delays), the end of a stall, or the engine.
   // The loop's timer wheel wakes every session due at the same time in one turn.
   if (const auto wake = feed_->wake_at(now)) timers_.schedule(shared_from_this(), *wake);
+}
+
+// Speculative decoding: the tokens ready now (those a step made together) leave as one delta
+// carrying all their text. A group stops where the reply's part changes (reasoning to content)
+// and before a mid-stream fault.
+void HttpSession::append_token_group(Clock::time_point now) {
+  Exchange& ex = ex_;
+  std::int64_t limit = ex.plan.output_tokens;
+  if (!ex.fault_done && ex.fault_at > ex.next_token) limit = std::min(limit, ex.fault_at);
+  if (ex.next_token < ex.shape.reasoning_tokens) limit = std::min(limit, ex.shape.reasoning_tokens);
+  group_.clear();
+  const std::int64_t first = ex.next_token;
+  do {
+    group_ += token_text(ctx_.config.seed, ex.arrival, ex.next_token);
+    feed_->emitted(ex.next_token, now);
+    ++ex.next_token;
+  } while (ex.next_token < limit && feed_->ready(ex.next_token, now));
+  renderer_->append_token(body_, first, group_);
 }
 
 void HttpSession::on_due() { pump(); }

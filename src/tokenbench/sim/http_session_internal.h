@@ -108,6 +108,7 @@ class HttpSession : public EngineSink,
   void pump();
   void pump(Clock::time_point now);
   void on_due() override;
+  void append_token_group(Clock::time_point now);
   void apply_stream_fault();
   void write_stream();
   void on_stream_written(error_code ec);
@@ -131,13 +132,15 @@ class HttpSession : public EngineSink,
   std::string body_;         ///< SSE bytes not yet written
   std::string client_id_;    ///< the request's X-Request-Id, when usable; else empty
   std::string echo_header_;  ///< "X-Request-Id: <client_id_>\r\n", or empty
+  std::string group_;        ///< the text of a group of tokens sent as one delta (spec decoding)
   std::array<char, 24> size_line_{};
   std::size_t size_line_len_ = 0;
   bool writing_ = false;
   bool timer_armed_ = false;
   std::uint64_t timer_generation_ = 0;
   bool in_completion_ = false;
-  std::uint64_t serial_ = 0;  ///< counts completions, so that stale disconnect watches are ignored
+  bool group_tokens_ = false;  ///< tokens ready together leave as one delta (spec decoding)
+  std::uint64_t serial_ = 0;   ///< counts completions, so that stale disconnect watches are ignored
 
   Exchange ex_;                      ///< the generation request in progress
   std::unique_ptr<TokenFeed> feed_;  ///< its tokens: fixed delays or the engine

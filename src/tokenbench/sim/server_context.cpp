@@ -31,7 +31,8 @@ ServerContext::ServerContext(SimConfig c)
   // As the engine does: a scale that is not a positive number is 1.
   if (!(config.time_scale > 0) || !std::isfinite(config.time_scale)) config.time_scale = 1.0;
   if (config.mode == TimingMode::kEngine) {
-    engine = std::make_unique<EngineRunner>(config.engine, config.time_scale, metrics);
+    engine = std::make_unique<EngineRunner>(config.engine, config.time_scale, metrics, config.seed);
+    metrics.set_spec_decode_tokens(config.engine.spec_decode.k);
   }
   if (config.measure_lateness) {
     lateness =

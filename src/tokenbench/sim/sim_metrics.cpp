@@ -53,6 +53,26 @@ void append_histogram(std::string& out, std::string_view name, std::string_view 
   append_sample(out, std::string(name) + "_sum", labels, h.sum());
 }
 
+// vLLM's speculative-decoding counters (vllm/v1/spec_decode/metrics.py), labelled as the rest.
+void append_spec_decode(std::string& out, std::string_view labels, std::int64_t k,
+                        const SpecDecodeCounts& c) {
+  const auto counter = [&](std::string_view name, std::string_view help, std::int64_t v) {
+    append_head(out, name, "counter", help);
+    append_sample(out, name, labels, static_cast<double>(v));
+  };
+  counter("vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.", c.drafts);
+  counter("vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.", c.draft_tokens);
+  counter("vllm:spec_decode_num_accepted_tokens_total", "Number of accepted tokens.", c.accepted);
+  constexpr std::string_view kPerPos = "vllm:spec_decode_num_accepted_tokens_per_pos_total";
+  append_head(out, kPerPos, "counter", "Accepted tokens per draft position.");
+  for (std::int64_t i = 0; i < k; ++i) {
+    const auto pos = static_cast<std::size_t>(i);
+    const std::int64_t n = pos < c.accepted_per_pos.size() ? c.accepted_per_pos[pos] : 0;
+    fmt::format_to(std::back_inserter(out), "{}{{{},position=\"{}\"}} {}\n", kPerPos, labels, i,
+                   prom_value(static_cast<double>(n)));
+  }
+}
+
 }  // namespace
 
 std::span<const double> itl_buckets() { return kItlBuckets; }
@@ -95,12 +115,13 @@ void MetricsDelta::clear() {
   prompt_tokens = generation_tokens = preemptions = cache_queries = cache_hits = 0;
   success_stop = success_length = success_abort = 0;
   for (Histogram* h : {&ttft, &itl, &e2e, &queue, &prefill, &decode, &inference}) h->clear();
+  spec.clear();
 }
 
 bool MetricsDelta::empty() const {
   return prompt_tokens == 0 && generation_tokens == 0 && preemptions == 0 && cache_queries == 0 &&
          success_stop == 0 && success_length == 0 && success_abort == 0 && ttft.count() == 0 &&
-         itl.count() == 0 && e2e.count() == 0;
+         itl.count() == 0 && e2e.count() == 0 && spec.empty();
 }
 
 SimMetrics::SimMetrics(const std::string& model_name) {
@@ -148,6 +169,12 @@ void SimMetrics::merge(const MetricsDelta& d) {
   t.prefill.merge(d.prefill);
   t.decode.merge(d.decode);
   t.inference.merge(d.inference);
+  t.spec.merge(d.spec);
+}
+
+void SimMetrics::set_spec_decode_tokens(std::int64_t k) {
+  std::lock_guard lock(mu_);
+  spec_k_ = std::max<std::int64_t>(0, k);
 }
 
 void SimMetrics::count_request(ApiKind api, std::int64_t images, std::int64_t image_tokens) {
@@ -216,6 +243,7 @@ std::string SimMetrics::render() const {
                    "Histogram of time spent in PREFILL phase for request.", l, t.prefill);
   append_histogram(out, "vllm:request_decode_time_seconds",
                    "Histogram of time spent in DECODE phase for request.", l, t.decode);
+  if (spec_k_ > 0) append_spec_decode(out, l, spec_k_, t.spec);
   // The simulator's own counters (not vLLM's).
   append_head(out, "tokenbench_sim:requests_total", "counter",
               "Generation requests accepted, by API.");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tokenbench/sim/openai_request.h"
+#include "tokenbench/sim/spec_decode.h"
 
 namespace tokenbench::sim {
 
@@ -54,13 +55,14 @@ struct MetricsDelta {
   std::int64_t success_stop = 0;
   std::int64_t success_length = 0;
   std::int64_t success_abort = 0;
-  Histogram ttft;       ///< seconds
-  Histogram itl;        ///< seconds, one per token gap (also rendered as time_per_output_token)
-  Histogram e2e;        ///< arrival to last token
-  Histogram queue;      ///< arrival to first scheduled
-  Histogram prefill;    ///< first scheduled to first token
-  Histogram decode;     ///< first token to last token
-  Histogram inference;  ///< first scheduled to last token
+  Histogram ttft;         ///< seconds
+  Histogram itl;          ///< seconds, one per token gap (also rendered as time_per_output_token)
+  Histogram e2e;          ///< arrival to last token
+  Histogram queue;        ///< arrival to first scheduled
+  Histogram prefill;      ///< first scheduled to first token
+  Histogram decode;       ///< first token to last token
+  Histogram inference;    ///< first scheduled to last token
+  SpecDecodeCounts spec;  ///< speculative decoding (engine mode with --spec-decode)
 };
 
 /// The server's Prometheus metrics, named, typed, described and bucketed as vLLM's
@@ -76,6 +78,10 @@ class SimMetrics {
   void add_running(std::int64_t delta);
   /// Adds a delta's counters and observations.
   void merge(const MetricsDelta& delta);
+
+  /// With `k` > 0, the exposition carries vLLM's speculative-decoding counters
+  /// (vllm:spec_decode_*, positions 0 .. k-1). Call before serving.
+  void set_spec_decode_tokens(std::int64_t k);
 
   /// Counts one accepted generation request of `api` (tokenbench_sim:requests_total) and the
   /// images of its prompt (tokenbench_sim:images_total, tokenbench_sim:image_tokens_total).
@@ -94,6 +100,7 @@ class SimMetrics {
   std::array<std::int64_t, kApiKinds> requests_{};  ///< by ApiKind
   std::int64_t images_ = 0;
   std::int64_t image_tokens_ = 0;
+  std::int64_t spec_k_ = 0;  ///< draft tokens per draft; 0: no spec_decode lines
 };
 
 }  // namespace tokenbench::sim
