@@ -102,6 +102,14 @@ void resolve_timing(ServeSimOptions& options) {
     }
   }
   if (options.prefix_caching) config.engine.enable_prefix_caching = true;
+  if (config.engine.lora_adapters == 0) {
+    for (const EngineFlag& f : options.engine_flags) {
+      if (f.option->count() > 0 && (f.integer == &sim::EngineParams::max_loras ||
+                                    f.real == &sim::EngineParams::lora_load_ms)) {
+        throw std::invalid_argument(f.option->get_name() + " needs --lora-adapters N (N >= 1)");
+      }
+    }
+  }
   if (!options.spec_decode.empty()) {
     config.engine.spec_decode = sim::parse_spec_decode(options.spec_decode);
   }
@@ -174,7 +182,7 @@ void add_engine_flag(CLI::App* cmd, ServeSimOptions& options, const std::string&
 
 void add_serve_sim_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ServeSimOptions>();
-  options->engine_flags.reserve(8);  // add_engine_flag keeps pointers into it
+  options->engine_flags.reserve(16);  // add_engine_flag keeps pointers into it
   sim::SimConfig& c = options->config;
   CLI::App* cmd = app.add_subcommand(
       "serve-sim", "Run an OpenAI-compatible simulated LLM server (see docs/SIMULATOR.md)");
@@ -229,6 +237,17 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
   add_engine_flag(cmd, *options, "--decode-us-per-kv-token",
                   "Cost of each context token a decode reads (memory-bound)",
                   &sim::EngineParams::decode_us_per_kv_token, nullptr, 0);
+  add_engine_flag(cmd, *options, "--lora-adapters",
+                  "LoRA adapters served beside the model, named lora-0 ... lora-{N-1}; a request "
+                  "whose model names one uses it",
+                  nullptr, &sim::EngineParams::lora_adapters, 0);
+  add_engine_flag(cmd, *options, "--max-loras",
+                  "Most LoRA adapters loaded at once (LRU; vLLM's max_loras), so most distinct "
+                  "adapters in the running batch",
+                  nullptr, &sim::EngineParams::max_loras, 1);
+  add_engine_flag(cmd, *options, "--lora-load-ms",
+                  "Model time that loading a LoRA adapter adds to the step admitting its request",
+                  &sim::EngineParams::lora_load_ms, nullptr, 0);
   options->prefix_caching_flag =
       cmd->add_flag("--enable-prefix-caching", options->prefix_caching,
                     "Shared prompt prefixes skip prefill (block-hash based, as vLLM)");

@@ -36,6 +36,7 @@ EngineModel::EngineModel(const EngineParams& params, std::uint64_t seed)
     : params_(params),
       seed_(seed),
       kv_(params.total_blocks(), params.enable_prefix_caching),
+      lora_(params.lora_adapters, params.max_loras),
       watermark_blocks_(static_cast<std::int64_t>(
           std::floor(params.watermark * static_cast<double>(params.total_blocks())))) {
   params_.block_size = std::max<std::int64_t>(1, params_.block_size);
@@ -61,7 +62,7 @@ std::optional<std::uint32_t> EngineModel::abort(std::uint64_t id) {
   Request* r = it->second.get();
   const std::uint32_t tag = r->spec.tag;
   kv_.release(r->kv);
-  std::erase(running_, r);
+  if (std::erase(running_, r) > 0) lora_.release(r->spec.lora);
   std::erase(waiting_, r);
   requests_.erase(it);
   return tag;
@@ -91,6 +92,7 @@ void EngineModel::preempt(Request& r) {
   r.chunk = 0;
   r.decoding = false;
   std::erase(running_, &r);
+  lora_.release(r.spec.lora);
   waiting_.push_front(&r);
 }
 
@@ -121,7 +123,34 @@ bool EngineModel::admit(Request& r, std::int64_t& budget) {
   r.chunk = std::min(r.num_tokens - r.computed, budget);
   budget -= r.chunk;
   running_.push_back(&r);
+  if (lora_.acquire(r.spec.lora)) ++outcome_.lora_loads;
   return true;
+}
+
+// Admits the waiting queue in order while the batch has room and the step has budget. The first
+// request whose blocks do not fit blocks the rest (FCFS); one whose LoRA adapter cannot be loaded
+// yet (every loaded adapter in use) waits and lets the next pass, as vLLM's scheduler skips it.
+void EngineModel::admit_waiting(std::int64_t& budget) {
+  std::size_t i = 0;
+  while (i < waiting_.size() && budget > 0 &&
+         static_cast<std::int64_t>(running_.size()) < params_.max_num_seqs) {
+    Request* r = waiting_[i];
+    if (!lora_.can_admit(r->spec.lora)) {
+      ++i;
+      continue;
+    }
+    if (!admit(*r, budget)) break;
+    waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
+void EngineModel::waiting_loras(std::vector<char>& out) const {
+  out.assign(static_cast<std::size_t>(lora_.adapters()), 0);
+  for (const Request* r : waiting_) {
+    if (r->spec.lora >= 0 && static_cast<std::size_t>(r->spec.lora) < out.size()) {
+      out[static_cast<std::size_t>(r->spec.lora)] = 1;
+    }
+  }
 }
 
 void EngineModel::finish_prefill(Request& r) {
@@ -140,6 +169,7 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
   o.prefill_tokens = o.decode_seqs = o.context_tokens = o.preempted = 0;
   o.new_prompt_tokens = o.cache_queried_tokens = o.cache_hit_tokens = 0;
   o.spec.clear();
+  o.lora_loads = 0;
   o.emitted.clear();
   o.finished.clear();
   std::int64_t budget = params_.max_num_batched_tokens;
@@ -163,14 +193,12 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
   }
   // 3. ...then the waiting queue is admitted in order while the prompt fits in the cache, the
   //    batch has room and the step has budget. The first request that does not fit blocks the rest.
-  while (!waiting_.empty() && budget > 0 &&
-         static_cast<std::int64_t>(running_.size()) < params_.max_num_seqs) {
-    if (!admit(*waiting_.front(), budget)) break;
-    waiting_.pop_front();
-  }
+  admit_waiting(budget);
   for (const Request* r : running_) o.prefill_tokens += r->prefilling ? r->chunk : 0;
   if (o.prefill_tokens == 0 && o.decode_seqs == 0) return o;  // nothing could run
-  o.end = start + step_duration(o.prefill_tokens, o.decode_seqs, o.context_tokens);
+  o.end = start + step_duration(o.prefill_tokens, o.decode_seqs, o.context_tokens) +
+          static_cast<ModelNanos>(std::llround(static_cast<double>(o.lora_loads) *
+                                               std::max(0.0, params_.lora_load_ms) * 1e6));
 
   // 4. At the end of the step every decode, and every prefill that completed, samples a token.
   for (Request* r : running_) {
@@ -243,6 +271,7 @@ void EngineModel::drop(std::uint64_t id) {
   Request* r = it->second.get();
   kv_.release(r->kv);
   std::erase(running_, r);
+  lora_.release(r->spec.lora);
   requests_.erase(it);
 }
 

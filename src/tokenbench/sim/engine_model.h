@@ -9,6 +9,7 @@
 
 #include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/kv_cache.h"
+#include "tokenbench/sim/lora_slots.h"
 #include "tokenbench/sim/spec_decode.h"
 
 namespace tokenbench::sim {
@@ -24,6 +25,7 @@ struct EngineRequest {
   std::int64_t output_tokens = 1;           ///< generated before the request finishes (>= 1)
   ModelNanos arrival = 0;                   ///< when it reached the engine
   std::vector<std::uint64_t> block_hashes;  ///< chained hashes of its full prompt blocks
+  std::int32_t lora = -1;                   ///< its LoRA adapter; -1: the base model
 };
 
 /// The tokens one request produced at the end of a step.
@@ -63,6 +65,7 @@ struct StepOutcome {
   std::int64_t cache_queried_tokens = 0;  ///< prompt tokens looked up in the prefix cache
   std::int64_t cache_hit_tokens = 0;      ///< of which found cached
   SpecDecodeCounts spec;                  ///< speculative decoding's drafts and acceptances
+  std::int64_t lora_loads = 0;            ///< LoRA adapters loaded for admissions
   std::vector<Emission> emitted;
   std::vector<FinishedRequest> finished;
 };
@@ -70,7 +73,9 @@ struct StepOutcome {
 /// A pure model of a continuous-batching inference engine (vLLM's scheduler, simplified): a FCFS
 /// waiting queue, a running batch of at most max_num_seqs, a block-based KV cache with optional
 /// prefix caching, chunked prefill under a per-step token budget, and recompute preemption of the
-/// newest running request when a decode finds no free block. With speculative decoding each
+/// newest running request when a decode finds no free block, and LoRA adapters loaded on demand
+/// (at most max_loras at once; a request whose adapter cannot be loaded yet lets those behind it
+/// pass, as vLLM's scheduler does). With speculative decoding each
 /// decoding sequence drafts K tokens per step and emits the accepted ones plus one, drawn from
 /// `seed`. No threads and no clock: the caller decides when each step starts and is told when it
 /// ends.
@@ -110,6 +115,10 @@ class EngineModel {
   /// Forgets the cached blocks no request holds (KvCache::reset_prefix_cache).
   std::int64_t reset_prefix_cache() { return kv_.reset_prefix_cache(); }
   const EngineParams& params() const { return params_; }
+  /// The LoRA adapters loaded and in use.
+  const LoraSlots& lora() const { return lora_; }
+  /// Flags, per LoRA adapter, those that waiting requests ask for.
+  void waiting_loras(std::vector<char>& out) const;
 
  private:
   struct Request;
@@ -118,10 +127,12 @@ class EngineModel {
   void finish_prefill(Request& r);
   void drop(std::uint64_t id);
   bool schedule_decode(Request& r);
+  void admit_waiting(std::int64_t& budget);
 
   EngineParams params_;
   std::uint64_t seed_;
   KvCache kv_;
+  LoraSlots lora_;
   std::int64_t watermark_blocks_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Request>> requests_;
   std::deque<Request*> waiting_;   ///< FCFS; preempted requests go back to the front

@@ -17,11 +17,12 @@ namespace tokenbench::sim {
 ///   + prefill_tokens x prefill_us_per_token
 ///   + decode_seqs x decode_us_per_seq x (1 + K)
 ///   + context_tokens x decode_us_per_kv_token
+///   + lora_loads x lora_load_ms
 /// where prefill_tokens are the prompt tokens computed in the step (at most max_num_batched_tokens
 /// minus the decode tokens), decode_seqs the sequences that decode one token, and context_tokens
 /// the tokens those sequences attend to (their KV held in the cache: the memory-bound part), and K
 /// the draft tokens of speculative decoding (0 without it): each decoding sequence verifies its
-/// last token and K drafts.
+/// last token and K drafts; lora_loads the LoRA adapters loaded for the requests it admits.
 struct EngineParams {
   std::int64_t max_num_seqs = 256;             ///< most sequences in the running batch
   std::int64_t max_num_batched_tokens = 2048;  ///< token budget of one step (chunked prefill)
@@ -37,6 +38,12 @@ struct EngineParams {
   double watermark = 0.01;
   /// Speculative decoding (--spec-decode): off unless spec_decode.k > 0.
   SpecDecodeConfig spec_decode;
+  /// LoRA adapters served beside the base model (--lora-adapters; 0: none), how many may be
+  /// loaded at once (--max-loras, vLLM's max_loras), and what loading one adds to the step that
+  /// admits its request (--lora-load-ms).
+  std::int64_t lora_adapters = 0;
+  std::int64_t max_loras = 1;
+  double lora_load_ms = 0.0;
 
   std::int64_t total_blocks() const { return block_size > 0 ? kv_cache_tokens / block_size : 0; }
   bool operator==(const EngineParams&) const = default;

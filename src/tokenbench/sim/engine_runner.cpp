@@ -138,6 +138,7 @@ void EngineRunner::apply(std::vector<Command>& commands) {
     r.output_tokens = s.output_tokens;
     r.arrival = slot.arrival;
     r.block_hashes = std::move(s.block_hashes);
+    r.lora = s.lora;
     // Keep pending_ in arrival order (io threads may hand over slightly out of order).
     auto pos = pending_.end();
     while (pos != pending_.begin() && std::prev(pos)->arrival > r.arrival) --pos;
@@ -168,6 +169,7 @@ void EngineRunner::record(const StepOutcome& o) {
   delta_.cache_queries += o.cache_queried_tokens;
   delta_.cache_hits += o.cache_hit_tokens;
   if (!o.spec.empty()) delta_.spec.merge(o.spec);
+  delta_.lora_loads += o.lora_loads;
   for (const Emission& e : o.emitted) {
     Slot& slot = slots_[e.tag];
     delta_.generation_tokens += e.tokens;
@@ -219,6 +221,7 @@ void EngineRunner::flush() {
   metrics_.set_gauges(model_->num_running(),
                       model_->num_waiting() + static_cast<std::int64_t>(pending_.size()),
                       model_->kv_usage());
+  if (model_->lora().enabled()) publish_loras();
   for (std::size_t i = 0; i < open_.size(); ++i) {
     auto& batch = open_[i];
     if (batch->events.empty() && batch->released.empty()) continue;
@@ -238,6 +241,19 @@ void EngineRunner::flush() {
     std::swap(batch, next);
     boost::asio::post(*loops_[i], [this, b = std::move(next)]() mutable { deliver(std::move(b)); });
   }
+}
+
+// vllm:lora_requests_info: the adapters of the running batch and of the queue (requests not yet
+// reached by a step included, as the waiting gauge counts them).
+void EngineRunner::publish_loras() {
+  model_->lora().running(running_loras_);
+  model_->waiting_loras(waiting_loras_);
+  for (const EngineRequest& r : pending_) {
+    if (r.lora >= 0 && static_cast<std::size_t>(r.lora) < waiting_loras_.size()) {
+      waiting_loras_[static_cast<std::size_t>(r.lora)] = 1;
+    }
+  }
+  metrics_.set_lora_info(running_loras_, waiting_loras_);
 }
 
 void EngineRunner::deliver(std::unique_ptr<TokenBatch> batch) {

@@ -44,6 +44,7 @@ struct EngineSubmission {
   /// request before the session cancels it, it counts as finished_reason="abort" and observes no
   /// latency histogram, exactly as a cancel would.
   bool abort_on_finish = false;
+  std::int32_t lora = -1;  ///< its LoRA adapter; -1: the base model
 };
 
 /// Runs the EngineModel on its own thread in (scaled) real time, as llama.cpp's server runs its
@@ -126,6 +127,7 @@ class EngineRunner {
   void record(const StepOutcome& outcome);
   void release(std::uint32_t tag);
   void flush();
+  void publish_loras();
   void deliver(std::unique_ptr<TokenBatch> batch);
   ModelNanos to_model(core::Clock::time_point t) const;
   core::Clock::time_point to_wall(ModelNanos t) const;
@@ -152,6 +154,8 @@ class EngineRunner {
   std::vector<std::uint32_t> free_slots_;
   std::vector<std::unique_ptr<TokenBatch>> open_;  // one per loop
   MetricsDelta delta_;
+  std::vector<char> running_loras_;  // publish_loras() scratch
+  std::vector<char> waiting_loras_;
   ModelNanos last_end_ = 0;
   std::thread thread_;
 };

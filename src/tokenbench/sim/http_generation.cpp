@@ -105,6 +105,7 @@ void HttpSession::start_feed() {
   f.start = ex_.start;
   if (ctx_.engine) f.sink = shared_from_this();
   f.loop = loop_;
+  f.lora = ex_.request.lora;
   feed_->start(std::move(f));
 }
 

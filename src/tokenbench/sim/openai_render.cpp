@@ -125,7 +125,16 @@ std::string models_body(std::string_view model, std::int64_t created, const SimI
   fmt::format_to(std::back_inserter(out), "\"tokenbench_sim\":{{\"time_scale\":{},\"preset\":\"",
                  sim.time_scale);
   append_json_escaped(out, sim.preset);
-  out += "\"}}]}";
+  out += "\"}}";
+  for (std::int64_t i = 0; i < sim.lora_adapters; ++i) {
+    fmt::format_to(std::back_inserter(out),
+                   ",{{\"id\":\"lora-{}\",\"object\":\"model\",\"created\":{},"
+                   "\"owned_by\":\"tokenbench-sim\",\"root\":\"lora-{}\",\"parent\":\"",
+                   i, created, i);
+    append_json_escaped(out, model);
+    out += "\"}";
+  }
+  out += "]}";
   return out;
 }
 

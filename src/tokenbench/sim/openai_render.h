@@ -21,11 +21,13 @@ struct SimIdentity {
   double time_scale = 1.0;         ///< --time-scale
   std::string_view preset;         ///< the engine preset's name, "fixed" or "custom"
   std::int64_t max_model_len = 0;  ///< the longest sequence served (0: not said)
+  std::int64_t lora_adapters = 0;  ///< LoRA adapters listed after the model ("lora-0", ...)
 };
 
 /// The body of GET /v1/models for one served model: the OpenAI list shape, the model object
 /// carrying `"max_model_len":N` (as vLLM's does) and `"tokenbench_sim":{"time_scale":X,
-/// "preset":NAME}` besides its usual fields.
+/// "preset":NAME}` besides its usual fields, then one object per LoRA adapter as vLLM lists them
+/// ("id" and "root" the adapter's name, "parent" the model).
 std::string models_body(std::string_view model, std::int64_t created, const SimIdentity& sim);
 
 /// The body of GET /version, as vLLM has it: {"version":"tokenbench-sim <version>"}.

@@ -48,6 +48,8 @@ struct CompletionRequest {
   std::int64_t image_tokens = 0;  ///< the prompt tokens charged for those images
   /// Embeddings: a hash of each input (its text or its token ids), which seeds its vector.
   std::vector<std::uint64_t> input_hashes;
+  /// The LoRA adapter the request's "model" names (--lora-adapters); -1: the base model.
+  std::int32_t lora = -1;
 };
 
 /// A request the simulator refuses: the HTTP status and the OpenAI error object's fields.

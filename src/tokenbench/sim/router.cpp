@@ -7,9 +7,12 @@
 #include <optional>
 #include <utility>
 
+#include "tokenbench/core/json_parse.h"
+#include "tokenbench/sim/lora_slots.h"
 #include "tokenbench/sim/messages_request.h"
 #include "tokenbench/sim/reply_renderer.h"
 #include "tokenbench/sim/request_fields.h"
+#include "tokenbench/sim/sim_rng.h"
 
 namespace tokenbench::sim {
 namespace {
@@ -60,6 +63,17 @@ std::variant<CompletionRequest, RequestError> parse(ApiKind api, const HttpReque
   }
 }
 
+// The LoRA adapter a body's "model" names, or -1 (the base model, another name, or a body the
+// parser will refuse). A second parse of the body, paid only when adapters are served.
+std::int32_t requested_lora(std::string_view body, std::int64_t adapters) {
+  if (adapters <= 0) return -1;
+  const auto json = core::parse_json_or_discarded(body);
+  if (json.is_discarded() || !json.is_object()) return -1;
+  const auto model = json.find("model");
+  if (model == json.end() || !model->is_string()) return -1;
+  return lora_index(model->get_ref<const std::string&>(), adapters);
+}
+
 }  // namespace
 
 ApiKind error_api_of(std::string_view target) {
@@ -103,11 +117,21 @@ RoutedRequest route_request(const HttpRequestView& r, const RouterConfig& c) {
                                           c.max_body_values > 0 ? c.max_body_values : UINT64_MAX)) {
     return error(shape, err->status, err->type, err->message);
   }
-  auto parsed = parse(*api, r, c);
+  // A request for a LoRA adapter is parsed as one for a model of that name, and its prefix blocks
+  // are its adapter's own (as vLLM's block hashes include the adapter).
+  const std::int32_t lora = requested_lora(r.body, c.lora_adapters);
+  const std::string lora_model = lora >= 0 ? lora_name(lora) : std::string();
+  RouterConfig for_model = c;
+  if (lora >= 0) for_model.model = lora_model;
+  auto parsed = parse(*api, r, for_model);
   if (auto* err = std::get_if<RequestError>(&parsed)) {
     return error(shape, err->status, err->type, err->message);
   }
   auto& request = std::get<CompletionRequest>(parsed);
+  request.lora = lora;
+  if (lora >= 0) {
+    for (std::uint64_t& h : request.block_hashes) h = mix_keys(h, static_cast<std::uint64_t>(lora));
+  }
   // The whole sequence must fit (vLLM's max_model_len check); with the engine model, in the
   // whole blocks of its KV cache, or the request could never be readmitted after preemption.
   const std::int64_t limit = c.context_limit;

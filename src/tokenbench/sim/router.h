@@ -28,6 +28,8 @@ struct RouterConfig {
   /// bounded by core::kMaxJsonDepth either way.
   std::uint64_t max_body_values = 0;
   std::string_view api_key;  ///< when not empty, /v1/* requires it
+  /// LoRA adapters served beside the model ("lora-0" ...); a request naming one uses it.
+  std::int64_t lora_adapters = 0;
 };
 
 /// The endpoints answered without generation.

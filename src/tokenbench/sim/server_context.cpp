@@ -33,6 +33,7 @@ ServerContext::ServerContext(SimConfig c)
   if (config.mode == TimingMode::kEngine) {
     engine = std::make_unique<EngineRunner>(config.engine, config.time_scale, metrics, config.seed);
     metrics.set_spec_decode_tokens(config.engine.spec_decode.k);
+    if (config.engine.lora_adapters > 0) metrics.set_lora_config(config.engine.max_loras);
   }
   if (config.measure_lateness) {
     lateness =
@@ -42,9 +43,11 @@ ServerContext::ServerContext(SimConfig c)
   // The longest sequence served, as the completion handler checks it.
   std::int64_t limit = config.max_model_len;
   if (engine) limit = std::min(limit, config.engine.total_blocks() * config.engine.block_size);
-  models_reply = models_body(
-      config.model, static_cast<std::int64_t>(std::time(nullptr)),
-      {.time_scale = config.time_scale, .preset = preset_name(config), .max_model_len = limit});
+  models_reply = models_body(config.model, static_cast<std::int64_t>(std::time(nullptr)),
+                             {.time_scale = config.time_scale,
+                              .preset = preset_name(config),
+                              .max_model_len = limit,
+                              .lora_adapters = engine ? config.engine.lora_adapters : 0});
   response_headers = server_headers(config.time_scale);
   router = {.model = config.model,
             .default_max_tokens = config.default_max_tokens,
@@ -52,7 +55,8 @@ ServerContext::ServerContext(SimConfig c)
                 engine && config.engine.enable_prefix_caching ? config.engine.block_size : 0,
             .context_limit = limit,
             .max_body_values = request_value_limit(config.max_model_len),
-            .api_key = config.api_key};
+            .api_key = config.api_key,
+            .lora_adapters = engine ? config.engine.lora_adapters : 0};
   body_limit = request_body_limit(config.max_model_len);
   route_pool = std::make_unique<boost::asio::thread_pool>(1);
 }

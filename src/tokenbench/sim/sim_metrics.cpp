@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <iterator>
 #include <string_view>
+
+#include "tokenbench/sim/lora_slots.h"
 
 namespace tokenbench::sim {
 namespace {
@@ -116,12 +119,13 @@ void MetricsDelta::clear() {
   success_stop = success_length = success_abort = 0;
   for (Histogram* h : {&ttft, &itl, &e2e, &queue, &prefill, &decode, &inference}) h->clear();
   spec.clear();
+  lora_loads = 0;
 }
 
 bool MetricsDelta::empty() const {
   return prompt_tokens == 0 && generation_tokens == 0 && preemptions == 0 && cache_queries == 0 &&
          success_stop == 0 && success_length == 0 && success_abort == 0 && ttft.count() == 0 &&
-         itl.count() == 0 && e2e.count() == 0 && spec.empty();
+         itl.count() == 0 && e2e.count() == 0 && spec.empty() && lora_loads == 0;
 }
 
 SimMetrics::SimMetrics(const std::string& model_name) {
@@ -170,6 +174,31 @@ void SimMetrics::merge(const MetricsDelta& d) {
   t.decode.merge(d.decode);
   t.inference.merge(d.inference);
   t.spec.merge(d.spec);
+  t.lora_loads += d.lora_loads;
+}
+
+namespace {
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+void SimMetrics::set_lora_config(std::int64_t max_loras) {
+  std::lock_guard lock(mu_);
+  max_loras_ = std::max<std::int64_t>(1, max_loras);
+  lora_info_time_ = unix_now();
+}
+
+void SimMetrics::set_lora_info(const std::vector<char>& running, const std::vector<char>& waiting) {
+  std::string r;
+  std::string w;
+  append_lora_names(r, running);
+  append_lora_names(w, waiting);
+  const double now = unix_now();
+  std::lock_guard lock(mu_);
+  running_loras_ = std::move(r);
+  waiting_loras_ = std::move(w);
+  lora_info_time_ = now;
 }
 
 void SimMetrics::set_spec_decode_tokens(std::int64_t k) {
@@ -254,6 +283,15 @@ std::string SimMetrics::render() const {
   }
   counter("tokenbench_sim:images_total", "Images in accepted prompts.", images_);
   counter("tokenbench_sim:image_tokens_total", "Prompt tokens charged for images.", image_tokens_);
+  if (max_loras_ > 0) {
+    // vLLM's gauge carries no model_name; its value is the time of the last update.
+    append_head(out, "vllm:lora_requests_info", "gauge", "Running stats on lora requests.");
+    fmt::format_to(std::back_inserter(out),
+                   "vllm:lora_requests_info{{max_lora=\"{}\",running_lora_adapters=\"{}\","
+                   "waiting_lora_adapters=\"{}\"}} {}\n",
+                   max_loras_, running_loras_, waiting_loras_, prom_value(lora_info_time_));
+    counter("tokenbench_sim:lora_loads_total", "LoRA adapters loaded.", t.lora_loads);
+  }
   return out;
 }
 

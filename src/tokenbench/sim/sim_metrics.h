@@ -63,6 +63,7 @@ struct MetricsDelta {
   Histogram decode;       ///< first token to last token
   Histogram inference;    ///< first scheduled to last token
   SpecDecodeCounts spec;  ///< speculative decoding (engine mode with --spec-decode)
+  std::int64_t lora_loads = 0;  ///< LoRA adapters loaded
 };
 
 /// The server's Prometheus metrics, named, typed, described and bucketed as vLLM's
@@ -83,6 +84,13 @@ class SimMetrics {
   /// (vllm:spec_decode_*, positions 0 .. k-1). Call before serving.
   void set_spec_decode_tokens(std::int64_t k);
 
+  /// LoRA adapters are served: the exposition carries vllm:lora_requests_info (max_lora=
+  /// `max_loras`) and tokenbench_sim:lora_loads_total. Call before serving.
+  void set_lora_config(std::int64_t max_loras);
+  /// The adapters (flags per adapter index) of the running batch and of the queue, now: the
+  /// lora_requests_info sample and its time (the engine thread, after each step).
+  void set_lora_info(const std::vector<char>& running, const std::vector<char>& waiting);
+
   /// Counts one accepted generation request of `api` (tokenbench_sim:requests_total) and the
   /// images of its prompt (tokenbench_sim:images_total, tokenbench_sim:image_tokens_total).
   void count_request(ApiKind api, std::int64_t images, std::int64_t image_tokens);
@@ -100,7 +108,11 @@ class SimMetrics {
   std::array<std::int64_t, kApiKinds> requests_{};  ///< by ApiKind
   std::int64_t images_ = 0;
   std::int64_t image_tokens_ = 0;
-  std::int64_t spec_k_ = 0;  ///< draft tokens per draft; 0: no spec_decode lines
+  std::int64_t spec_k_ = 0;     ///< draft tokens per draft; 0: no spec_decode lines
+  std::int64_t max_loras_ = 0;  ///< 0: no LoRA lines
+  std::string running_loras_;   ///< "lora-0,lora-2"
+  std::string waiting_loras_;
+  double lora_info_time_ = 0;  ///< Unix seconds of the last set_lora_info()
 };
 
 }  // namespace tokenbench::sim

@@ -154,6 +154,7 @@ class EngineFeed final : public TokenFeed {
     s.sink = std::move(r_.sink);
     s.loop = r_.loop;
     s.abort_on_finish = r_.abort_on_finish;
+    s.lora = r_.lora;
     active_ = true;
     ctx_.engine->submit(std::move(s));
   }

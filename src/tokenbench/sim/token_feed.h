@@ -25,6 +25,7 @@ struct FeedRequest {
   core::Clock::time_point start;     ///< received, plus any slow_first_byte pause
   std::shared_ptr<EngineSink> sink;  ///< engine mode: who receives the tokens
   std::size_t loop = 0;              ///< engine mode: the sink's io loop
+  std::int32_t lora = -1;            ///< engine mode: its LoRA adapter (-1: the base model)
 };
 
 /// Where a request's tokens come from and when they are due: fixed delays (--ttft-ms, --itl-ms,
