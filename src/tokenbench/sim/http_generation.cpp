@@ -68,6 +68,9 @@ void HttpSession::start_completion(CompletionRequest&& request) {
       .tool_name = ex.request.tool_name,
       .input_hashes = ex.request.input_hashes,
       .embedding_dim = ctx_.config.embedding_dim,
+      .documents = ex.request.documents,
+      .top_n = ex.request.top_n,
+      .return_documents = ex.request.return_documents,
   };
   renderer_ = &renderer_for(ex.request.api);
   group_tokens_ = ctx_.engine && ctx_.config.engine.spec_decode.enabled();

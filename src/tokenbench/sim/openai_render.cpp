@@ -42,7 +42,9 @@ constexpr auto kResponseIdPrefixes = core::make_names<ApiKind>({{ApiKind::kChat,
                                                                 {ApiKind::kCompletions, "cmpl-"},
                                                                 {ApiKind::kMessages, "msg_"},
                                                                 {ApiKind::kResponses, "resp_"},
-                                                                {ApiKind::kEmbeddings, "embd-"}});
+                                                                {ApiKind::kEmbeddings, "embd-"},
+                                                                {ApiKind::kRerank, "rerank-"},
+                                                                {ApiKind::kScore, "score-"}});
 
 constexpr std::string_view kChatTokenSuffix = "\"},\"finish_reason\":null}]}\n\n";
 constexpr std::string_view kTextTokenSuffix = "\",\"logprobs\":null,\"finish_reason\":null}]}\n\n";

@@ -13,17 +13,20 @@ namespace tokenbench::sim {
 
 /// Which generation endpoint a request came to: POST /v1/chat/completions, /v1/completions,
 /// /v1/messages (Anthropic), /v1/responses (OpenAI Responses) or /v1/embeddings.
-enum class ApiKind { kChat, kCompletions, kMessages, kResponses, kEmbeddings };
-inline constexpr std::size_t kApiKinds = 5;
+enum class ApiKind { kChat, kCompletions, kMessages, kResponses, kEmbeddings, kRerank, kScore };
+inline constexpr std::size_t kApiKinds = 7;
 /// Each endpoint's name: the /metrics label.
 inline constexpr auto kApiKindNames =
     core::make_names<ApiKind>({{ApiKind::kChat, "chat"},
                                {ApiKind::kCompletions, "completions"},
                                {ApiKind::kMessages, "messages"},
                                {ApiKind::kResponses, "responses"},
-                               {ApiKind::kEmbeddings, "embeddings"}});
+                               {ApiKind::kEmbeddings, "embeddings"},
+                               {ApiKind::kRerank, "rerank"},
+                               {ApiKind::kScore, "score"}});
 static_assert(kApiKindNames.rows().size() == kApiKinds);
-/// "chat" | "completions" | "messages" | "responses" | "embeddings" (kApiKindNames).
+/// "chat" | "completions" | "messages" | "responses" | "embeddings" | "rerank" | "score"
+/// (kApiKindNames).
 std::string_view to_string(ApiKind api);
 
 /// The fields of an OpenAI-style completion request that the simulator acts on. Plain data.
@@ -47,7 +50,12 @@ struct CompletionRequest {
   std::int64_t images = 0;        ///< image parts in the prompt (their tokens are in prompt_tokens)
   std::int64_t image_tokens = 0;  ///< the prompt tokens charged for those images
   /// Embeddings: a hash of each input (its text or its token ids), which seeds its vector.
+  /// Rerank and score: a hash of each (query, document) pair, which seeds its score.
   std::vector<std::uint64_t> input_hashes;
+  /// Rerank: the documents, in the request's order (returned when return_documents).
+  std::vector<std::string> documents;
+  std::int64_t top_n = 0;        ///< rerank: results returned; 0: all
+  bool return_documents = true;  ///< rerank: results carry their document's text
   /// The LoRA adapter the request's "model" names (--lora-adapters); -1: the base model.
   std::int32_t lora = -1;
 };

@@ -36,6 +36,10 @@ std::unique_ptr<ReplyRenderer> make_reply_renderer(ApiKind api) {
       return make_responses_renderer();
     case ApiKind::kEmbeddings:
       return make_embeddings_renderer();
+    case ApiKind::kRerank:
+      return make_rerank_renderer();
+    case ApiKind::kScore:
+      return make_score_renderer();
     default:
       return make_openai_renderer();
   }

@@ -50,6 +50,10 @@ std::unique_ptr<ReplyRenderer> make_messages_renderer();
 std::unique_ptr<ReplyRenderer> make_responses_renderer();
 /// OpenAI embeddings, never streamed (embeddings_render.cpp).
 std::unique_ptr<ReplyRenderer> make_embeddings_renderer();
+/// Rerank (Cohere's and Jina's shape, as vLLM serves it) and score replies, never streamed
+/// (rerank_render.cpp).
+std::unique_ptr<ReplyRenderer> make_rerank_renderer();
+std::unique_ptr<ReplyRenderer> make_score_renderer();
 
 /// The error body in `api`'s shape: Anthropic's {"type":"error","error":{"type":..,
 /// "message":..}} for kMessages (its type derived from `status`: authentication_error,

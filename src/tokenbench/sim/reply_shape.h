@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "tokenbench/sim/generation_plan.h"
@@ -24,6 +25,9 @@ struct ReplyShape {
   std::string_view tool_name;  ///< chat: not empty when the reply is a call to this function
   std::span<const std::uint64_t> input_hashes;  ///< embeddings: one per input
   int embedding_dim = 8;                        ///< embeddings: floats per vector
+  std::span<const std::string> documents;       ///< rerank: the documents' texts
+  std::int64_t top_n = 0;                       ///< rerank: results returned; 0: all
+  bool return_documents = true;                 ///< rerank: results carry their text
 };
 
 }  // namespace tokenbench::sim

@@ -12,6 +12,7 @@
 #include "tokenbench/sim/messages_request.h"
 #include "tokenbench/sim/reply_renderer.h"
 #include "tokenbench/sim/request_fields.h"
+#include "tokenbench/sim/rerank_request.h"
 #include "tokenbench/sim/sim_rng.h"
 
 namespace tokenbench::sim {
@@ -28,6 +29,8 @@ std::optional<ApiKind> generation_api(std::string_view path) {
   if (path == "/v1/messages") return ApiKind::kMessages;
   if (path == "/v1/responses") return ApiKind::kResponses;
   if (path == "/v1/embeddings") return ApiKind::kEmbeddings;
+  if (path == "/v1/rerank" || path == "/rerank" || path == "/v2/rerank") return ApiKind::kRerank;
+  if (path == "/v1/score" || path == "/score") return ApiKind::kScore;
   return std::nullopt;
 }
 
@@ -57,6 +60,10 @@ std::variant<CompletionRequest, RequestError> parse(ApiKind api, const HttpReque
       return parse_responses_request(r.body, c.model, c.default_max_tokens, c.hash_block_size);
     case ApiKind::kEmbeddings:
       return parse_embeddings_request(r.body, c.model);
+    case ApiKind::kRerank:
+      return parse_rerank_request(r.body, c.model);
+    case ApiKind::kScore:
+      return parse_score_request(r.body, c.model);
     default:
       return parse_completion_request(api, r.body, c.model, c.default_max_tokens,
                                       c.hash_block_size);
