@@ -16,6 +16,7 @@
 #include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/fault_injector.h"
 #include "tokenbench/sim/generation_plan.h"
+#include "tokenbench/sim/prefill_client.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_server.h"
 #include "tokenbench/sim/spec_decode.h"
@@ -37,7 +38,9 @@ struct ServeSimOptions {
   std::string preset;
   std::string eos = "uniform";
   bool prefix_caching = false;
-  std::string spec_decode;                // --spec-decode k=K,accept=P
+  std::string spec_decode;    // --spec-decode k=K,accept=P
+  std::string role = "both";  // --role
+  CLI::Option* kv_transfer_flag = nullptr;
   std::vector<CLI::Option*> fixed_flags;  // --ttft-ms, --itl-ms, --jitter-ms
   CLI::Option* prefix_caching_flag = nullptr;
   std::vector<EngineFlag> engine_flags;
@@ -118,6 +121,32 @@ void resolve_timing(ServeSimOptions& options) {
   }
 }
 
+// --role, --kv-transfer-ms, --prefill-url: a disaggregated prefill/decode pair. Throws
+// std::invalid_argument with a one-line message.
+void resolve_role(ServeSimOptions& options) {
+  sim::SimConfig& config = options.config;
+  if (options.role == "both") {
+    config.role = sim::Role::kBoth;
+  } else if (options.role == "prefill") {
+    config.role = sim::Role::kPrefill;
+  } else if (options.role == "decode") {
+    config.role = sim::Role::kDecode;
+  } else {
+    throw std::invalid_argument("--role must be prefill or decode (or both, the default), not '" +
+                                options.role + "'");
+  }
+  const bool decode = config.role == sim::Role::kDecode;
+  if (!decode && (!config.prefill_url.empty() || options.kv_transfer_flag->count() > 0)) {
+    throw std::invalid_argument("--prefill-url and --kv-transfer-ms apply only to --role decode");
+  }
+  if (!decode) return;
+  if (config.prefill_url.empty()) throw std::invalid_argument("--role decode needs --prefill-url");
+  if (config.mode != sim::TimingMode::kEngine) {
+    throw std::invalid_argument("--role decode needs the engine model, not fixed delays");
+  }
+  sim::parse_prefill_url(config.prefill_url);
+}
+
 // 10,000 concurrent streams need as many descriptors: take the hard limit.
 void raise_file_limit() {
   rlimit lim{};
@@ -133,6 +162,7 @@ int run_serve_sim(ServeSimOptions& options) {
     for (const std::string& f : options.faults) config.faults.push_back(sim::parse_fault_rule(f));
     config.eos = sim::parse_eos_config(options.eos);
     resolve_timing(options);
+    resolve_role(options);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "tokenbench serve-sim: error: %s\n", e.what());
     return kExitUsage;
@@ -178,6 +208,38 @@ void add_engine_flag(CLI::App* cmd, ServeSimOptions& options, const std::string&
                  ->check(CLI::Range(min, 1e15));
 }
 
+// The engine's parameters, each overriding the preset's value when given.
+void add_engine_flags(CLI::App* cmd, ServeSimOptions& options) {
+  add_engine_flag(cmd, options, "--max-num-seqs", "Most sequences in the running batch", nullptr,
+                  &sim::EngineParams::max_num_seqs, 1);
+  add_engine_flag(cmd, options, "--max-num-batched-tokens", "Token budget of one step", nullptr,
+                  &sim::EngineParams::max_num_batched_tokens, 1);
+  add_engine_flag(cmd, options, "--kv-cache-tokens", "KV cache capacity in tokens", nullptr,
+                  &sim::EngineParams::kv_cache_tokens, 1);
+  add_engine_flag(cmd, options, "--block-size", "Tokens per KV block", nullptr,
+                  &sim::EngineParams::block_size, 1);
+  add_engine_flag(cmd, options, "--step-overhead-ms", "Fixed cost of every step",
+                  &sim::EngineParams::step_overhead_ms, nullptr, 0);
+  add_engine_flag(cmd, options, "--prefill-us-per-token", "Cost of each prompt token computed",
+                  &sim::EngineParams::prefill_us_per_token, nullptr, 0);
+  add_engine_flag(cmd, options, "--decode-us-per-seq", "Cost of each sequence decoding a token",
+                  &sim::EngineParams::decode_us_per_seq, nullptr, 0);
+  add_engine_flag(cmd, options, "--decode-us-per-kv-token",
+                  "Cost of each context token a decode reads (memory-bound)",
+                  &sim::EngineParams::decode_us_per_kv_token, nullptr, 0);
+  add_engine_flag(cmd, options, "--lora-adapters",
+                  "LoRA adapters served beside the model, named lora-0 ... lora-{N-1}; a request "
+                  "whose model names one uses it",
+                  nullptr, &sim::EngineParams::lora_adapters, 0);
+  add_engine_flag(cmd, options, "--max-loras",
+                  "Most LoRA adapters loaded at once (LRU; vLLM's max_loras), so most distinct "
+                  "adapters in the running batch",
+                  nullptr, &sim::EngineParams::max_loras, 1);
+  add_engine_flag(cmd, options, "--lora-load-ms",
+                  "Model time that loading a LoRA adapter adds to the step admitting its request",
+                  &sim::EngineParams::lora_load_ms, nullptr, 0);
+}
+
 }  // namespace
 
 void add_serve_sim_command(CLI::App& app, int& exit_code) {
@@ -220,34 +282,7 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
                   "by as much)")
       ->check(CLI::Range(1e-3, 1e6))
       ->capture_default_str();
-  add_engine_flag(cmd, *options, "--max-num-seqs", "Most sequences in the running batch", nullptr,
-                  &sim::EngineParams::max_num_seqs, 1);
-  add_engine_flag(cmd, *options, "--max-num-batched-tokens", "Token budget of one step", nullptr,
-                  &sim::EngineParams::max_num_batched_tokens, 1);
-  add_engine_flag(cmd, *options, "--kv-cache-tokens", "KV cache capacity in tokens", nullptr,
-                  &sim::EngineParams::kv_cache_tokens, 1);
-  add_engine_flag(cmd, *options, "--block-size", "Tokens per KV block", nullptr,
-                  &sim::EngineParams::block_size, 1);
-  add_engine_flag(cmd, *options, "--step-overhead-ms", "Fixed cost of every step",
-                  &sim::EngineParams::step_overhead_ms, nullptr, 0);
-  add_engine_flag(cmd, *options, "--prefill-us-per-token", "Cost of each prompt token computed",
-                  &sim::EngineParams::prefill_us_per_token, nullptr, 0);
-  add_engine_flag(cmd, *options, "--decode-us-per-seq", "Cost of each sequence decoding a token",
-                  &sim::EngineParams::decode_us_per_seq, nullptr, 0);
-  add_engine_flag(cmd, *options, "--decode-us-per-kv-token",
-                  "Cost of each context token a decode reads (memory-bound)",
-                  &sim::EngineParams::decode_us_per_kv_token, nullptr, 0);
-  add_engine_flag(cmd, *options, "--lora-adapters",
-                  "LoRA adapters served beside the model, named lora-0 ... lora-{N-1}; a request "
-                  "whose model names one uses it",
-                  nullptr, &sim::EngineParams::lora_adapters, 0);
-  add_engine_flag(cmd, *options, "--max-loras",
-                  "Most LoRA adapters loaded at once (LRU; vLLM's max_loras), so most distinct "
-                  "adapters in the running batch",
-                  nullptr, &sim::EngineParams::max_loras, 1);
-  add_engine_flag(cmd, *options, "--lora-load-ms",
-                  "Model time that loading a LoRA adapter adds to the step admitting its request",
-                  &sim::EngineParams::lora_load_ms, nullptr, 0);
+  add_engine_flags(cmd, *options);
   options->prefix_caching_flag =
       cmd->add_flag("--enable-prefix-caching", options->prefix_caching,
                     "Shared prompt prefixes skip prefill (block-hash based, as vLLM)");
@@ -255,6 +290,17 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
                   "Engine: speculative decoding, k=K,accept=P: each decoding sequence drafts K "
                   "tokens (1..16) per step, each accepted with probability P in [0,1) until the "
                   "first rejection; a decode costs --decode-us-per-seq x (1+K)");
+  cmd->add_option("--role", options->role,
+                  "Part in a disaggregated pair: prefill (answer every generation request with "
+                  "one token) or decode (prefill each at --prefill-url first); default both")
+      ->capture_default_str();
+  options->kv_transfer_flag =
+      cmd->add_option("--kv-transfer-ms", c.kv_transfer_ms,
+                      "Role decode: model time of the KV transfer after the prefill worker answers")
+          ->check(CLI::Range(0.0, 1e9))
+          ->capture_default_str();
+  cmd->add_option("--prefill-url", c.prefill_url,
+                  "Role decode (required): the prefill worker, http://HOST[:PORT][/PREFIX]");
   cmd->add_flag("--llama-timings", c.llama_timings,
                 "Add llama.cpp's per-reply `timings` object (prompt_ms: receipt to first token; "
                 "predicted_ms: first to last token)");

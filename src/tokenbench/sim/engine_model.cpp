@@ -118,6 +118,7 @@ bool EngineModel::admit(Request& r, std::int64_t& budget) {
   kv_.take_hits(hashes, hits, r.kv);
   kv_.allocate(needed, r.kv);
   r.computed = hits * bs;
+  if (r.spec.kv_transferred && r.first_scheduled < 0) r.computed = r.num_tokens - 1;
   r.prefilling = true;
   if (r.first_scheduled < 0) r.first_scheduled = outcome_.start;
   r.chunk = std::min(r.num_tokens - r.computed, budget);
@@ -223,7 +224,7 @@ const StepOutcome& EngineModel::step(ModelNanos start) {
     if (e.first) {
       if (params_.enable_prefix_caching) e.cached_tokens = r->cached;
       r->first_token = o.end;
-      o.new_prompt_tokens += r->spec.prompt_tokens;
+      if (!r->spec.kv_transferred) o.new_prompt_tokens += r->spec.prompt_tokens;
     }
     r->last_token = o.end;
     if (r->generated >= r->spec.output_tokens) {

@@ -26,6 +26,10 @@ struct EngineRequest {
   ModelNanos arrival = 0;                   ///< when it reached the engine
   std::vector<std::uint64_t> block_hashes;  ///< chained hashes of its full prompt blocks
   std::int32_t lora = -1;                   ///< its LoRA adapter; -1: the base model
+  /// Its prompt's KV arrives from a prefill worker (--role decode): at its first admission the
+  /// blocks are allocated and only the last prompt token is computed (as vLLM's decode side
+  /// does); its prompt tokens are not counted as prefilled here.
+  bool kv_transferred = false;
 };
 
 /// The tokens one request produced at the end of a step.

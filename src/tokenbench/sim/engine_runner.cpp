@@ -139,6 +139,7 @@ void EngineRunner::apply(std::vector<Command>& commands) {
     r.arrival = slot.arrival;
     r.block_hashes = std::move(s.block_hashes);
     r.lora = s.lora;
+    r.kv_transferred = s.kv_transferred;
     // Keep pending_ in arrival order (io threads may hand over slightly out of order).
     auto pos = pending_.end();
     while (pos != pending_.begin() && std::prev(pos)->arrival > r.arrival) --pos;

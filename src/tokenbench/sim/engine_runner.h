@@ -44,7 +44,8 @@ struct EngineSubmission {
   /// request before the session cancels it, it counts as finished_reason="abort" and observes no
   /// latency histogram, exactly as a cancel would.
   bool abort_on_finish = false;
-  std::int32_t lora = -1;  ///< its LoRA adapter; -1: the base model
+  std::int32_t lora = -1;       ///< its LoRA adapter; -1: the base model
+  bool kv_transferred = false;  ///< its prompt's KV came from a prefill worker (EngineRequest)
 };
 
 /// Runs the EngineModel on its own thread in (scaled) real time, as llama.cpp's server runs its

@@ -12,6 +12,13 @@
 
 namespace tokenbench::sim {
 
+/// The APIs that generate text (and so take part in a prefill/decode split): chat, completions,
+/// Messages, Responses; not embeddings, rerank or score.
+inline bool generates_text(ApiKind api) {
+  return api == ApiKind::kChat || api == ApiKind::kCompletions || api == ApiKind::kMessages ||
+         api == ApiKind::kResponses;
+}
+
 /// The state of the generation request that a connection is serving (one at a time): what was
 /// asked, what the reply will carry, and how far it has got. Owned by the connection and reused
 /// from one request to the next (strings keep their storage); io thread only.
@@ -31,6 +38,12 @@ struct Exchange {
   core::Clock::time_point received;   ///< when the request had been read
   core::Clock::time_point start;      ///< received, plus any slow_first_byte pause
   core::Clock::time_point generated;  ///< a whole reply: when its last token was generated
+  /// Role::kDecode: what is sent to the prefill worker (its path, body and Authorization), empty
+  /// when the request needs no prefill call (embeddings, rerank, score).
+  std::string prefill_path;
+  std::string prefill_body;
+  std::string prefill_auth;
+  bool kv_transferred = false;  ///< Role::kDecode: the prefill worker answered and the KV came
 
   /// The fault turns the request into an abort whatever happens (a cut or an error reply).
   bool fault_aborts() const {

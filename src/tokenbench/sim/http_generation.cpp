@@ -46,6 +46,11 @@ void HttpSession::start_completion(CompletionRequest&& request) {
       break;
   }
   ex.plan = plan_generation(ex.request, ctx_.config.seed, ex.arrival, ctx_.config.eos);
+  if (ctx_.config.role == Role::kPrefill && generates_text(ex.request.api)) {
+    // A prefill worker answers with the one token its prefill samples, whatever max_tokens says.
+    ex.plan = {.output_tokens = 1, .finish = FinishReason::kLength};
+  }
+  ex.kv_transferred = false;
   ex.fault_at = ex.plan.output_tokens / 2;
   ex.fault_done = false;
   ex.id.clear();
@@ -109,6 +114,7 @@ void HttpSession::start_feed() {
   if (ctx_.engine) f.sink = shared_from_this();
   f.loop = loop_;
   f.lora = ex_.request.lora;
+  f.kv_transferred = ex_.kv_transferred;
   feed_->start(std::move(f));
 }
 
@@ -121,8 +127,38 @@ ReplyRenderer& HttpSession::renderer_for(ApiKind api) {
 // The request starts for real (after a slow_first_byte pause): a stream sends its head, and in
 // engine mode the request enters the engine.
 void HttpSession::begin() {
+  if (!ex_.prefill_body.empty() && !ex_.kv_transferred) return call_prefill_worker();
   if (ctx_.engine) start_feed();
   if (ex_.request.stream) begin_stream();
+}
+
+// Role::kDecode: the prefill worker computes the prompt first (a blocking call on a helper
+// thread); its answer comes back to this loop.
+void HttpSession::call_prefill_worker() {
+  auto loop = socket_.get_executor();
+  // The call gets copies: the exchange belongs to this loop.
+  asio::post(*ctx_.prefill_pool, [self = shared_from_this(), loop, serial = serial_,
+                                  path = ex_.prefill_path, body = ex_.prefill_body,
+                                  auth = ex_.prefill_auth]() mutable {
+    PrefillResult result =
+        call_prefill(self->ctx_.prefill, path, body, auth, kPrefillTimeout, self->ctx_.stopping);
+    asio::post(loop, [self = std::move(self), serial, result = std::move(result)]() mutable {
+      self->on_prefilled(serial, result);
+    });
+  });
+}
+
+// The prefill worker answered: a failure is a 502; else the KV transfer takes its model time,
+// then the request enters this engine with its prompt's KV present.
+void HttpSession::on_prefilled(std::uint64_t serial, const PrefillResult& result) {
+  if (serial != serial_ || !in_completion_) return;  // the client went away meanwhile
+  if (!result.ok) return reply_error(502, "server_error", result.error);
+  ex_.kv_transferred = true;
+  const double ms = ctx_.config.kv_transfer_ms / ctx_.config.time_scale;
+  arm_timer(Clock::now() + seconds_to_duration(ms / 1e3), [](HttpSession& s) {
+    s.ex_.start = Clock::now();  // it reaches this engine now
+    s.begin();
+  });
 }
 
 // Tokens from the engine thread, delivered on this session's loop.

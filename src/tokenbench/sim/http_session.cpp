@@ -217,7 +217,17 @@ void HttpSession::on_routed(const Request& req, RoutedRequest routed) {
     }
   }
   echo_request_id(req["X-Request-Id"]);
-  start_completion(std::move(std::get<CompletionRequest>(routed)));
+  auto& request = std::get<CompletionRequest>(routed);
+  ex_.prefill_body.clear();
+  if (ctx_.config.role == Role::kDecode && generates_text(request.api)) {
+    // What the prefill worker gets: the same path and the body with max_tokens 1, unstreamed.
+    const auto target = req.target();
+    ex_.prefill_path.assign(target.data(), target.size());
+    ex_.prefill_body = prefill_body(req.body());
+    const auto auth = req[http::field::authorization];
+    ex_.prefill_auth.assign(auth.data(), auth.size());
+  }
+  start_completion(std::move(request));
 }
 
 std::string HttpSession::metrics_text() const {

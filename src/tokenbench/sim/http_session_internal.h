@@ -23,6 +23,7 @@
 #include "tokenbench/core/clock.h"
 #include "tokenbench/sim/exchange.h"
 #include "tokenbench/sim/loop_timers.h"
+#include "tokenbench/sim/prefill_client.h"
 #include "tokenbench/sim/reply_renderer.h"
 #include "tokenbench/sim/router.h"
 #include "tokenbench/sim/server_context.h"
@@ -40,6 +41,9 @@ using error_code = boost::system::error_code;
 // Per-connection buffers grown past this by one large request or response are freed once it is
 // done, so that an idle connection holds little memory.
 inline constexpr std::size_t kKeepCapacity = 1u << 20;
+
+// A prefill call (Role::kDecode) that has no answer after this long fails (502).
+inline constexpr std::chrono::milliseconds kPrefillTimeout{120'000};
 
 inline Clock::duration seconds_to_duration(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -99,6 +103,8 @@ class HttpSession : public EngineSink,
   void start_feed();
   ReplyRenderer& renderer_for(ApiKind api);
   void begin();
+  void call_prefill_worker();
+  void on_prefilled(std::uint64_t serial, const PrefillResult& result);
   void on_engine_tokens(std::uint64_t id, std::int32_t tokens, bool finished,
                         std::int64_t cached_tokens) override;
   void on_whole_generated();

@@ -59,6 +59,10 @@ ServerContext::ServerContext(SimConfig c)
             .lora_adapters = engine ? config.engine.lora_adapters : 0};
   body_limit = request_body_limit(config.max_model_len);
   route_pool = std::make_unique<boost::asio::thread_pool>(1);
+  if (config.role == Role::kDecode) {
+    prefill = parse_prefill_url(config.prefill_url);  // throws on a bad URL
+    prefill_pool = std::make_unique<boost::asio::thread_pool>(kPrefillThreads);
+  }
 }
 
 }  // namespace tokenbench::sim

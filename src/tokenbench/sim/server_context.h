@@ -8,6 +8,7 @@
 
 #include "tokenbench/sim/engine_runner.h"
 #include "tokenbench/sim/fault_injector.h"
+#include "tokenbench/sim/prefill_client.h"
 #include "tokenbench/sim/router.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_metrics.h"
@@ -43,7 +44,15 @@ struct ServerContext {
   /// bodies are parsed one at a time, which also bounds the memory their parses take together.
   /// SimServer::stop() joins it before the loops (and the sessions its tasks hold) are destroyed.
   std::unique_ptr<boost::asio::thread_pool> route_pool;
+  /// Role::kDecode: the prefill worker, and the helper threads that call it (blocking HTTP, off
+  /// the io loops); null otherwise. SimServer::stop() sets `stopping` and joins the pool.
+  PrefillTarget prefill;
+  std::unique_ptr<boost::asio::thread_pool> prefill_pool;
+  std::atomic<bool> stopping{false};
 };
+
+/// Helper threads of a decode worker: prefill calls in flight at once.
+inline constexpr std::size_t kPrefillThreads = 8;
 
 /// Bodies up to this size are routed on their io loop (a parse of well under a millisecond);
 /// larger ones on ServerContext::route_pool.

@@ -11,6 +11,13 @@
 
 namespace tokenbench::sim {
 
+/// The server's part in a disaggregated prefill/decode pair (--role).
+enum class Role {
+  kBoth,     ///< prefill and decode, as one server (the default)
+  kPrefill,  ///< every generation request is prefilled and answered with one token
+  kDecode,   ///< every generation request is first prefilled by the prefill worker
+};
+
 /// Where token timing comes from.
 enum class TimingMode {
   kFixed,   ///< fixed per-request delays (TimingConfig): the first simulator version
@@ -56,8 +63,13 @@ struct SimConfig {
   /// minus its due time) and add the histogram to GET /metrics (--debug-lateness,
   /// write_lateness.h).
   bool measure_lateness = false;
-  int embedding_dim = 8;          ///< floats per embedding vector (--embedding-dim)
-  EosConfig eos;                  ///< how EOS lengths are drawn
+  int embedding_dim = 8;    ///< floats per embedding vector (--embedding-dim)
+  EosConfig eos;            ///< how EOS lengths are drawn
+  Role role = Role::kBoth;  ///< --role
+  /// kDecode: the KV transfer's model time after the prefill worker answered (--kv-transfer-ms).
+  double kv_transfer_ms = 0;
+  /// kDecode: the prefill worker, `http://HOST[:PORT][/PREFIX]` (--prefill-url).
+  std::string prefill_url;
   std::vector<FaultRule> faults;  ///< checked in order; the first that fires wins
 };
 

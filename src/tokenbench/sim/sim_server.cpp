@@ -144,6 +144,8 @@ void SimServer::stop() {
   // Bodies being routed finish (their replies are posted to the stopped loops, and destroyed
   // with them below).
   impl_->ctx.route_pool->join();
+  impl_->ctx.stopping = true;
+  if (impl_->ctx.prefill_pool) impl_->ctx.prefill_pool->join();
   // With every thread joined, nothing runs concurrently: close the acceptor, then destroy the
   // loops, which destroys the pending handlers and with them the sessions and their sockets.
   error_code ignored;

@@ -155,6 +155,7 @@ class EngineFeed final : public TokenFeed {
     s.loop = r_.loop;
     s.abort_on_finish = r_.abort_on_finish;
     s.lora = r_.lora;
+    s.kv_transferred = r_.kv_transferred;
     active_ = true;
     ctx_.engine->submit(std::move(s));
   }

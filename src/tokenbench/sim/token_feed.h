@@ -26,6 +26,7 @@ struct FeedRequest {
   std::shared_ptr<EngineSink> sink;  ///< engine mode: who receives the tokens
   std::size_t loop = 0;              ///< engine mode: the sink's io loop
   std::int32_t lora = -1;            ///< engine mode: its LoRA adapter (-1: the base model)
+  bool kv_transferred = false;       ///< engine mode: its prompt's KV came from a prefill worker
 };
 
 /// Where a request's tokens come from and when they are due: fixed delays (--ttft-ms, --itl-ms,
