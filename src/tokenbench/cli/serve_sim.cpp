@@ -24,6 +24,9 @@
 namespace tokenbench::cli {
 namespace {
 
+// The most LoRA adapters served (each costs the engine a few bytes of bookkeeping).
+constexpr std::int64_t kMaxLoraAdapters = 100000;
+
 // One engine flag: where CLI11 writes it, and where it goes in EngineParams when given.
 struct EngineFlag {
   CLI::Option* option = nullptr;
@@ -105,6 +108,10 @@ void resolve_timing(ServeSimOptions& options) {
     }
   }
   if (options.prefix_caching) config.engine.enable_prefix_caching = true;
+  if (config.engine.lora_adapters > kMaxLoraAdapters) {
+    throw std::invalid_argument("--lora-adapters must be at most " +
+                                std::to_string(kMaxLoraAdapters));
+  }
   if (config.engine.lora_adapters == 0) {
     for (const EngineFlag& f : options.engine_flags) {
       if (f.option->count() > 0 && (f.integer == &sim::EngineParams::max_loras ||
