@@ -169,7 +169,7 @@ TEST(EndToEndAliases, AliasesThatMeanSomethingElseAreRefused) {
             "tokenbench does not filter --dataset sharegpt"},
            {{"--min-tokens", "10"}, "--min-tokens alone (EvalScope) asks for at least"},
            {{"--rate", "0"}, "--rate 0 (EvalScope) must be a number of requests per second > 0"},
-           {{"--api", "rerank"}, "--api rerank (EvalScope) is not supported"},
+           {{"--api", "dashscope"}, "--api dashscope (EvalScope) is not supported"},
            {{"--api-key", "k", "--api-key-env", "X"}, "give either --api-key (EvalScope) or"},
            {{"--temperature", "hot"}, "--temperature 'hot' must be a number >= 0"},
            {{"--top-p", "1.5"}, "--top-p '1.5' must be a number in (0, 1]"},

@@ -21,6 +21,8 @@ void expect_same_record(const core::RequestRecord& a, const core::RequestRecord&
   EXPECT_EQ(a.id, b.id);
   EXPECT_EQ(a.phase, b.phase);
   EXPECT_EQ(a.endpoint, b.endpoint);
+  EXPECT_EQ(a.mix, b.mix);
+  EXPECT_EQ(a.chunk_usage, b.chunk_usage);
   EXPECT_EQ(a.streamed, b.streamed);
   EXPECT_EQ(a.scheduled, b.scheduled);
   EXPECT_EQ(a.sent, b.sent);
@@ -76,6 +78,8 @@ core::RequestRecord odd_record() {
       18446744073709551615ull, 1, 2, {{3, 1}, {4.5, 7}, {1e6, 2}}, 2e6, 123456789012);
   r.phase = core::Phase::kDropped;
   r.endpoint = 3;
+  r.mix = 2;
+  r.chunk_usage = true;
   r.headers = core::kNever;
   r.output_source = core::TokenSource::kTokenizer;
   r.prompt_source = core::TokenSource::kApproximate;

@@ -44,6 +44,11 @@ TEST(SimDisaggTest, PrefillBodyAsksForOneTokenUnstreamed) {
   EXPECT_EQ(j["stream"], false);
   EXPECT_FALSE(j.contains("stream_options"));
   EXPECT_EQ(j["prompt"], "a");
+  // A client's ignore_eos and min_tokens (tokenbench sends both) must not exceed the one token.
+  const json k = json::parse(prefill_body(
+      R"({"prompt":"a","max_completion_tokens":50,"min_tokens":50,"ignore_eos":true})"));
+  EXPECT_EQ(k["max_completion_tokens"], 1);
+  EXPECT_FALSE(k.contains("min_tokens"));
 }
 
 SimConfig worker(Role role) {

@@ -356,19 +356,20 @@ class Rewriter {
         {"openai_embedding", "openai-embeddings"},
         {"embedding", "openai-embeddings"},
         {"openai_responses", "openai-responses"},
-        {"openai_response", "openai-responses"}};
+        {"openai_response", "openai-responses"},
+        {"openai_rerank", "rerank"}};
     if (const auto it = kEvalScopeApis.find(v); it != kEvalScopeApis.end()) {
       emit("--api", it->second);
       note("--api " + v, "EvalScope", "--api " + it->second);
       return;
     }
-    if (v == "openai_rerank" || v == "rerank" || v == "local" || v == "local_vllm" ||
-        v == "dashscope" || v == "custom") {
+    if (v == "local" || v == "local_vllm" || v == "dashscope" || v == "custom") {
       throw UsageError(
           "--api " + v +
           " (EvalScope) is not supported: tokenbench measures a server over HTTP with the "
-          "OpenAI chat, completions, embeddings or responses API, or Anthropic's messages "
-          "(--api openai-chat, openai, openai-embeddings, openai-responses, anthropic-messages)");
+          "OpenAI chat, completions, embeddings or responses API, Anthropic's messages, or "
+          "rerank and score (--api openai-chat, openai, openai-embeddings, openai-responses, "
+          "anthropic-messages, rerank, score)");
     }
     emit("--api", v);  // tokenbench's own
   }

@@ -253,7 +253,7 @@ namespace {
 // --percentiles, --num-prompts' default, --progress-interval and --save-detailed.
 void settle_values(RunFlags& f) {
   core::RunConfig& c = f.config;
-  if (c.api == core::ApiKind::kEmbeddings) c.stream = false;  // embeddings never stream
+  if (core::scores_inputs(c.api)) c.stream = false;  // embeddings, rerank and score never stream
   if (!(f.progress_interval_s == 0 ||
         (f.progress_interval_s >= 0.1 && f.progress_interval_s <= 86400))) {
     throw UsageError(

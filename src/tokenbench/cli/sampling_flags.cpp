@@ -62,9 +62,9 @@ void merge_sampling_flags(const SamplingFlags& flags, core::RunConfig& config) {
   for (const auto& f : fields) {
     if (f.text.empty()) continue;
     const nlohmann::json value = value_of(f.flag, f.text);
-    if (config.api == core::ApiKind::kEmbeddings) {
-      throw UsageError(std::string(f.flag) +
-                       " is a sampling parameter: --api openai-embeddings generates no text");
+    if (core::scores_inputs(config.api)) {
+      throw UsageError(std::string(f.flag) + " is a sampling parameter: --api " +
+                       core::to_string(config.api) + " generates no text");
     }
     if (config.api == core::ApiKind::kOpenAIResponses && std::string(f.field) == "top_k") {
       throw UsageError(

@@ -149,6 +149,8 @@ core::ApiKind resolve_api(const std::string& api, const std::string& endpoint) {
              endpoint.compare(endpoint.size() - tail.size(), tail.size(), tail) == 0;
     };
     if (ends_with("/embeddings")) return core::ApiKind::kEmbeddings;
+    if (ends_with("/rerank")) return core::ApiKind::kRerank;
+    if (ends_with("/score")) return core::ApiKind::kScore;
     if (ends_with("/messages")) return core::ApiKind::kAnthropicMessages;
     if (ends_with("/responses")) return core::ApiKind::kOpenAIResponses;
     return endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
@@ -157,7 +159,7 @@ core::ApiKind resolve_api(const std::string& api, const std::string& endpoint) {
   if (const auto kind = core::api_kind_from_string(api)) return *kind;
   throw UsageError("--api '" + api +
                    "' is not known: use openai-chat, openai (legacy completions), "
-                   "openai-embeddings, anthropic-messages or openai-responses");
+                   "openai-embeddings, anthropic-messages, openai-responses, rerank or score");
 }
 
 core::ApiKind settle_api(const std::string& api, std::string& endpoint, bool endpoint_given,

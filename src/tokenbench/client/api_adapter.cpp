@@ -78,6 +78,9 @@ std::unique_ptr<ApiAdapter> make_adapter(core::ApiKind api) {
       return std::make_unique<OpenAIAdapter>(api);
     case core::ApiKind::kEmbeddings:
       return make_embeddings_adapter();
+    case core::ApiKind::kRerank:
+    case core::ApiKind::kScore:
+      return make_rerank_adapter(api);
     case core::ApiKind::kAnthropicMessages:
       return make_anthropic_adapter();
     case core::ApiKind::kOpenAIResponses:

@@ -67,11 +67,15 @@ bool classify_whole_reply(const ReplyFacts& reply, ApiAdapter& adapter, core::Re
   if (ev.reasoning_tokens >= 0) rec.reasoning_tokens = ev.reasoning_tokens;
   if (ev.cached_tokens >= 0) rec.cached_tokens = ev.cached_tokens;
   if (ev.cache_write_tokens >= 0) rec.cache_write_tokens = ev.cache_write_tokens;
-  if (reply.api == core::ApiKind::kEmbeddings) {
+  if (core::scores_inputs(reply.api)) {
+    // A rerank's top_n may cut its results; a vector or a score per input otherwise.
     if (ev.embeddings != reply.inputs) {
       rec.error = core::ErrorClass::kMalformed;
-      rec.error_message = "the reply carried " + std::to_string(ev.embeddings) +
-                          " embeddings for " + std::to_string(reply.inputs) + " inputs";
+      rec.error_message =
+          "the reply carried " + std::to_string(ev.embeddings) +
+          (reply.api == core::ApiKind::kEmbeddings ? " embeddings for " : " scores for ") +
+          std::to_string(reply.inputs) +
+          (reply.api == core::ApiKind::kEmbeddings ? " inputs" : " documents");
     } else if (ev.prompt_tokens >= 0) {
       usage.prompt = ev.prompt_tokens;
     }

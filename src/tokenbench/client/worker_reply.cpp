@@ -265,8 +265,12 @@ void Worker::classify(Transfer* t, CURLcode result, const AttemptFacts& facts) {
   reply.event_stream = t->event_stream;
   reply.done_seen = t->done_seen;
   reply.api = config_.api;
-  reply.inputs =
-      t->spec != nullptr ? static_cast<std::int64_t>(1 + t->spec->more_inputs.size()) : 1;
+  // Embeddings: a vector per input; rerank and score: a score per document (the query is not
+  // one).
+  const bool pairs = config_.api == core::ApiKind::kRerank || config_.api == core::ApiKind::kScore;
+  reply.inputs = t->spec != nullptr
+                     ? static_cast<std::int64_t>((pairs ? 0 : 1) + t->spec->more_inputs.size())
+                     : 1;
   reply.keep_text = config_.keep_text;
   reply.keep_answer = keep_answers_;
   ReplyUsage usage;

@@ -39,7 +39,25 @@ void check_api_options(const RunConfig& c) {
     throw ConfigError(
         "--batch-size sends several inputs per request of --api openai-embeddings; "
         "--api " +
-        to_string(c.api) + " takes one prompt per request");
+        to_string(c.api) + " takes one prompt per request" +
+        (c.api == ApiKind::kRerank || c.api == ApiKind::kScore ? " and --documents" : ""));
+  }
+  const bool pairs = c.api == ApiKind::kRerank || c.api == ApiKind::kScore;
+  if (c.documents < 1 || c.documents > 1000) {
+    throw ConfigError("--documents must be an integer in [1, 1000]");
+  }
+  if (!pairs && (c.documents != RunConfig{}.documents || c.query_len != 0)) {
+    throw ConfigError(
+        std::string(c.documents != RunConfig{}.documents ? "--documents" : "--query-len") +
+        " shapes requests of --api rerank and score; --api " + to_string(c.api) +
+        " takes one prompt per request");
+  }
+  if (c.query_len < 0 || c.query_len > 1'000'000) {
+    throw ConfigError("--query-len must be 0 (a document's length) to 1000000 tokens");
+  }
+  if (c.query_len > 0 && c.dataset != Dataset::kRandom) {
+    throw ConfigError("--query-len sets --dataset random's queries; --dataset " +
+                      to_string(c.dataset) + " gives its own prompts as queries");
   }
 }
 

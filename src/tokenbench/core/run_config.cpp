@@ -39,6 +39,10 @@ std::string default_endpoint(ApiKind api) {
       return "/v1/messages";
     case ApiKind::kOpenAIResponses:
       return "/v1/responses";
+    case ApiKind::kRerank:
+      return "/v1/rerank";
+    case ApiKind::kScore:
+      return "/v1/score";
   }
   return "/v1/chat/completions";
 }

@@ -19,7 +19,14 @@ enum class ApiKind {
   kEmbeddings,         ///< /v1/embeddings: no output; inputs per request (--batch-size)
   kAnthropicMessages,  ///< Anthropic's /v1/messages
   kOpenAIResponses,    ///< OpenAI's /v1/responses
+  kRerank,             ///< /v1/rerank (vLLM, Jina, Cohere's shape): a query and --documents to rank
+  kScore,              ///< /v1/score (vLLM): a text scored against each of --documents
 };
+
+/// The APIs whose replies carry no generated text: a vector or a score per input.
+inline bool scores_inputs(ApiKind api) {
+  return api == ApiKind::kEmbeddings || api == ApiKind::kRerank || api == ApiKind::kScore;
+}
 
 /// How arrivals are spaced in rate mode.
 enum class ArrivalKind { kGamma, kConstant };
@@ -80,6 +87,8 @@ inline constexpr auto kApiNames = make_names<ApiKind>({
     {ApiKind::kEmbeddings, "openai-embeddings"},
     {ApiKind::kAnthropicMessages, "anthropic-messages"},
     {ApiKind::kOpenAIResponses, "openai-responses"},
+    {ApiKind::kRerank, "rerank"},
+    {ApiKind::kScore, "score"},
     {ApiKind::kOpenAIChat, "chat"},
     {ApiKind::kOpenAICompletions, "completions"},
     {ApiKind::kEmbeddings, "embeddings"},
@@ -193,6 +202,10 @@ struct RunConfig {
   std::string max_tokens_field = "max_tokens";
   /// Embeddings: inputs per request (--batch-size); --num-prompts counts requests.
   int batch_size = 1;
+  /// Rerank and score: documents per request, each a prompt of the workload (--input-len).
+  int documents = 8;
+  /// Rerank and score with --dataset random: the query's length in tokens (0: as a document's).
+  std::int64_t query_len = 0;
   double timeout_s = 600.0;         ///< per request, from send to the reply's end
   double connect_timeout_s = 30.0;  ///< to establish a connection
   /// keep-alive (connections opened before the run and reused) or per-request (each request

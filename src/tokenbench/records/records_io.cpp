@@ -397,6 +397,8 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
                    record.ideal_cached_tokens, record.ideal_prompt_tokens);
   }
   if (record.embeddings != 0) fmt::format_to(it, ",\"embeddings\":{}", record.embeddings);
+  if (record.mix >= 0) fmt::format_to(it, ",\"mix\":{}", record.mix);
+  if (record.chunk_usage) fmt::format_to(it, ",\"chunk_usage\":true");
   if (record.session >= 0) {
     fmt::format_to(it, ",\"session\":{},\"turn\":{}", record.session, record.turn);
   }

@@ -137,7 +137,11 @@ std::string summary_table(const metrics::Summary& s, const core::RunConfig& conf
                     fixed4(static_cast<double>(s.total_reasoning_tokens) /
                            static_cast<double>(s.reasoning_tokens_reported))});
   }
-  if (s.total_inputs > 0) {
+  if (s.total_inputs > 0 && config.api != core::ApiKind::kEmbeddings) {
+    rows.push_back({"Documents scored", std::to_string(s.total_inputs)});
+    rows.push_back({"Document throughput (docs/s)", fixed4(s.input_throughput)});
+    rows.push_back({"Input token throughput (tok/s)", fixed4(s.input_token_throughput)});
+  } else if (s.total_inputs > 0) {
     rows.push_back({"Embedded inputs", std::to_string(s.total_inputs)});
     rows.push_back({"Input throughput (inputs/s)", fixed4(s.input_throughput)});
     rows.push_back({"Input token throughput (tok/s)", fixed4(s.input_token_throughput)});
@@ -458,6 +462,10 @@ std::string render_console_report(const metrics::Summary& s, const core::RunConf
     out += error_table(s, compact);
   }
   return out;
+}
+
+std::string defined_cell(double v, const char* format) {
+  return metrics::is_defined(v) ? fmt::format(fmt::runtime(format), v) : "-";
 }
 
 }  // namespace tokenbench::report

@@ -17,6 +17,9 @@ enum class Align { kLeft, kRight };
 /// under a '=' rule, every row boxed (with `compact`, no rule between rows). `align` gives each
 /// column's alignment; when it is empty the first column is left-aligned and the others
 /// right-aligned. Missing cells are blank.
+/// A table cell of `v` in `format` ("{:.1f}"), or "-" when undefined.
+std::string defined_cell(double v, const char* format);
+
 std::string render_grid_table(const std::vector<std::string>& header,
                               const std::vector<std::vector<std::string>>& rows,
                               const std::vector<Align>& align = {}, bool compact = false);

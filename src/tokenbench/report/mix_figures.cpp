@@ -6,19 +6,10 @@
 
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/report/console.h"
+#include "tokenbench/report/summary_json.h"
 
 namespace tokenbench::report {
-namespace {
-
 using nlohmann::json;
-
-json number(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr); }
-
-std::string cell(double v, const char* format) {
-  return metrics::is_defined(v) ? fmt::format(fmt::runtime(format), v) : "-";
-}
-
-}  // namespace
 
 MixBuilder::MixBuilder(core::RequestMix mix, const metrics::SummaryOptions& options)
     : mix_(std::move(mix)) {
@@ -56,19 +47,19 @@ json mix_to_json(const std::vector<MixMemberFigures>& members, bool lora) {
          {"measured", s.measured},
          {"completed", s.completed},
          {"failed", s.failed},
-         {"request_throughput", number(s.request_throughput)},
-         {"output_throughput", number(s.output_throughput)},
-         {"mean_ttft_ms", number(s.ttft_ms.mean)},
-         {"median_ttft_ms", number(s.ttft_ms.median)},
-         {"p95_ttft_ms", number(s.ttft_ms.at(95))},
-         {"p99_ttft_ms", number(s.ttft_ms.at(99))},
-         {"mean_tpot_ms", number(s.tpot_ms.mean)},
-         {"median_tpot_ms", number(s.tpot_ms.median)},
-         {"p95_tpot_ms", number(s.tpot_ms.at(95))},
-         {"mean_e2el_ms", number(s.e2el_ms.mean)},
-         {"median_e2el_ms", number(s.e2el_ms.median)},
-         {"p95_e2el_ms", number(s.e2el_ms.at(95))},
-         {"p99_e2el_ms", number(s.e2el_ms.at(99))}});
+         {"request_throughput", defined_or_null(s.request_throughput)},
+         {"output_throughput", defined_or_null(s.output_throughput)},
+         {"mean_ttft_ms", defined_or_null(s.ttft_ms.mean)},
+         {"median_ttft_ms", defined_or_null(s.ttft_ms.median)},
+         {"p95_ttft_ms", defined_or_null(s.ttft_ms.at(95))},
+         {"p99_ttft_ms", defined_or_null(s.ttft_ms.at(99))},
+         {"mean_tpot_ms", defined_or_null(s.tpot_ms.mean)},
+         {"median_tpot_ms", defined_or_null(s.tpot_ms.median)},
+         {"p95_tpot_ms", defined_or_null(s.tpot_ms.at(95))},
+         {"mean_e2el_ms", defined_or_null(s.e2el_ms.mean)},
+         {"median_e2el_ms", defined_or_null(s.e2el_ms.median)},
+         {"p95_e2el_ms", defined_or_null(s.e2el_ms.at(95))},
+         {"p99_e2el_ms", defined_or_null(s.e2el_ms.at(99))}});
   }
   return {{"kind", lora ? "lora" : "model"}, {"members", std::move(list)}};
 }
@@ -78,12 +69,13 @@ std::string render_mix(const std::vector<MixMemberFigures>& members, bool lora) 
   rows.reserve(members.size());
   for (const auto& m : members) {
     const metrics::Summary& s = m.summary;
-    rows.push_back({m.name, fmt::format("{:.0f}%", 100 * m.share), std::to_string(s.completed),
-                    std::to_string(s.failed), cell(s.request_throughput, "{:.2f}"),
-                    cell(s.output_throughput, "{:.1f}"), cell(s.ttft_ms.median, "{:.1f}"),
-                    cell(s.ttft_ms.at(95), "{:.1f}"), cell(s.tpot_ms.mean, "{:.2f}"),
-                    cell(s.tpot_ms.at(95), "{:.2f}"), cell(s.e2el_ms.median, "{:.1f}"),
-                    cell(s.e2el_ms.at(95), "{:.1f}")});
+    rows.push_back(
+        {m.name, fmt::format("{:.0f}%", 100 * m.share), std::to_string(s.completed),
+         std::to_string(s.failed), defined_cell(s.request_throughput, "{:.2f}"),
+         defined_cell(s.output_throughput, "{:.1f}"), defined_cell(s.ttft_ms.median, "{:.1f}"),
+         defined_cell(s.ttft_ms.at(95), "{:.1f}"), defined_cell(s.tpot_ms.mean, "{:.2f}"),
+         defined_cell(s.tpot_ms.at(95), "{:.2f}"), defined_cell(s.e2el_ms.median, "{:.1f}"),
+         defined_cell(s.e2el_ms.at(95), "{:.1f}")});
   }
   std::string out = lora ? "\nBy LoRA adapter (--lora-modules):\n" : "\nBy model (--model-mix):\n";
   out += render_grid_table({lora ? "Adapter" : "Model", "Share", "Succeed", "Failed", "Req/s",

@@ -7,19 +7,10 @@
 #include "tokenbench/metrics/buckets.h"
 #include "tokenbench/metrics/request_metrics.h"
 #include "tokenbench/report/console.h"
+#include "tokenbench/report/summary_json.h"
 
 namespace tokenbench::report {
-namespace {
-
 using nlohmann::json;
-
-json number(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr); }
-
-std::string cell(double v, const char* format) {
-  return metrics::is_defined(v) ? fmt::format(fmt::runtime(format), v) : "-";
-}
-
-}  // namespace
 
 ReplicasBuilder::ReplicasBuilder(std::vector<std::string> urls,
                                  const metrics::SummaryOptions& options)
@@ -70,14 +61,14 @@ json replicas_to_json(const std::vector<ReplicaFigures>& replicas) {
     out.push_back({{"base_url", r.url},
                    {"completed", s.completed},
                    {"failed", s.failed},
-                   {"request_throughput", number(s.request_throughput)},
-                   {"output_throughput", number(s.output_throughput)},
-                   {"median_ttft_ms", number(s.ttft_ms.median)},
-                   {"p95_ttft_ms", number(s.ttft_ms.at(95))},
-                   {"mean_tpot_ms", number(s.tpot_ms.mean)},
-                   {"p95_e2el_ms", number(s.e2el_ms.at(95))},
-                   {"mean_batch", number(r.mean_batch)},
-                   {"batch_tps", number(r.batch_tps)}});
+                   {"request_throughput", defined_or_null(s.request_throughput)},
+                   {"output_throughput", defined_or_null(s.output_throughput)},
+                   {"median_ttft_ms", defined_or_null(s.ttft_ms.median)},
+                   {"p95_ttft_ms", defined_or_null(s.ttft_ms.at(95))},
+                   {"mean_tpot_ms", defined_or_null(s.tpot_ms.mean)},
+                   {"p95_e2el_ms", defined_or_null(s.e2el_ms.at(95))},
+                   {"mean_batch", defined_or_null(r.mean_batch)},
+                   {"batch_tps", defined_or_null(r.batch_tps)}});
   }
   return out;
 }
@@ -88,17 +79,19 @@ std::string render_replicas(const std::vector<ReplicaFigures>& replicas,
   double sum_batch_tps = 0;
   for (const auto& r : replicas) {
     const metrics::Summary& s = r.summary;
-    rows.push_back({r.url, std::to_string(s.completed), std::to_string(s.failed),
-                    cell(s.output_throughput, "{:.1f}"), cell(s.ttft_ms.median, "{:.1f}"),
-                    cell(s.ttft_ms.at(95), "{:.1f}"), cell(s.tpot_ms.mean, "{:.2f}"),
-                    cell(r.mean_batch, "{:.2f}"), cell(r.batch_tps, "{:.1f}")});
+    rows.push_back(
+        {r.url, std::to_string(s.completed), std::to_string(s.failed),
+         defined_cell(s.output_throughput, "{:.1f}"), defined_cell(s.ttft_ms.median, "{:.1f}"),
+         defined_cell(s.ttft_ms.at(95), "{:.1f}"), defined_cell(s.tpot_ms.mean, "{:.2f}"),
+         defined_cell(r.mean_batch, "{:.2f}"), defined_cell(r.batch_tps, "{:.1f}")});
     if (metrics::is_defined(r.batch_tps)) sum_batch_tps += r.batch_tps;
   }
   // Per-replica output rates are over each replica's own span; the total's is over the run.
-  rows.push_back({"total", std::to_string(total.completed), std::to_string(total.failed),
-                  cell(total.output_throughput, "{:.1f}"), cell(total.ttft_ms.median, "{:.1f}"),
-                  cell(total.ttft_ms.at(95), "{:.1f}"), cell(total.tpot_ms.mean, "{:.2f}"), "",
-                  fmt::format("{:.1f}", sum_batch_tps)});
+  rows.push_back(
+      {"total", std::to_string(total.completed), std::to_string(total.failed),
+       defined_cell(total.output_throughput, "{:.1f}"),
+       defined_cell(total.ttft_ms.median, "{:.1f}"), defined_cell(total.ttft_ms.at(95), "{:.1f}"),
+       defined_cell(total.tpot_ms.mean, "{:.2f}"), "", fmt::format("{:.1f}", sum_batch_tps)});
   std::string out = fmt::format("\nReplicas ({}):\n", balance);
   out += render_grid_table({"Replica", "Succeed", "Failed", "Output (tok/s)", "TTFT p50 (ms)",
                             "TTFT p95 (ms)", "TPOT mean (ms)", "Batch B", "B/TPOT (tok/s)"},

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-json number(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr); }
+json number(double v) { return defined_or_null(v); }
 
 // vLLM writes datetime.now().strftime("%Y%m%d-%H%M%S"); derive it from the ISO 8601 label
 // ("2025-01-02T03:04:05Z" -> "20250102-030405"), or keep the label when it has another shape.
@@ -250,7 +250,12 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
                            {"total_reasoning_tokens", s.total_reasoning_tokens},
                            {"requests_with_reasoning_tokens", s.reasoning_tokens_reported}};
   }
-  if (s.total_inputs > 0) {
+  if (s.total_inputs > 0 && config.api != core::ApiKind::kEmbeddings) {
+    tb["rerank"] = json{{"documents_per_request", config.documents},
+                        {"total_documents", s.total_inputs},
+                        {"document_throughput", number(s.input_throughput)},
+                        {"input_token_throughput", number(s.input_token_throughput)}};
+  } else if (s.total_inputs > 0) {
     tb["embeddings"] = json{{"total_inputs", s.total_inputs},
                             {"input_throughput", number(s.input_throughput)},
                             {"input_token_throughput", number(s.input_token_throughput)}};
@@ -291,5 +296,7 @@ json summary_to_json(const metrics::Summary& s, const core::RunConfig& config) {
   out["tokenbench"] = std::move(tb);
   return out;
 }
+
+json defined_or_null(double v) { return metrics::is_defined(v) ? json(v) : json(nullptr); }
 
 }  // namespace tokenbench::report

@@ -28,4 +28,7 @@ nlohmann::json distribution_to_json(const metrics::Distribution& distribution);
 /// values, no request body).
 nlohmann::json summary_to_json(const metrics::Summary& summary, const core::RunConfig& config);
 
+/// A figure as summary.json writes it: the number, or null when undefined.
+nlohmann::json defined_or_null(double v);
+
 }  // namespace tokenbench::report

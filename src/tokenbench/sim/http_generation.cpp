@@ -70,6 +70,7 @@ void HttpSession::start_completion(CompletionRequest&& request) {
           ex.request.reasoning ? std::min(ctx_.config.reasoning_tokens, ex.plan.output_tokens) : 0,
       .finish = ex.plan.finish,
       .include_usage = ex.request.include_usage,
+      .continuous_usage = ex.request.continuous_usage,
       .tool_name = ex.request.tool_name,
       .input_hashes = ex.request.input_hashes,
       .embedding_dim = ctx_.config.embedding_dim,
@@ -245,8 +246,8 @@ void HttpSession::pump(Clock::time_point now) {
       append_token_group(now);
       continue;
     }
-    renderer_->append_token(body_, ex.next_token,
-                            token_text(ctx_.config.seed, ex.arrival, ex.next_token));
+    renderer_->append_tokens(body_, ex.next_token, 1,
+                             token_text(ctx_.config.seed, ex.arrival, ex.next_token));
     feed_->emitted(ex.next_token, now);
     ++ex.next_token;
   }
@@ -271,7 +272,7 @@ void HttpSession::append_token_group(Clock::time_point now) {
     feed_->emitted(ex.next_token, now);
     ++ex.next_token;
   } while (ex.next_token < limit && feed_->ready(ex.next_token, now));
-  renderer_->append_token(body_, first, group_);
+  renderer_->append_tokens(body_, first, ex.next_token - first, group_);
 }
 
 void HttpSession::on_due() { pump(); }

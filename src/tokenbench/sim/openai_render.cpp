@@ -223,6 +223,19 @@ void EventRenderer::append_token(std::string& out, std::string_view text) const 
   out += api_ == ApiKind::kChat ? kChatTokenSuffix : kTextTokenSuffix;
 }
 
+void EventRenderer::append_token_with_usage(std::string& out, std::string_view text,
+                                            std::int64_t prompt_tokens,
+                                            std::int64_t completion_tokens) const {
+  out += token_prefix_;
+  out += text;
+  std::string_view suffix = api_ == ApiKind::kChat ? kChatTokenSuffix : kTextTokenSuffix;
+  suffix.remove_suffix(3);  // "}\n\n": the usage goes in the chunk's object
+  out += suffix;
+  out += ',';
+  append_usage_object(out, prompt_tokens, completion_tokens, 0, -1);
+  out += "}\n\n";
+}
+
 void append_timings(std::string& out, const LlamaTimings& t) {
   const auto per = [](double ms, std::int64_t n) {
     return n > 0 ? ms / static_cast<double>(n) : 0;
@@ -383,6 +396,15 @@ class OpenAIReplyRenderer final : public ReplyRenderer {
     if (index == shape_->reasoning_tokens)
       events_.append_tool_start(out, call_id_, shape_->tool_name);
     events_.append_tool_arguments(out, text);
+  }
+
+  void append_tokens(std::string& out, std::int64_t first, std::int64_t count,
+                     std::string_view text) override {
+    // vLLM's continuous usage: every content chunk says the tokens generated so far.
+    if (shape_->continuous_usage && !tool_ && first >= shape_->reasoning_tokens) {
+      return events_.append_token_with_usage(out, text, shape_->prompt_tokens, first + count);
+    }
+    append_token(out, first, text);
   }
 
   void append_end(std::string& out, const LlamaTimings* timings) override {

@@ -92,6 +92,9 @@ class EventRenderer {
   void append_role(std::string& out) const;
   /// One token: chat delta.content or completions text. `text` must need no JSON escaping.
   void append_token(std::string& out, std::string_view text) const;
+  /// A content token chunk that carries the usage so far (continuous_usage_stats).
+  void append_token_with_usage(std::string& out, std::string_view text, std::int64_t prompt_tokens,
+                               std::int64_t completion_tokens) const;
   /// The finish chunk: empty delta (chat) or empty text (completions) and the finish_reason;
   /// `timings` (when not null) after the choices.
   void append_finish(std::string& out, FinishReason reason,

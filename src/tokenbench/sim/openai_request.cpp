@@ -186,6 +186,9 @@ std::variant<CompletionRequest, RequestError> parse_completion_request(
     if (!opts->is_object() || !read_bool(*opts, "include_usage", req.include_usage)) {
       return bad_request("'stream_options.include_usage' must be a boolean.");
     }
+    if (!read_bool(*opts, "continuous_usage_stats", req.continuous_usage)) {
+      return bad_request("'stream_options.continuous_usage_stats' must be a boolean.");
+    }
   }
   if (hash_block_size > 0) hash_prompt(body, api, hash_block_size, req.block_hashes);
   return req;

@@ -33,7 +33,9 @@ std::string_view to_string(ApiKind api);
 struct CompletionRequest {
   ApiKind api = ApiKind::kChat;
   bool stream = false;
-  bool include_usage = false;      ///< stream_options.include_usage
+  bool include_usage = false;  ///< stream_options.include_usage
+  /// stream_options.continuous_usage_stats (vLLM's): usage in every content chunk
+  bool continuous_usage = false;
   bool ignore_eos = false;         ///< vLLM extension: generate exactly max_tokens
   std::int64_t max_tokens = 0;     ///< max_tokens, else max_completion_tokens, else the default
   std::int64_t min_tokens = 0;     ///< vLLM extension: at least this many tokens

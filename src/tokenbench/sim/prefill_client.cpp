@@ -65,6 +65,8 @@ std::string prefill_body(std::string_view body) {
   nlohmann::json j = core::parse_json_or_discarded(body);
   if (j.is_discarded() || !j.is_object()) return std::string(body);  // the router took it
   j["max_tokens"] = 1;
+  if (j.contains("max_completion_tokens")) j["max_completion_tokens"] = 1;
+  j.erase("min_tokens");  // a client's min_tokens (with ignore_eos) would exceed 1
   j["stream"] = false;
   j.erase("stream_options");
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

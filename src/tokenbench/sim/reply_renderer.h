@@ -27,6 +27,13 @@ class ReplyRenderer {
   virtual void append_start(std::string& out) = 0;
   /// Token `index` (reasoning while index < reasoning_tokens), with any event opening its part.
   virtual void append_token(std::string& out, std::int64_t index, std::string_view text) = 0;
+  /// Tokens `first` .. `first + count - 1` leaving together as one delta of `text` (one token,
+  /// or a speculative decoding step's); by default append_token of the first.
+  virtual void append_tokens(std::string& out, std::int64_t first, std::int64_t count,
+                             std::string_view text) {
+    (void)count;
+    append_token(out, first, text);
+  }
   /// Everything after the last token: finish, usage and end events. `timings` (when not null)
   /// is llama.cpp's timings object, for the APIs that carry one.
   virtual void append_end(std::string& out, const LlamaTimings* timings) = 0;

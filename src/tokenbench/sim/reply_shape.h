@@ -22,6 +22,8 @@ struct ReplyShape {
   std::int64_t cached_tokens = -1;
   FinishReason finish = FinishReason::kLength;
   bool include_usage = false;  ///< chat and completions: stream_options.include_usage
+  /// Chat and completions: stream_options.continuous_usage_stats, usage in every content chunk
+  bool continuous_usage = false;
   std::string_view tool_name;  ///< chat: not empty when the reply is a call to this function
   std::span<const std::uint64_t> input_hashes;  ///< embeddings: one per input
   int embedding_dim = 8;                        ///< embeddings: floats per vector

@@ -24,6 +24,18 @@ PromptGenerator grouped(PromptGenerator generate, std::size_t batch) {
   };
 }
 
+PromptGenerator with_queries(PromptGenerator queries, PromptGenerator documents_of,
+                             std::size_t documents) {
+  return [queries = std::move(queries), documents_of = std::move(documents_of), documents,
+          id = std::uint64_t{0}]() mutable {
+    core::RequestSpec request = queries();
+    request.id = id++;
+    request.more_inputs.reserve(documents);
+    for (std::size_t i = 0; i < documents; ++i) add_input(request, documents_of());
+    return request;
+  };
+}
+
 core::RequestSpec HeldPrompts::next() {
   const core::RequestSpec& spec = (*specs_)[at_];
   at_ = at_ + 1 == specs_->size() ? 0 : at_ + 1;

@@ -21,6 +21,10 @@ std::vector<core::RequestSpec> take(PromptGenerator& generate, std::size_t count
 /// the first keeps its prompt, the others go to RequestSpec::more_inputs, and the input counts
 /// add up. Ids are renumbered 0, 1, ...
 PromptGenerator grouped(PromptGenerator generate, std::size_t batch);
+/// Rerank and score with --query-len: each request a prompt of `queries` (its id renumbered from
+/// 0) and `documents` prompts of `documents_of` in RequestSpec::more_inputs.
+PromptGenerator with_queries(PromptGenerator queries, PromptGenerator documents_of,
+                             std::size_t documents);
 
 /// Adds `more`'s prompt to `request` as one more input (--batch-size).
 void add_input(core::RequestSpec& request, core::RequestSpec&& more);

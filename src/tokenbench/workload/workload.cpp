@@ -220,7 +220,8 @@ PromptGenerator generator(const core::RunConfig& config, const tokenizer::Tokeni
 // first, so a bad one stops the run before anything is sent. `count`: its prompts.
 PromptGenerator streamed_file(const core::RunConfig& config, const tokenizer::Tokenizer* tokenizer,
                               std::size_t& count) {
-  if (config.multi_turn || config.batch_size > 1 || config.image_count > 0 || config.replay) {
+  if (config.multi_turn || inputs_per_request(config) > 1 || config.image_count > 0 ||
+      config.replay) {
     return {};
   }
   if (config.dataset == core::Dataset::kJsonl && config.session_field.empty()) {
@@ -380,6 +381,13 @@ std::int64_t image_bytes(const core::RunConfig& config) {
 
 }  // namespace
 
+std::size_t inputs_per_request(const core::RunConfig& config) {
+  if (config.api == core::ApiKind::kRerank || config.api == core::ApiKind::kScore) {
+    return static_cast<std::size_t>(1 + std::max(1, config.documents));
+  }
+  return static_cast<std::size_t>(std::max(1, config.batch_size));
+}
+
 std::size_t made_ahead(std::int64_t request_bytes) {
   const std::int64_t by_bytes = kMadeAheadBytes / std::max<std::int64_t>(1, request_bytes);
   return static_cast<std::size_t>(
@@ -387,7 +395,7 @@ std::size_t made_ahead(std::int64_t request_bytes) {
 }
 
 std::int64_t request_bytes(std::int64_t prompt_bytes, const core::RunConfig& config) {
-  const std::int64_t batch = std::max(1, config.batch_size);
+  const auto batch = static_cast<std::int64_t>(inputs_per_request(config));
   return kRequestOverheadBytes + static_cast<std::int64_t>(config.extra_body.size()) +
          2 * (batch * prompt_bytes + image_bytes(config));
 }
@@ -404,7 +412,7 @@ WorkloadEstimate estimate_workload(const core::RunConfig& config) {
                                    ? static_cast<std::int64_t>(kImagePoolSize)
                                    : static_cast<std::int64_t>(kDurationPoolSize);
   const std::int64_t turns = config.multi_turn ? std::max<std::int64_t>(1, config.turns) : 1;
-  const std::int64_t batch = std::max(1, config.batch_size);
+  const auto batch = static_cast<std::int64_t>(inputs_per_request(config));
   // The prompts held: a multi-turn run's sessions, the requests with images, shared-prefix's
   // G x P, and a generated phase of at most kHeldPrompts; a longer one is made as it goes, and a
   // file's prompts are bounded by the file.
@@ -446,8 +454,9 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
   const std::size_t measure = config.num_prompts > 0 ? static_cast<std::size_t>(config.num_prompts)
                               : config.image_count > 0 ? kImagePoolSize
                                                        : kDurationPoolSize;
-  // Embeddings requests carry --batch-size inputs each: that many prompts per request.
-  const std::size_t batch = static_cast<std::size_t>(std::max(1, config.batch_size));
+  // Embeddings requests carry --batch-size inputs each, rerank and score a query and
+  // --documents: that many prompts per request.
+  const std::size_t batch = inputs_per_request(config);
   // A multi-turn run's --num-prompts counts sessions: random and fixed prompts make --turns each.
   const auto turns = static_cast<std::size_t>(std::max<std::int64_t>(0, config.turns));
   if (config.dataset == core::Dataset::kJobs) return job_workload(config, warmup, tokenizer);
@@ -472,7 +481,16 @@ Workload build_workload(const core::RunConfig& config, const tokenizer::Tokenize
     if (config.image_count > 0) attach_all_images(p, config);
     return held_workload(std::move(p));
   }
-  if (batch > 1) generate = grouped(std::move(generate), batch);
+  if (config.query_len > 0) {  // rerank and score: queries of their own length
+    core::RunConfig queries = config;
+    queries.input_len = config.query_len;
+    queries.seed = config.seed ^ 0x9E3779B97F4A7C15ULL;  // other text than the documents'
+    queries.random_prefix_len = 0;
+    queries.prefix_hit_rate = 0;
+    generate = with_queries(generator(queries, tokenizer), std::move(generate), batch - 1);
+  } else if (batch > 1) {
+    generate = grouped(std::move(generate), batch);
+  }
   if (config.image_count > 0) {  // images are made on several threads, up front
     Phases p{take(generate, warmup), take(generate, measure)};
     attach_all_images(p, config);

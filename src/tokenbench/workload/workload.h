@@ -39,6 +39,10 @@ inline constexpr std::size_t kHeldPrompts = kDurationPoolSize;
 /// at 512x512): fewer, so that a run's bodies stay within memory.
 inline constexpr std::size_t kImagePoolSize = 512;
 
+/// The prompts one request carries: --batch-size for embeddings, a query and --documents for
+/// rerank and score, else 1.
+std::size_t inputs_per_request(const core::RunConfig& config);
+
 /// Requests a phase's feed makes ahead of its schedule (driver::RequestFeed): kMadeAhead, or
 /// fewer so that they take at most kMadeAheadBytes, and never fewer than kMadeAheadLeast.
 inline constexpr std::size_t kMadeAhead = 4096;
