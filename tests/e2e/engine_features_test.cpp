@@ -94,6 +94,25 @@ TEST(EndToEndEngineFeatures, ALoraMixGivesEachAdapterItsShareAndItsFigures) {
   EXPECT_EQ(read_json(dir + "/summary.json")["tokenbench"]["mix"].dump(), before);
 }
 
+// Base models behind one gateway as a mix (--model a,b would compare them instead).
+TEST(EndToEndEngineFeatures, AModelMixSpreadsRequestsOverTheModelsAsWeighed) {
+  SimProcess sim({"--time-scale", "10", "--lora-adapters", "1"});
+  const std::string dir = make_temp_dir("model-mix");
+  const auto r =
+      run_process(run_args(sim.url(), dir,
+                           {"--num-prompts", "40", "--max-concurrency", "4", "--input-len", "16",
+                            "--output-len", "4", "--model-mix", "sim-model=3,lora-0=1"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["completed"], 40);
+  const auto& mix = summary["tokenbench"]["mix"];
+  EXPECT_EQ(mix["kind"], "model");
+  // The golden-ratio walk keeps every stretch within a request or so of the 3 to 1 shares.
+  EXPECT_NEAR(mix["members"][0]["completed"].get<double>(), 30, 1.5);
+  EXPECT_NEAR(mix["members"][1]["completed"].get<double>(), 10, 1.5);
+  EXPECT_NE(r.out.find("By model (--model-mix):"), std::string::npos) << r.out;
+}
+
 TEST(EndToEndEngineFeatures, RerankCountsDocumentsAndTheirTokens) {
   SimProcess sim({"--time-scale", "10"});
   const std::string dir = make_temp_dir("rerank");
