@@ -66,6 +66,30 @@ TEST(Exports, ReportAsPeerPrintsBothColumns) {
   EXPECT_NE(bad.err.find("unknown peer"), std::string::npos) << bad.err;
 }
 
+// For a node exporter's textfile collector: stdout holds exposition text and nothing else.
+TEST(Exports, ReportAsPrometheusPrintsOnlyExpositionText) {
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("prometheus");
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--num-prompts", "4", "--input-len", "16", "--output-len", "4", "--label", "gpu=H100"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir, "--as", "prometheus"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(rep.out.rfind("# HELP tokenbench_run_info ", 0), 0u) << rep.out;
+  EXPECT_NE(rep.out.find("tokenbench_completed{model=\"sim-model\",backend=\"openai-chat\","
+                         "label_gpu=\"H100\"} 4\n"),
+            std::string::npos)
+      << rep.out;
+  EXPECT_EQ(rep.out.find("Benchmarking summary"), std::string::npos);
+  for (std::size_t at = 0; at < rep.out.size();) {  // every line a comment or a sample
+    const std::size_t end = rep.out.find('\n', at);
+    const std::string line = rep.out.substr(at, end - at);
+    EXPECT_TRUE(line.rfind("# ", 0) == 0 || line.rfind("tokenbench_", 0) == 0) << line;
+    at = end + 1;
+  }
+}
+
 TEST(Exports, SweepWritesLevelsCsv) {
   SimProcess sim({"--ttft-ms", "2", "--itl-ms", "1"});
   const std::string dir = make_temp_dir("levels");

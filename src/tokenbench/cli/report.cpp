@@ -25,6 +25,7 @@
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
+#include "tokenbench/report/prometheus_export.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::cli {
@@ -63,15 +64,18 @@ int report_command(const ReportFlags& f) {
     const std::string requests_path = records::find_requests_file(f.dir);
     const bool csv = report::wants_csv_export(f.exports);
     std::optional<metrics::Peer> peer;
-    if (!f.as.empty()) {
+    // --as prometheus: the figures as exposition text on stdout, and nothing else there.
+    const bool prometheus = f.as == "prometheus";
+    if (!f.as.empty() && !prometheus) {
       peer = metrics::peer_from_string(f.as);
       if (!peer) {
-        std::fprintf(stderr, "tokenbench: error: --as %s: unknown peer; one of %s\n", f.as.c_str(),
-                     metrics::kPeerNames.names().c_str());
+        std::fprintf(stderr, "tokenbench: error: --as %s: unknown peer; one of %s, or prometheus\n",
+                     f.as.c_str(), metrics::kPeerNames.names().c_str());
         return kExitUsage;
       }
     }
-    if (requests_path.empty() && experiment::is_repeated_root(f.dir) && !peer) {
+    const bool as_something = peer.has_value() || prometheus;
+    if (requests_path.empty() && experiment::is_repeated_root(f.dir) && !as_something) {
       // run --repeats: the runs' means with their intervals, from the root's summary.json.
       const nlohmann::json summary = records::read_json_file(f.dir + "/" + records::kSummaryFile);
       std::fputs(experiment::render_repeats(summary).c_str(), stdout);
@@ -80,7 +84,7 @@ int report_command(const ReportFlags& f) {
     }
     if (requests_path.empty()) {
       const std::string hint = experiment::experiment_root_hint(f.dir);
-      if (!hint.empty() && !peer) {
+      if (!hint.empty() && !as_something) {
         // An experiment's root: its page (and with --export csv, levels.csv) from what it stored.
         if (csv) export_sweep_root(f.dir);
         experiment::write_experiment_report(f.dir);
@@ -136,7 +140,11 @@ int report_command(const ReportFlags& f) {
     const auto out = report::write_run_outputs(f.dir, figures, config, notes);
     // A run made with --export csv keeps its export in step with the rebuilt summary.
     if (want_csv) records::write_text_file(f.dir + "/" + report::kRequestsCsvFile, csv_text);
-    std::fputs(out.console.c_str(), stdout);
+    if (prometheus) {
+      std::fputs(report::summary_to_prometheus(out.summary_json).c_str(), stdout);
+    } else {
+      std::fputs(out.console.c_str(), stdout);
+    }
     if (peer) {
       std::fputs("\n", stdout);
       std::fputs(metrics::render_peer_view(metrics::peer_view(*peer, records)).c_str(), stdout);
@@ -168,7 +176,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"csv"}));
   cmd->add_option("--as", flags->as,
                   "Also print the figures under a peer tool's definitions beside tokenbench's: "
-                  "vllm, sglang, guidellm, evalscope, aiperf or llmperf (docs/METRICS.md)");
+                  "vllm, sglang, guidellm, evalscope, aiperf or llmperf (docs/METRICS.md); or "
+                  "prometheus: print only the figures as Prometheus exposition text, for a "
+                  "textfile collector or a Pushgateway (docs/REPORTS.md)");
   add_max_line_bytes_flag(cmd, flags->max_line_bytes);
   cmd->callback([flags, &exit_code] { exit_code = report_command(*flags); });
 }
