@@ -52,11 +52,11 @@ void add_server_accounts(const records::RunNotes& notes, double factor, RunOutpu
   for (const auto& s : sources) {
     if (s.role == "replica") replica_scrapes.push_back(&s.scrapes);
   }
-  const bool alone = sources.size() == 1 || (replica_scrapes.size() == 1);
   std::vector<telemetry::ServerAccount> accounts;
   std::vector<telemetry::ServerAccount> replicas;
   for (const auto& s : sources) {
-    const bool check = sources.size() == 1 || (alone && s.role == "replica");
+    // The one source, or the one replica beside extra URLs, saw every request.
+    const bool check = sources.size() == 1 || (replica_scrapes.size() == 1 && s.role == "replica");
     telemetry::ServerAccount a =
         telemetry::account_for(s.scrapes, s.url, out.summary, factor, check);
     a.name = sources.size() == 1 ? "" : s.name;

@@ -80,11 +80,9 @@ std::optional<RequestError> count_blocks(const json& content, CompletionRequest&
 std::variant<CompletionRequest, RequestError> parse_messages_request(std::string_view text,
                                                                      std::string_view served_model,
                                                                      std::int64_t hash_block_size) {
-  std::string deep;
-  const json body = core::parse_json_or_discarded(text, &deep);
-  if (!deep.empty()) return fields::too_deep(deep);
-  if (body.is_discarded()) return bad_request("The request body is not valid JSON.");
-  if (!body.is_object()) return bad_request("The request body must be a JSON object.");
+  std::optional<RequestError> error;
+  const json body = fields::parse_object(text, error);
+  if (error) return *error;
   if (auto err = fields::check_model(body, served_model)) return *err;
   CompletionRequest req;
   req.api = ApiKind::kMessages;

@@ -123,11 +123,9 @@ std::uint64_t request_value_limit(std::int64_t max_model_len) {
 std::variant<CompletionRequest, RequestError> parse_completion_request(
     ApiKind api, std::string_view body_text, std::string_view served_model,
     std::int64_t default_max_tokens, std::int64_t hash_block_size) {
-  std::string deep;
-  const json body = core::parse_json_or_discarded(body_text, &deep);
-  if (!deep.empty()) return fields::too_deep(deep);
-  if (body.is_discarded()) return bad_request("The request body is not valid JSON.");
-  if (!body.is_object()) return bad_request("The request body must be a JSON object.");
+  std::optional<RequestError> error;
+  const json body = fields::parse_object(body_text, error);
+  if (error) return *error;
 
   CompletionRequest req;
   req.api = api;

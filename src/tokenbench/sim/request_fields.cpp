@@ -23,6 +23,19 @@ RequestError too_deep(const std::string& why) {
                      std::to_string(core::kMaxJsonDepth) + " levels of arrays and objects.");
 }
 
+nlohmann::json parse_object(std::string_view text, std::optional<RequestError>& error) {
+  std::string deep;
+  nlohmann::json body = core::parse_json_or_discarded(text, &deep);
+  if (!deep.empty()) {
+    error = too_deep(deep);
+  } else if (body.is_discarded()) {
+    error = bad_request("The request body is not valid JSON.");
+  } else if (!body.is_object()) {
+    error = bad_request("The request body must be a JSON object.");
+  }
+  return body;
+}
+
 std::optional<RequestError> check_body_shape(std::string_view body, std::uint64_t max_values) {
   const core::JsonShape shape = core::json_shape(body);
   if (const std::string deep = core::json_depth_error(shape); !deep.empty()) return too_deep(deep);

@@ -19,6 +19,10 @@ RequestError bad_request(std::string message);
 /// 400 for a body nested too deep; `why` is core::json_depth_error's words.
 RequestError too_deep(const std::string& why);
 
+/// Parses a request body that must be a JSON object; sets `error` (400: too deep, not JSON, not
+/// an object) otherwise.
+nlohmann::json parse_object(std::string_view text, std::optional<RequestError>& error);
+
 /// 400 when `body` nests arrays and objects deeper than core::kMaxJsonDepth, or holds more than
 /// `max_values` JSON values (core::json_shape: one pass over the bytes, nothing built), naming the
 /// limit; nullopt otherwise. What a body may cost the parser is bounded by this before parsing.

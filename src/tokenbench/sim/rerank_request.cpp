@@ -16,21 +16,8 @@ namespace tokenbench::sim {
 namespace {
 
 using fields::bad_request;
+using fields::parse_object;
 using nlohmann::json;
-
-// Parses a body that must be a JSON object; sets `error` otherwise.
-json parse_object(std::string_view text, std::optional<RequestError>& error) {
-  std::string deep;
-  json body = core::parse_json_or_discarded(text, &deep);
-  if (!deep.empty()) {
-    error = fields::too_deep(deep);
-  } else if (body.is_discarded()) {
-    error = bad_request("The request body is not valid JSON.");
-  } else if (!body.is_object()) {
-    error = bad_request("The request body must be a JSON object.");
-  }
-  return body;
-}
 
 // A field that is a string or a non-empty array of strings, as a list of views into `body`.
 std::optional<RequestError> read_texts(const json& body, const char* key, bool allow_string,

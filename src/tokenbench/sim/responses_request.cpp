@@ -14,6 +14,7 @@ namespace tokenbench::sim {
 namespace {
 
 using fields::bad_request;
+using fields::parse_object;
 using nlohmann::json;
 
 // A Responses message content: a string, or input_text / input_image (/ output_text) parts.
@@ -59,19 +60,6 @@ std::optional<RequestError> read_input_item(const json& item, CompletionRequest&
   if (content == item.end()) return std::nullopt;
   hasher.add_content(*content);
   return count_response_content(*content, req);
-}
-
-json parse_object(std::string_view text, std::optional<RequestError>& error) {
-  std::string deep;
-  json body = core::parse_json_or_discarded(text, &deep);
-  if (!deep.empty()) {
-    error = fields::too_deep(deep);
-  } else if (body.is_discarded()) {
-    error = bad_request("The request body is not valid JSON.");
-  } else if (!body.is_object()) {
-    error = bad_request("The request body must be a JSON object.");
-  }
-  return body;
 }
 
 }  // namespace
