@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/client/credentials.h"
 #include "tokenbench/client/probe.h"
@@ -150,6 +151,7 @@ void add_check_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--insecure", flags->insecure,
                 "https: do not verify the server's certificate or name (a test server only)");
+  offer_table_values(cmd);  // --api: the option table's names
   cmd->callback([flags, &exit_code] {
     try {
       exit_code = check(*flags);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/experiment/repeats.h"
 #include "tokenbench/records/results_dir.h"
@@ -211,10 +212,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
                   "Exit 3 when FIGURE got significantly worse by more than PCT, e.g. "
                   "p95_ttft_ms:5% (repeatable, or comma-separated)")
       ->allow_extra_args(false);
-  cmd->add_option("--unjudged", flags->unjudged,
-                  "A gate that cannot be judged (too few requests to bound its figure): fail "
-                  "(exit 5) or pass")
-      ->check(CLI::IsMember({"fail", "pass"}))
+  only_values(cmd->add_option("--unjudged", flags->unjudged,
+                              "A gate that cannot be judged (too few requests to bound its "
+                              "figure): fail (exit 5) or pass"),
+              {"fail", "pass"})
       ->capture_default_str();
   cmd->add_flag("--allow-different", flags->allow_different,
                 "Compare runs whose config.yaml differ in workload or target (each difference "

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/workload/trace_import.h"
 
@@ -90,6 +91,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
                   "inference-perf and AIPerf replay them) or otel (OpenTelemetry spans with "
                   "gen_ai.* attributes: OTLP JSON, or a document with a spans array)")
       ->required();
+  offer_values(cmd->get_option("--from"), {"weka", "otel"});
   cmd->add_option("--output,-o", flags->output,
                   "The job file to write (JSON Lines, one job a line); default: standard output");
   cmd->add_option("--max-delay-ms", flags->max_delay_ms,

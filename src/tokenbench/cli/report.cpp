@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/core/text.h"
@@ -170,15 +171,20 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "Recompute summary.json, the tables and report.html from a results directory's "
       "requests.jsonl (at a sweep's, search's or comparison's root: its report.html)");
   cmd->add_option("dir", flags->dir, "Results directory, or an experiment's root")->required();
-  cmd->add_option("--export", flags->exports,
-                  "Also rebuild exports: csv (requests.csv; at a sweep's root, levels.csv and "
-                  "each level's requests.csv)")
-      ->check(CLI::IsMember({"csv"}));
-  cmd->add_option("--as", flags->as,
-                  "Also print the figures under a peer tool's definitions beside tokenbench's: "
-                  "vllm, sglang, guidellm, evalscope, aiperf or llmperf (docs/METRICS.md); or "
-                  "prometheus: print only the figures as Prometheus exposition text, for a "
-                  "textfile collector or a Pushgateway (docs/REPORTS.md)");
+  only_values(cmd->add_option("--export", flags->exports,
+                              "Also rebuild exports: csv (requests.csv; at a sweep's root, "
+                              "levels.csv and each level's requests.csv)"),
+              {"csv"});
+  CLI::Option* as =
+      cmd->add_option("--as", flags->as,
+                      "Also print the figures under a peer tool's definitions beside tokenbench's: "
+                      "vllm, sglang, guidellm, evalscope, aiperf or llmperf (docs/METRICS.md); or "
+                      "prometheus: print only the figures as Prometheus exposition text, for a "
+                      "textfile collector or a Pushgateway (docs/REPORTS.md)");
+  std::vector<std::string> as_values;
+  for (const auto& row : metrics::kPeerNames.rows()) as_values.emplace_back(row.name);
+  as_values.emplace_back("prometheus");
+  offer_values(as, std::move(as_values));
   add_max_line_bytes_flag(cmd, flags->max_line_bytes);
   cmd->callback([flags, &exit_code] { exit_code = report_command(*flags); });
 }

@@ -5,6 +5,7 @@
 
 #include <variant>
 
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/cli/run_flag_parts.h"
 #include "tokenbench/core/overload.h"
 #include "tokenbench/core/run_options.h"
@@ -85,7 +86,12 @@ void add_other_flags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("--max-concurrency", flags.concurrency, help("--max-concurrency"))
       ->capture_default_str();
   cmd->add_option("--request-rate", flags.rate, help("--request-rate"))->capture_default_str();
-  cmd->add_option("--arrival", flags.arrival, help("--arrival"))->capture_default_str();
+  // --arrival: the table's names, and poisson (gamma of burstiness 1: settle_load).
+  std::vector<std::string> arrivals;
+  for (const auto& row : core::kArrivalNames.rows()) arrivals.emplace_back(row.name);
+  arrivals.insert(arrivals.begin() + 1, "poisson");
+  offer_values(cmd->add_option("--arrival", flags.arrival, help("--arrival")), arrivals)
+      ->capture_default_str();
   cmd->add_option("--ramp-up", flags.ramp, help("--ramp-up"))->capture_default_str();
   cmd->add_option("--percentiles", flags.percentiles, help("--percentiles"))->capture_default_str();
   cmd->add_option("--config", flags.config_file,
@@ -120,7 +126,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   });
   cmd->get_option("--http2-streams")->check(CLI::Range(1, 1 << 20));
   cmd->get_option("--cacert")->check(CLI::ExistingFile);
-  cmd->get_option("--export")->check(CLI::IsMember({"csv"}));
+  only_values(cmd->get_option("--export"), {"csv"});
+  offer_table_values(cmd);  // the enums' names, for the completions and the man page
   cmd->footer(
       "Flags of vLLM's bench serve, EvalScope perf and GenAI-Perf (--random-input-len, "
       "--host/--port, --parallel, --number, --url, --concurrency, ...) are accepted as aliases "

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/measure/runner.h"
@@ -138,6 +139,8 @@ void add_search_command(CLI::App& app, int& exit_code) {
                   "Which passing level is the answer: throughput (the most req/s) or cost (the "
                   "fewest USD per 1M output tokens; needs --gpu-hour-price)")
       ->capture_default_str();
+  offer_values(cmd->get_option("--vary"), {"request-rate", "max-concurrency"});
+  offer_values(cmd->get_option("--objective"), {"throughput", "cost"});
   cmd->add_option("--resume", s->resume,
                   "Continue an interrupted search in DIR, reusing its complete probes");
   cmd->callback([flags, s, &exit_code] { exit_code = search_command(*flags, *s); });

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/sim/engine_params.h"
 #include "tokenbench/sim/fault_injector.h"
 #include "tokenbench/sim/generation_plan.h"
@@ -54,9 +55,15 @@ std::string url_host(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
+std::vector<std::string> preset_values() {
+  std::vector<std::string> names{"fixed"};
+  for (const auto& p : sim::engine_presets()) names.emplace_back(p.name);
+  return names;
+}
+
 std::string preset_names() {
-  std::string names = "fixed";
-  for (const auto& p : sim::engine_presets()) names += ", " + std::string(p.name);
+  std::string names;
+  for (const auto& name : preset_values()) names += (names.empty() ? "" : ", ") + name;
   return names;
 }
 
@@ -297,10 +304,12 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
                   "Engine: speculative decoding, k=K,accept=P: each decoding sequence drafts K "
                   "tokens (1..16) per step, each accepted with probability P in [0,1) until the "
                   "first rejection; a decode costs --decode-us-per-seq x (1+K)");
+  offer_values(cmd->get_option("--preset"), preset_values());
   cmd->add_option("--role", options->role,
                   "Part in a disaggregated pair: prefill (answer every generation request with "
                   "one token) or decode (prefill each at --prefill-url first); default both")
       ->capture_default_str();
+  offer_values(cmd->get_option("--role"), {"both", "prefill", "decode"});
   options->kv_transfer_flag =
       cmd->add_option("--kv-transfer-ms", c.kv_transfer_ms,
                       "Role decode: model time of the KV transfer after the prefill worker answers")

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tokenbench/cli/commands.h"
+#include "tokenbench/cli/option_values.h"
 #include "tokenbench/tokenizer/tokenizer.h"
 
 namespace tokenbench::cli {
@@ -62,10 +63,10 @@ void add_tokenize_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--ids", flags->ids, "Print the token ids as a JSON array instead of the count");
   cmd->add_flag("--add-special-tokens", flags->add_special_tokens,
                 "Add what the tokenizer adds around a sequence (e.g. BOS)");
-  cmd->add_option("--tiktoken-encoding", flags->tiktoken_encoding,
-                  "Pattern and special tokens of a .tiktoken file: cl100k_base or o200k_base "
-                  "(default: from the file name)")
-      ->check(CLI::IsMember({"cl100k_base", "o200k_base"}));
+  only_values(cmd->add_option("--tiktoken-encoding", flags->tiktoken_encoding,
+                              "Pattern and special tokens of a .tiktoken file: cl100k_base or "
+                              "o200k_base (default: from the file name)"),
+              {"cl100k_base", "o200k_base"});
   cmd->add_option("text", flags->text, "The text, or - to read it from standard input")->required();
   cmd->callback([flags, &exit_code] { exit_code = tokenize_command(*flags); });
 }
