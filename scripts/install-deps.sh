@@ -5,7 +5,9 @@
 #   install-deps.sh         what `make test` needs (and `make bench`: /usr/bin/time from `time`,
 #                           h2load from nghttp2-client; distributed runs: Open MPI, with ssh for
 #                           mpirun to reach other hosts;
-#                           clang-format for `make format-check`, which CI runs)
+#                           clang-format for `make format-check`, which CI runs; zsh, whose
+#                           parser checks the generated zsh completion; `make package` needs
+#                           only cmake's cpack and dpkg-dev's dpkg-shlibdeps, both here)
 #   install-deps.sh fuzz    that, plus clang and its runtimes (libFuzzer, sanitizers) for `make fuzz`
 #   install-deps.sh tidy    that, plus clang-tidy for `make tidy`
 #
@@ -35,6 +37,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin openssh-client
   time
   clang-format
+  zsh
 )
 
 # Optional groups, named on the command line.

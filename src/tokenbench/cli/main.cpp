@@ -119,6 +119,8 @@ int main(int argc, char** argv) {
   tokenbench::cli::add_serve_sim_command(app, exit_code);
   tokenbench::cli::add_tokenize_command(app, exit_code);
   tokenbench::cli::add_convert_command(app, exit_code);
+  tokenbench::cli::add_completion_command(app, exit_code);  // after every other command
+  tokenbench::cli::add_man_command(app, exit_code);
   tokenbench::cli::guard_number_flags(app);
   // A file-size limit (ulimit -f) makes a write fail with EFBIG, as a full disk does with ENOSPC:
   // the run keeps its summary (or prints it) instead of dying of SIGXFSZ.
