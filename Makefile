@@ -23,7 +23,7 @@ FORMAT_FILES = find src tests bench fuzz \( -name '*.h' -o -name '*.cpp' \) -pri
 SAN_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
   -DTOKENBENCH_BUILD_BENCH=OFF
 
-.PHONY: all deps build demo test bench install clean fuzz test-asan test-asan-ci test-tsan soak \
+.PHONY: all deps build demo test bench install package clean fuzz test-asan test-asan-ci test-tsan soak \
   format format-check tidy
 
 all: build
@@ -50,6 +50,12 @@ bench: build
 
 install: build
 	cmake --install $(BUILD_DIR)
+
+# A Debian package (CPack, cmake/package.cmake): $(BUILD_DIR)/tokenbench_<version>_<arch>.deb with
+# the stripped binary, its man page, bash and zsh completions and the docs. Install it with
+# `sudo dpkg -i $(BUILD_DIR)/tokenbench_*.deb`.
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD_DIR)
