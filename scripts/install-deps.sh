@@ -32,6 +32,7 @@ PACKAGES=(
   libpcre2-dev libutf8proc-dev libsentencepiece-dev
   libpng-dev
   libzstd-dev
+  libsqlite3-dev
   libnghttp2-dev
   nghttp2-client
   libopenmpi-dev openmpi-bin openssh-client

@@ -45,6 +45,7 @@ void add_compare_command(CLI::App& app, int& exit_code);
 void add_serve_sim_command(CLI::App& app, int& exit_code);
 void add_tokenize_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);
+void add_history_command(CLI::App& app, int& exit_code);
 /// Hidden commands that print what is generated from the app's commands and flags (its other
 /// commands must be registered first): `completion bash|zsh`, a shell completion script
 /// (completion.cpp), and `man`, the manual page (man_page.cpp). The package installs both.

@@ -2,8 +2,11 @@
 
 #include "tokenbench/experiment/compare.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "tokenbench/cli/option_values.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/experiment/repeats.h"
+#include "tokenbench/history/baseline.h"
 #include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::cli {
@@ -29,7 +33,36 @@ struct CompareFlags {
   std::string unjudged = "fail";
   bool allow_different = false;
   std::string max_line_bytes = "16MiB";
+  std::string baseline;  // last, best or a history id: BASE from the history
+  std::string baseline_figure;
+  std::string history_path;
 };
+
+// --baseline: BASE taken from the history, put before NEW... in f.dirs.
+void take_baseline(CompareFlags& f, const std::vector<experiment::RegressionGate>& gates) {
+  if (f.dirs.empty()) throw std::runtime_error("compare --baseline needs NEW: a results directory");
+  const std::string path =
+      f.history_path.empty() ? history::default_history_path() : f.history_path;
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::is_regular_file(path, ec)) {
+    throw std::runtime_error(fmt::format(
+        "--baseline {}: no history at {} (runs add themselves when they end; --history FILE "
+        "names another)",
+        f.baseline, path.empty() ? "$XDG_DATA_HOME" : path));
+  }
+  const history::Store store(path);
+  // "best" by the first gate's figure, else by output throughput.
+  const std::string figure = !f.baseline_figure.empty() ? f.baseline_figure
+                             : !gates.empty()           ? gates.front().figure
+                                                        : "output_throughput";
+  const history::RunEntry base =
+      history::choose_baseline(store, f.dirs.front(), f.baseline, figure);
+  const std::string dir = base.repeat_of.empty() ? base.dir : base.repeat_of;
+  std::fprintf(stderr, "tokenbench: baseline (--baseline %s%s): run %lld of %s, %s\n",
+               f.baseline.c_str(), f.baseline == "best" ? (" by " + figure).c_str() : "",
+               static_cast<long long>(base.id), base.started_at.c_str(), dir.c_str());
+  f.dirs.insert(f.dirs.begin(), dir);
+}
 
 // Loads BASE and every NEW, and refuses pairs measured with another workload or target unless
 // --allow-different. Throws std::runtime_error (a usage error) with a one-line message.
@@ -107,6 +140,14 @@ bool wants_groups(const CompareFlags& f) {
 }
 
 int compare_command(CompareFlags& f) {
+  if (!f.baseline.empty()) {
+    try {
+      take_baseline(f, experiment::parse_regression_gates(f.gates));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
+      return kExitUsage;
+    }
+  }
   if (f.dirs.size() < 2) {
     std::fprintf(stderr,
                  "tokenbench: error: compare needs BASE and NEW: two results directories, or "
@@ -198,7 +239,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("dirs", flags->dirs,
                   "BASE NEW...: results directories compared against BASE; or BASE... -- "
                   "NEW...: two groups of runs (a repeated run's root is its runs), compared by "
-                  "the spread between runs")
+                  "the spread between runs; with --baseline, NEW... only")
       ->required();
   cmd->add_option("--resamples", flags->resamples, "Bootstrap resamples")
       ->check(CLI::Range(1, 1000000))
@@ -223,6 +264,15 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", flags->json_path,
                   "Also write the comparison as JSON to FILE ('-': "
                   "stdout, instead of the tables)");
+  cmd->add_option("--baseline", flags->baseline,
+                  "Take BASE from the run history instead: last (the latest earlier run of NEW's "
+                  "workload), best (by --baseline-figure) or a run's id (docs/HISTORY.md)");
+  cmd->add_option("--baseline-figure", flags->baseline_figure,
+                  "The figure --baseline best ranks by (default: the first "
+                  "--fail-on-regression's, else output_throughput)");
+  cmd->add_option("--history", flags->history_path,
+                  "The history --baseline reads (default "
+                  "$XDG_DATA_HOME/tokenbench/history.sqlite)");
   add_max_line_bytes_flag(cmd, flags->max_line_bytes);
   cmd->callback([flags, &exit_code] { exit_code = compare_command(*flags); });
 }

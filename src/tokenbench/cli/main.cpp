@@ -24,7 +24,8 @@ CLI::App* subcommand_named(CLI::App& app, const std::string& name) {
 }
 
 // An argument that is not a command: one line naming it and the closest command.
-void check_command(CLI::App& app, const std::string& first) {
+void check_command(CLI::App& app, const std::string& first,
+                   const std::string& where = "tokenbench") {
   if (first.empty() || first[0] == '-' || subcommand_named(app, first) != nullptr) return;
   std::vector<std::string> names;
   for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) {
@@ -32,13 +33,13 @@ void check_command(CLI::App& app, const std::string& first) {
   }
   const std::string close = tokenbench::cli::closest_flag(first, names);
   throw tokenbench::cli::UsageError("unknown command '" + first + "'" +
-                                    (close.empty() ? "" : ": did you mean " + close + "?") +
-                                    " (tokenbench --help lists the commands)");
+                                    (close.empty() ? "" : ": did you mean " + close + "?") + " (" +
+                                    where + " --help lists the commands)");
 }
 
 // A flag `sub` does not have: one line naming it, what a peer tool's flag is here, or the closest
 // flag (unknown_flag.h), rather than CLI11's list of every argument left over.
-void check_flags(CLI::App& sub, const std::vector<std::string>& args) {
+void check_flags(CLI::App& sub, const std::vector<std::string>& args, const std::string& name) {
   const std::string unknown = tokenbench::cli::first_unknown_flag(
       args, [&sub](const std::string& f) { return sub.get_option_no_throw(f) != nullptr; });
   if (unknown.empty()) return;
@@ -49,8 +50,7 @@ void check_flags(CLI::App& sub, const std::vector<std::string>& args) {
   if (sub.get_name() == "run" || sub.get_name() == "search") {
     for (auto& a : tokenbench::cli::alias_names()) known.push_back(std::move(a));
   }
-  throw tokenbench::cli::UsageError(
-      tokenbench::cli::unknown_flag_message(sub.get_name(), unknown, known));
+  throw tokenbench::cli::UsageError(tokenbench::cli::unknown_flag_message(name, unknown, known));
 }
 
 // The key of --api-key, once copied: the process's own copy of its arguments is overwritten, so
@@ -97,7 +97,20 @@ std::vector<std::string> prepared_args(CLI::App& app, int argc, char** argv) {
       rest.erase(sep);
     }
   }
-  check_flags(*sub, rest);  // before the notes: a refused command says one line
+  // A command of commands (history list, ...): the flags are the inner command's.
+  CLI::App* checked = sub;
+  std::string name = sub->get_name();
+  auto from = rest.begin();
+  while (!checked->get_subcommands([](CLI::App*) { return true; }).empty() && from != rest.end()) {
+    check_command(*checked, *from, "tokenbench " + name);
+    CLI::App* inner = subcommand_named(*checked, *from);
+    if (inner == nullptr) break;
+    checked = inner;
+    name += " " + inner->get_name();
+    ++from;
+  }
+  check_flags(*checked, {from, rest.end()},
+              name);  // before the notes: a refused command says one line
   for (const auto& n : notes) std::fprintf(stderr, "tokenbench: note: %s\n", n.c_str());
   rest.insert(rest.begin(), args[0]);
   return {rest.rbegin(), rest.rend()};
@@ -119,6 +132,7 @@ int main(int argc, char** argv) {
   tokenbench::cli::add_serve_sim_command(app, exit_code);
   tokenbench::cli::add_tokenize_command(app, exit_code);
   tokenbench::cli::add_convert_command(app, exit_code);
+  tokenbench::cli::add_history_command(app, exit_code);
   tokenbench::cli::add_completion_command(app, exit_code);  // after every other command
   tokenbench::cli::add_man_command(app, exit_code);
   tokenbench::cli::guard_number_flags(app);

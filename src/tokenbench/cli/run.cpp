@@ -343,14 +343,15 @@ int run_command(RunFlags& f, ExperimentFlags& x) {
     return serve_sweep_run(f, x.serve, sweep_options(c, x, ""), x.fail_on_slo, x.resume);
   }
   // A resumed sweep runs its unfinished levels again, in their directories.
-  return with_runner(
-      c,
-      {f.quiet, f.overwrite || !x.resume.empty(), command_line(), nullptr, f.progress_interval_s},
-      "", [&](measure::Runner& runner) {
-        if (!c.targets.empty()) return targets_run(runner, c, x);
-        if (f.concurrencies.size() > 1 || f.rates.size() > 1) return sweep_run(runner, c, f, x);
-        return single_run(runner, c, x);
-      });
+  return with_runner(c,
+                     {f.quiet, f.overwrite || !x.resume.empty(), command_line(), nullptr,
+                      f.progress_interval_s, history_recorder(f)},
+                     "", [&](measure::Runner& runner) {
+                       if (!c.targets.empty()) return targets_run(runner, c, x);
+                       if (f.concurrencies.size() > 1 || f.rates.size() > 1)
+                         return sweep_run(runner, c, f, x);
+                       return single_run(runner, c, x);
+                     });
 }
 
 }  // namespace

@@ -104,6 +104,10 @@ void add_other_flags(CLI::App* cmd, RunFlags& flags) {
       ->capture_default_str();
   cmd->add_flag("--overwrite", flags.overwrite,
                 "Replace the results a directory already holds (refused otherwise)");
+  cmd->add_option("--history", flags.history_path,
+                  "Add the run to this history database (default "
+                  "$XDG_DATA_HOME/tokenbench/history.sqlite; docs/HISTORY.md)");
+  cmd->add_flag("--no-history", flags.no_history, "Do not add the run to the history");
 }
 
 }  // namespace

@@ -42,7 +42,9 @@ struct RunFlags {
   bool num_prompts_given = false;  // --num-prompts was on the command line
   bool quiet = false;
   bool overwrite = false;
-  std::string config_file;  // --config: expanded into flags before parsing (config_file.h)
+  std::string history_path;  // --history FILE ("": the default); where results go, not compared
+  bool no_history = false;   // --no-history
+  std::string config_file;   // --config: expanded into flags before parsing (config_file.h)
   /// --gpus as typed: a number, or (placeholders_allowed) an expression of a server
   /// configuration's {placeholders}, kept in gpus_expr.
   std::string gpus = "1";
@@ -152,6 +154,10 @@ class SignalScope {
   std::atomic<bool> done_{false};
   std::thread watcher_;
 };
+
+/// The hook that adds each saved run to the history (cli/history.cpp): --history's file or the
+/// default; null under --no-history. Unless --quiet, a line names the run's id.
+std::function<void(const measure::LevelResult&)> history_recorder(const RunFlags& flags);
 
 /// "tokenbench: interrupted; partial results kept. Re-run with --resume DIR to finish the
 /// WHAT" on stderr, after an interrupted sweep or search.

@@ -93,7 +93,8 @@ int search_command(RunFlags& f, const SearchFlags& s) {
   }
   return with_runner(
       c,
-      {f.quiet, f.overwrite || !s.resume.empty(), command_line(), nullptr, f.progress_interval_s},
+      {f.quiet, f.overwrite || !s.resume.empty(), command_line(), nullptr, f.progress_interval_s,
+       history_recorder(f)},
       "-search", [&](measure::Runner& runner) {
         const auto result = experiment::run_search(runner, c, options);
         if (!result.no_success.empty() && !result.lo) {

@@ -265,6 +265,9 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--host", c.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", c.port, "Port to listen on; 0 picks a free one")->capture_default_str();
   cmd->add_option("--model", c.model, "Served model name")->capture_default_str();
+  cmd->add_option("--server-version", c.server_version,
+                  "What GET /version answers, to stand for an engine build (a bare number such "
+                  "as 0.9.1 reads as vLLM's; default tokenbench-sim VERSION)");
   cmd->add_option("--threads", c.threads, "I/O threads, each with its own event loop")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();

@@ -206,8 +206,9 @@ int serve_sweep_run(RunFlags& f, const ServeFlags& s, experiment::SweepOptions o
   SignalScope signals;
   serve.stop_requested = [&signals] { return signals.stopped(); };
   serve.on_server = [&signals](pid_t group) { signals.guard_group(group); };
-  const measure::Runner::Options runner_options{f.quiet, f.overwrite || !resume.empty(),
-                                                command_line(), nullptr, f.progress_interval_s};
+  const measure::Runner::Options runner_options{
+      f.quiet, f.overwrite || !resume.empty(), command_line(),
+      nullptr, f.progress_interval_s,          history_recorder(f)};
   std::unique_ptr<measure::Runner> current;
   const experiment::RunnerFactory make_runner =
       [&](core::RunConfig& config,

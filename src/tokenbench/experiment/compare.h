@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tokenbench/core/request.h"
@@ -151,6 +152,12 @@ struct ConfigDifference {
 /// variable's name; the key is never recorded).
 std::vector<ConfigDifference> config_differences(const core::RunConfig& base,
                                                  const core::RunConfig& next);
+
+/// The settings config_differences compares, as (dotted config.yaml path, value) in
+/// config.yaml's order (a list as its flow-style YAML): what identifies a workload and its
+/// target. load.seed is among them (compare tolerates a change of it; the history's workload
+/// identity leaves it out).
+std::vector<std::pair<std::string, std::string>> workload_values(const core::RunConfig& config);
 
 /// "field (A -> B), field (A -> B)" for the differences that are not tolerated.
 std::string describe_refused(const std::vector<ConfigDifference>& differences);

@@ -56,16 +56,6 @@ void flatten(const YAML::Node& node, const std::string& path,
   out.emplace_back(path, text.c_str());
 }
 
-std::vector<std::pair<std::string, std::string>> flat_config(const core::RunConfig& config) {
-  std::vector<std::pair<std::string, std::string>> out;
-  flatten(YAML::Load(core::to_yaml(config)), "", out);
-  std::erase_if(out, [](const auto& kv) {
-    return std::find(not_compared().begin(), not_compared().end(), kv.first) !=
-           not_compared().end();
-  });
-  return out;
-}
-
 // The numbers of summary.json that compare uses, or the records' own summary without one.
 // The run-level rates, from DIR/summary.json; without one, from `summary`, the records' own
 // (metrics::SummaryBuilder fed every record: the code that wrote summary.json).
@@ -112,6 +102,16 @@ void read_config(const std::string& dir, RunSample& sample) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> workload_values(const core::RunConfig& config) {
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten(YAML::Load(core::to_yaml(config)), "", out);
+  std::erase_if(out, [](const auto& kv) {
+    return std::find(not_compared().begin(), not_compared().end(), kv.first) !=
+           not_compared().end();
+  });
+  return out;
+}
 
 RunSample load_run_sample(const std::string& dir, std::size_t max_records) {
   namespace fs = std::filesystem;
@@ -173,8 +173,8 @@ RunSample load_run_sample(const std::string& dir, std::size_t max_records) {
 
 std::vector<ConfigDifference> config_differences(const core::RunConfig& base,
                                                  const core::RunConfig& next) {
-  const auto a = flat_config(base);
-  const auto b = flat_config(next);
+  const auto a = workload_values(base);
+  const auto b = workload_values(next);
   const auto value_in = [](const auto& flat, const std::string& key) -> const std::string* {
     for (const auto& [k, v] : flat) {
       if (k == key) return &v;

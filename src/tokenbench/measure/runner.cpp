@@ -112,6 +112,11 @@ RunOutcome Runner::run(const core::RunConfig& config) {
   merge(config, parts, m, watch);
   if (!cohort_->leads()) return m.outcome;  // a follower's share went to the leader
   write_results(config, parts, m, watch);
+  if (options_.on_saved) {
+    for (const LevelResult& part : m.outcome.parts) {
+      if (part.not_saved.empty()) options_.on_saved(part);
+    }
+  }
   return m.outcome;
 }
 

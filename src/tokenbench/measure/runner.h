@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,9 @@ class Runner {
     /// When stderr is not a terminal (a log, CI): seconds between plain progress lines; 0: none.
     /// At a terminal the live view is drawn instead.
     double progress_interval_s = 10;
+    /// Called on the leader with each part whose results were saved, once they are: cli/ adds
+    /// the run to the history (history/store.h) here. Null: nothing.
+    std::function<void(const LevelResult&)> on_saved;
   };
 
   /// Prepares the target(s) (resolve_plan): credentials, preflight, environment and tokenizer.

@@ -339,6 +339,7 @@ std::string render_html_report(const json& data) {
   put("/*@UPLOT_JS@*/", html_assets::kUplotJs);
   put("/*@REPORT_JS@*/", html_assets::kReportJs);
   put("/*@EXPERIMENT_JS@*/", html_assets::kExperimentJs);
+  put("/*@HISTORY_JS@*/", html_assets::kHistoryJs);
   return page;
 }
 

@@ -198,7 +198,7 @@ void HttpSession::on_routed(const Request& req, RoutedRequest routed) {
       case InfoEndpoint::kHealth:
         return reply_json(200, R"({"status":"ok"})");
       case InfoEndpoint::kVersion:
-        return reply_json(200, version_body());
+        return reply_json(200, ctx_.version_reply);
       case InfoEndpoint::kModels:
         return reply_json(200, ctx_.models_reply);
       case InfoEndpoint::kResetPrefixCache:

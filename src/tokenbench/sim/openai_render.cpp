@@ -140,8 +140,11 @@ std::string models_body(std::string_view model, std::int64_t created, const SimI
   return out;
 }
 
-std::string version_body() {
-  return fmt::format("{{\"version\":\"tokenbench-sim {}\"}}", core::kVersion);
+std::string version_body(const std::string& version) {
+  std::string out = R"({"version":")";
+  append_json_escaped(out,
+                      version.empty() ? "tokenbench-sim " + std::string(core::kVersion) : version);
+  return out + "\"}";
 }
 
 std::string server_headers(double time_scale) {

@@ -30,8 +30,9 @@ struct SimIdentity {
 /// ("id" and "root" the adapter's name, "parent" the model).
 std::string models_body(std::string_view model, std::int64_t created, const SimIdentity& sim);
 
-/// The body of GET /version, as vLLM has it: {"version":"tokenbench-sim <version>"}.
-std::string version_body();
+/// The body of GET /version, as vLLM has it: {"version":"VERSION"}, VERSION being `version`
+/// (--server-version) or "tokenbench-sim <tokenbench's version>".
+std::string version_body(const std::string& version);
 
 /// The header lines that every response of a server carries (after "Server"), each ending in
 /// "\r\n": `X-Sim-Time-Scale: X`, X formatted as `{:g}` (10, 1, 0.5).

@@ -49,6 +49,7 @@ ServerContext::ServerContext(SimConfig c)
                               .max_model_len = limit,
                               .lora_adapters = engine ? config.engine.lora_adapters : 0});
   response_headers = server_headers(config.time_scale);
+  version_reply = version_body(config.server_version);
   router = {.model = config.model,
             .default_max_tokens = config.default_max_tokens,
             .hash_block_size =

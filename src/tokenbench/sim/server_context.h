@@ -29,8 +29,9 @@ struct ServerContext {
   std::unique_ptr<EngineRunner> engine;  ///< null in fixed-delay mode
   /// Null unless config.measure_lateness; each io loop records into its own slot.
   std::unique_ptr<WriteLateness> lateness;
-  std::string model_json;    ///< the served model name, JSON-escaped once
-  std::string models_reply;  ///< the body of GET /v1/models
+  std::string model_json;     ///< the served model name, JSON-escaped once
+  std::string models_reply;   ///< the body of GET /v1/models
+  std::string version_reply;  ///< the body of GET /version
   /// Header lines every response carries (X-Sim-Time-Scale), each ending in "\r\n".
   std::string response_headers;
   /// What routing needs (route_request()): views into `config`.

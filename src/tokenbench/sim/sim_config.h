@@ -29,8 +29,10 @@ enum class TimingMode {
 /// SimServer, which never changes it.
 struct SimConfig {
   std::string host = "127.0.0.1";
-  std::uint16_t port = 8000;              ///< 0 picks a free port (see SimServer::port())
-  std::string model = "sim-model";        ///< the served model name
+  std::uint16_t port = 8000;        ///< 0 picks a free port (see SimServer::port())
+  std::string model = "sim-model";  ///< the served model name
+  /// What GET /version answers as "version" (--server-version); "": "tokenbench-sim VERSION".
+  std::string server_version;
   int threads = 1;                        ///< io threads, each with its own event loop
   std::uint64_t seed = 0;                 ///< drives token text, EOS lengths, jitter and faults
   std::int64_t default_max_tokens = 256;  ///< output limit when a request sets none
