@@ -200,7 +200,9 @@ TEST(RunOptions, TheIdentityIsWhatCompareAndResumeCheckedBefore) {
       "metrics.gpu_hour_price", "metrics.gpus", "target.profile", "load.server_metrics",
       "load.server_metrics_auth", "load.stop_on_saturation", "load.metrics_interval_s",
       "load.gpu_metrics", "load.fail_fast", "load.max_error_rate", "target.api_key_env",
-      "target.preflight", "workload.max_line_bytes"};
+      "target.preflight", "workload.max_line_bytes",
+      // where the figures are sent (--otlp-endpoint), not what was measured
+      "otlp_endpoint", "otlp_headers"};
   auto got = not_compared_paths();
   auto want = compare_skips;
   std::sort(got.begin(), got.end());
@@ -217,6 +219,8 @@ TEST(RunOptions, TheIdentityIsWhatCompareAndResumeCheckedBefore) {
   now.sim_time = true;
   now.fail_fast = 0;
   now.exports = {"csv"};
+  now.otlp_endpoint = "http://collector:4318";
+  now.otlp_headers = {"x-tenant=a"};
   carry_unresumed(kept, now);
   EXPECT_EQ(to_yaml(kept), to_yaml(now));
   now.seed = 9;

@@ -180,6 +180,12 @@ class Expander {
                              "with --header");
             continue;
           }
+          if (flag == "--otlp-header" && v.find("=<redacted>") != std::string::npos) {
+            notes_.push_back("--config " + path_ + ": the --otlp-header '" +
+                             v.substr(0, v.find('=')) + "' was redacted there: give it again " +
+                             "with --otlp-header");
+            continue;
+          }
           put(flag, v);
         }
         return;

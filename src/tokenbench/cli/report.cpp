@@ -2,7 +2,8 @@
 // requests.jsonl or requests.jsonl.zst (at an experiment's root: its report.html from sweep.json,
 // search.json or compare.json);
 // --export csv rebuilds the CSV exports, --as PEER prints the figures under a peer tool's
-// definitions beside tokenbench's.
+// definitions beside tokenbench's, --as prometheus prints them as exposition text instead,
+// --otlp-endpoint sends them to an OpenTelemetry collector.
 
 #include <cstdio>
 #include <filesystem>
@@ -10,17 +11,20 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/option_values.h"
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/core/config_check.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/core/text.h"
 #include "tokenbench/experiment/html_pages.h"
 #include "tokenbench/experiment/journal.h"
 #include "tokenbench/experiment/repeats.h"
 #include "tokenbench/experiment/sweep.h"
+#include "tokenbench/measure/results.h"
 #include "tokenbench/metrics/peer_views.h"
 #include "tokenbench/records/records_io.h"
 #include "tokenbench/records/results_dir.h"
@@ -32,11 +36,16 @@
 namespace tokenbench::cli {
 namespace {
 
+// --as's format (beside the peers' names).
+constexpr std::string_view kAsPrometheus = "prometheus";
+
 struct ReportFlags {
   std::string dir;
   std::vector<std::string> exports;
   std::string as;
   std::string max_line_bytes = "16MiB";
+  std::string otlp_endpoint;
+  std::vector<std::string> otlp_headers;
 };
 
 // A sweep's root with --export csv: levels.csv from sweep.json, and requests.csv in every level
@@ -58,16 +67,83 @@ bool export_sweep_root(const std::string& dir) {
   return true;
 }
 
+// A results directory's outputs rebuilt from its records, a record at a time, and what --as,
+// --export and --otlp-endpoint ask besides.
+int rebuild_run(const ReportFlags& f, const std::string& requests_path, bool csv,
+                const std::optional<metrics::Peer>& peer) {
+  const std::string config_path = f.dir + "/" + records::kConfigFile;
+  core::RunConfig config;
+  if (std::filesystem::is_regular_file(config_path)) {
+    config = core::run_config_from_yaml(records::read_text_file(config_path));
+  }
+  // One pass over the file, a record at a time: the figures fold each (report/run_figures.h),
+  // so that memory does not grow with the file; only --as and --export csv keep more.
+  const bool want_csv = csv || report::wants_csv_export(config.exports);
+  report::RunFigures figures(config);
+  std::string csv_text = want_csv ? report::requests_csv_header() : std::string();
+  std::vector<core::RequestRecord> records;  // --as only: a peer's view takes them all
+  records::RecordsReadReport read;
+  records::for_each_record(
+      requests_path,
+      [&](core::RequestRecord&& r) {
+        figures.add(r);
+        if (want_csv) csv_text += report::requests_csv_row(r);
+        if (peer) records.push_back(std::move(r));
+      },
+      &read);
+  if (!read.warning.empty()) {
+    std::fprintf(stderr, "tokenbench: warning: %s\n", read.warning.c_str());
+  }
+  records::RunNotes notes = records::read_telemetry(f.dir);
+  notes.environment = records::read_environment(f.dir);
+  notes.distributed = records::read_json_file(f.dir + "/" + records::kDistributedFile);
+  // Why the run stopped early is known to the run alone: a rebuilt summary keeps it.
+  nlohmann::json previous;
+  try {
+    previous = records::read_json_file(f.dir + "/" + records::kSummaryFile);
+  } catch (const std::exception&) {  // a damaged summary is what report rebuilds
+  }
+  if (previous.is_object() && previous.contains("tokenbench") &&
+      previous["tokenbench"].value("stopped", nlohmann::json()).is_string()) {
+    notes.stopped = previous["tokenbench"]["stopped"].get<std::string>();
+  }
+  const auto out = report::write_run_outputs(f.dir, figures, config, notes);
+  // A run made with --export csv keeps its export in step with the rebuilt summary.
+  if (want_csv) records::write_text_file(f.dir + "/" + report::kRequestsCsvFile, csv_text);
+  if (f.as == kAsPrometheus) {
+    std::fputs(report::summary_to_prometheus(out.summary_json).c_str(), stdout);
+  } else {
+    std::fputs(out.console.c_str(), stdout);
+  }
+  if (peer) {
+    std::fputs("\n", stdout);
+    std::fputs(metrics::render_peer_view(metrics::peer_view(*peer, records)).c_str(), stdout);
+  }
+  // --otlp-endpoint: a run made without it exported now (a failure: a warning, nothing else).
+  config.otlp_endpoint = f.otlp_endpoint;
+  config.otlp_headers = f.otlp_headers;
+  measure::export_otlp(config, f.dir, out.summary_json, figures.genai());
+  if (!out.not_saved.empty()) {
+    std::fprintf(stderr, "tokenbench: error: %s; requests.jsonl is unchanged\n",
+                 core::one_line(out.not_saved).c_str());
+    return kExitNotSaved;
+  }
+  return out.summary.completed > 0 ? kExitOk : kExitNoMeasure;
+}
+
 int report_command(const ReportFlags& f) {
   try {
     apply_max_line_bytes(f.max_line_bytes);
-    const std::string config_path = f.dir + "/" + records::kConfigFile;
+    core::RunConfig otlp;  // --otlp-endpoint, checked as run checks it
+    otlp.otlp_endpoint = f.otlp_endpoint;
+    otlp.otlp_headers = f.otlp_headers;
+    core::check_otlp(otlp);
     const std::string requests_path = records::find_requests_file(f.dir);
     const bool csv = report::wants_csv_export(f.exports);
     std::optional<metrics::Peer> peer;
     // --as prometheus: the figures as exposition text on stdout, and nothing else there.
-    const bool prometheus = f.as == "prometheus";
-    if (!f.as.empty() && !prometheus) {
+    const bool format = f.as == kAsPrometheus;
+    if (!f.as.empty() && !format) {
       peer = metrics::peer_from_string(f.as);
       if (!peer) {
         std::fprintf(stderr, "tokenbench: error: --as %s: unknown peer; one of %s, or prometheus\n",
@@ -75,7 +151,7 @@ int report_command(const ReportFlags& f) {
         return kExitUsage;
       }
     }
-    const bool as_something = peer.has_value() || prometheus;
+    const bool as_something = peer.has_value() || format || !f.otlp_endpoint.empty();
     if (requests_path.empty() && experiment::is_repeated_root(f.dir) && !as_something) {
       // run --repeats: the runs' means with their intervals, from the root's summary.json.
       const nlohmann::json summary = records::read_json_file(f.dir + "/" + records::kSummaryFile);
@@ -94,7 +170,8 @@ int report_command(const ReportFlags& f) {
         return kExitOk;
       }
       if (!hint.empty()) {
-        std::fprintf(stderr, "tokenbench: error: --as: %s\n", hint.c_str());
+        std::fprintf(stderr, "tokenbench: error: %s: %s\n",
+                     f.as.empty() ? "--otlp-endpoint" : "--as", hint.c_str());
         return kExitUsage;
       }
       std::fprintf(stderr,
@@ -103,59 +180,7 @@ int report_command(const ReportFlags& f) {
                    f.dir.c_str(), records::kRequestsFile);
       return kExitUsage;
     }
-    core::RunConfig config;
-    if (std::filesystem::is_regular_file(config_path)) {
-      config = core::run_config_from_yaml(records::read_text_file(config_path));
-    }
-    // One pass over the file, a record at a time: the figures fold each (report/run_figures.h),
-    // so that memory does not grow with the file; only --as and --export csv keep more.
-    const bool want_csv = csv || report::wants_csv_export(config.exports);
-    report::RunFigures figures(config);
-    std::string csv_text = want_csv ? report::requests_csv_header() : std::string();
-    std::vector<core::RequestRecord> records;  // --as only: a peer's view takes them all
-    records::RecordsReadReport read;
-    records::for_each_record(
-        requests_path,
-        [&](core::RequestRecord&& r) {
-          figures.add(r);
-          if (want_csv) csv_text += report::requests_csv_row(r);
-          if (peer) records.push_back(std::move(r));
-        },
-        &read);
-    if (!read.warning.empty()) {
-      std::fprintf(stderr, "tokenbench: warning: %s\n", read.warning.c_str());
-    }
-    records::RunNotes notes = records::read_telemetry(f.dir);
-    notes.environment = records::read_environment(f.dir);
-    notes.distributed = records::read_json_file(f.dir + "/" + records::kDistributedFile);
-    // Why the run stopped early is known to the run alone: a rebuilt summary keeps it.
-    nlohmann::json previous;
-    try {
-      previous = records::read_json_file(f.dir + "/" + records::kSummaryFile);
-    } catch (const std::exception&) {  // a damaged summary is what report rebuilds
-    }
-    if (previous.is_object() && previous.contains("tokenbench") &&
-        previous["tokenbench"].value("stopped", nlohmann::json()).is_string()) {
-      notes.stopped = previous["tokenbench"]["stopped"].get<std::string>();
-    }
-    const auto out = report::write_run_outputs(f.dir, figures, config, notes);
-    // A run made with --export csv keeps its export in step with the rebuilt summary.
-    if (want_csv) records::write_text_file(f.dir + "/" + report::kRequestsCsvFile, csv_text);
-    if (prometheus) {
-      std::fputs(report::summary_to_prometheus(out.summary_json).c_str(), stdout);
-    } else {
-      std::fputs(out.console.c_str(), stdout);
-    }
-    if (peer) {
-      std::fputs("\n", stdout);
-      std::fputs(metrics::render_peer_view(metrics::peer_view(*peer, records)).c_str(), stdout);
-    }
-    if (!out.not_saved.empty()) {
-      std::fprintf(stderr, "tokenbench: error: %s; requests.jsonl is unchanged\n",
-                   core::one_line(out.not_saved).c_str());
-      return kExitNotSaved;
-    }
-    return out.summary.completed > 0 ? kExitOk : kExitNoMeasure;
+    return rebuild_run(f, requests_path, csv, peer);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return kExitUsage;
@@ -185,6 +210,13 @@ void add_report_command(CLI::App& app, int& exit_code) {
   for (const auto& row : metrics::kPeerNames.rows()) as_values.emplace_back(row.name);
   as_values.emplace_back("prometheus");
   offer_values(as, std::move(as_values));
+  cmd->add_option("--otlp-endpoint", flags->otlp_endpoint,
+                  "Also send the run's figures as OpenTelemetry metrics (OTLP/HTTP JSON) to this "
+                  "collector, as `run --otlp-endpoint` does at a run's end (docs/REPORTS.md)");
+  cmd->add_option("--otlp-header", flags->otlp_headers,
+                  "NAME=VALUE header sent with the --otlp-endpoint export (repeatable; secret: "
+                  "never written)")
+      ->allow_extra_args(false);
   add_max_line_bytes_flag(cmd, flags->max_line_bytes);
   cmd->callback([flags, &exit_code] { exit_code = report_command(*flags); });
 }

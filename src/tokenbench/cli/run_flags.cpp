@@ -54,7 +54,8 @@ extern "C" void on_interrupt(int signal_number) {
 
 void set_command_line(int argc, char** argv) {
   g_command_line.assign(argv, argv + argc);
-  // EvalScope's --api-key KEY: the key never reaches the environment record.
+  // EvalScope's --api-key KEY and --otlp-header NAME=VALUE: the value never reaches the
+  // environment record.
   for (std::size_t i = 0; i < g_command_line.size(); ++i) {
     std::string& a = g_command_line[i];
     a = core::redact_command(a);  // a --serve-cmd's "--api-key K" inside one argument
@@ -62,6 +63,12 @@ void set_command_line(int argc, char** argv) {
       g_command_line[i + 1] = "<redacted>";
     } else if (a.rfind("--api-key=", 0) == 0) {
       a = "--api-key=<redacted>";
+    } else if (a == "--otlp-header" && i + 1 < g_command_line.size()) {
+      // A collector's credentials: the header's name is kept, never its value.
+      std::string& v = g_command_line[i + 1];
+      v = v.substr(0, v.find('=')) + "=<redacted>";
+    } else if (a.rfind("--otlp-header=", 0) == 0) {
+      a = a.substr(0, a.find('=', 14)) + "=<redacted>";
     }
   }
 }

@@ -57,4 +57,9 @@ void validate_run(const RunConfig& config);
 /// spaces, not empty). Throws ConfigError naming it.
 void check_headers(const std::vector<std::string>& headers);
 
+/// Throws ConfigError unless --otlp-endpoint is empty or an http(s) URL and every --otlp-header
+/// is NAME=VALUE with an HTTP token for a name and no line break (given with an endpoint); a
+/// message names a header by its name alone (part of validate_run; `report` checks it too).
+void check_otlp(const RunConfig& config);
+
 }  // namespace tokenbench::core

@@ -11,6 +11,7 @@
 #include "tokenbench/core/config_check.h"
 #include "tokenbench/core/json_parse.h"
 #include "tokenbench/core/request_mix.h"
+#include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
 
 namespace tokenbench::core {
@@ -302,11 +303,40 @@ void check_headers(const std::vector<std::string>& headers) {
   }
 }
 
+// --otlp-endpoint an http(s) URL; each --otlp-header NAME=VALUE, said by its name alone (the
+// value is a credential).
+void check_otlp(const RunConfig& c) {
+  if (!c.otlp_endpoint.empty() && c.otlp_endpoint.rfind("http://", 0) != 0 &&
+      c.otlp_endpoint.rfind("https://", 0) != 0) {
+    throw ConfigError("--otlp-endpoint '" + one_line(redact_query(c.otlp_endpoint)) +
+                      "' is not an http:// or https:// URL");
+  }
+  if (!c.otlp_headers.empty() && c.otlp_endpoint.empty()) {
+    throw ConfigError("--otlp-header is sent with the --otlp-endpoint export: give the endpoint");
+  }
+  for (const auto& h : c.otlp_headers) {
+    const auto eq = h.find('=');
+    const std::string_view name(h.data(), eq == std::string::npos ? 0 : eq);
+    if (eq == std::string::npos || name.empty()) {
+      throw ConfigError("--otlp-header must look like NAME=VALUE (its value is not shown)");
+    }
+    if (!std::all_of(name.begin(), name.end(), is_token_char)) {
+      throw ConfigError("--otlp-header: the name '" + one_line(std::string(name)) +
+                        "' is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~; no spaces)");
+    }
+    if (h.find_first_of("\r\n") != std::string::npos) {
+      throw ConfigError("--otlp-header " + std::string(name) +
+                        "=...: the value holds a line break: give one header per --otlp-header");
+    }
+  }
+}
+
 void validate_run(const RunConfig& c) {
   check_api_options(c);
   check_targets(c);
   validate(c);
   check_headers(c.headers);
+  check_otlp(c);
   check_extra_body(c.extra_body);
   check_dataset(c);
   check_sessions(c);

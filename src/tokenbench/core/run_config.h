@@ -393,6 +393,13 @@ struct RunConfig {
   /// --export formats written beside the results ("csv": requests.csv, and levels.csv at a
   /// sweep's root; report/csv_export.h).
   std::vector<std::string> exports;
+  /// --otlp-endpoint: an OTLP/HTTP collector that receives the run's figures as OpenTelemetry
+  /// metrics (JSON) once its results are written (client/otlp_post.h, report/otlp_export.h);
+  /// empty: none.
+  std::string otlp_endpoint;
+  /// --otlp-header NAME=VALUE items sent with the export (a collector's credentials): secret,
+  /// never written to config.yaml, the environment record, logs or reports.
+  std::vector<std::string> otlp_headers;
   /// --records-compress: "none" (requests.jsonl) or "zstd" (requests.jsonl.zst;
   /// records/records_sink.h).
   RecordsCompression records_compress = RecordsCompression::kNone;

@@ -15,6 +15,16 @@ bool multi_call(const C& c) { return c.multi_turn || c.dataset == Dataset::kJobs
 bool shared_prefix(const C& c) { return c.dataset == Dataset::kSharedPrefix; }
 bool has_images(const C& c) { return c.image_count > 0; }
 
+// --otlp-header: each header's name, never its value (a collector's credentials).
+void write_otlp_headers(YAML::Emitter& out, const C& c) {
+  out << YAML::Key << "otlp_headers" << YAML::Value << YAML::BeginSeq;
+  for (const auto& h : c.otlp_headers) {
+    const auto eq = h.find('=');
+    out << (eq == std::string::npos ? h : h.substr(0, eq) + "=" + std::string(kRedactedValue));
+  }
+  out << YAML::EndSeq;
+}
+
 }  // namespace
 
 std::vector<RunOption> workload_rows() {
@@ -376,6 +386,28 @@ std::vector<RunOption> output_rows() {
        .rule = ConfigRule::kRepeat,
        .compared = false,
        .resumed = false},
+      {.flag = "--otlp-endpoint",
+       .key = "otlp_endpoint",
+       .field = &C::otlp_endpoint,
+       .help = "When the run's results are written, send its figures as OpenTelemetry metrics "
+               "(OTLP/HTTP JSON, GenAI semantic conventions) to this collector; a URL without a "
+               "path gets /v1/metrics (docs/REPORTS.md)",
+       .cli = OptionCli::kValueBare,
+       .written = [](const C& c) { return !c.otlp_endpoint.empty(); },
+       .compared = false,
+       .resumed = false,
+       .shown = shown_url},
+      {.flag = "--otlp-header",
+       .key = "otlp_headers",
+       .field = &C::otlp_headers,
+       .help = "NAME=VALUE header sent with the --otlp-endpoint export, e.g. a collector's "
+               "credentials (repeatable; secret: its value is never written to the results)",
+       .cli = OptionCli::kValueBare,
+       .rule = ConfigRule::kRepeat,
+       .written = [](const C& c) { return !c.otlp_headers.empty(); },
+       .compared = false,
+       .resumed = false,
+       .write = write_otlp_headers},
       {.flag = "--records-compress",
        .key = "records_compress",
        .field = enum_field<&C::records_compress, kRecordsCompressionNames>(),

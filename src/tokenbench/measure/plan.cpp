@@ -140,6 +140,11 @@ std::vector<Wanted> wanted_servers(core::RunConfig& config) {
 void resolve_credentials(core::RunConfig& config, const std::vector<Wanted>& wanted, Plan& plan) {
   std::vector<std::string>& secrets = plan.secrets;
   client::add_header_secrets(config.headers, secrets);
+  for (const auto& h : config.otlp_headers) {  // a collector's credentials, whatever their name
+    if (const auto eq = h.find('='); eq != std::string::npos && eq + 1 < h.size()) {
+      secrets.push_back(h.substr(eq + 1));
+    }
+  }
   for (const Wanted& w : wanted) {
     driver::Target target;
     target.base_url = *w.base_url;  // credentials in the URL are used, but never shown or written
@@ -173,6 +178,7 @@ void resolve_credentials(core::RunConfig& config, const std::vector<Wanted>& wan
     core::redact_query(m.url, &secrets);
   for (const auto& url : config.replica_urls) core::redact_query(url, &secrets);
   for (const auto& t : config.targets) core::redact_query(t.base_url, &secrets);
+  core::redact_query(config.otlp_endpoint, &secrets);
   core::redact_json_fields(config.extra_body, &secrets);
   // Longest first, so that a secret containing another is cut whole.
   std::sort(secrets.begin(), secrets.end(),

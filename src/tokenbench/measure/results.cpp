@@ -2,12 +2,40 @@
 
 #include "tokenbench/measure/results.h"
 
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "tokenbench/client/otlp_post.h"
 #include "tokenbench/records/records_io.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
+#include "tokenbench/report/otlp_export.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
+
+void export_otlp(const core::RunConfig& config, const std::string& dir,
+                 const nlohmann::json& summary, const report::GenAiFigures& genai) {
+  if (config.otlp_endpoint.empty()) return;
+  report::OtlpRun run;
+  run.run_id = std::filesystem::path(dir).lexically_normal().filename().string();
+  if (run.run_id.empty()) {  // "results/x/": the name before the slash
+    run.run_id = std::filesystem::path(dir).lexically_normal().parent_path().filename().string();
+  }
+  run.fallback_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const std::string body = report::otlp_metrics_request(summary, genai, run).dump();
+  const std::string failed = client::post_otlp_metrics(config.otlp_endpoint, config.otlp_headers,
+                                                       body, client::get_options(config));
+  if (failed.empty()) {
+    std::fprintf(stderr, "tokenbench: sent the figures to %s (OTLP)\n",
+                 client::shown_otlp_url(config.otlp_endpoint).c_str());
+  } else {
+    std::fprintf(stderr, "tokenbench: warning: %s; the results are unchanged\n", failed.c_str());
+  }
+}
 
 LevelResult write_part(const Part& part, const report::RunFigures& figures,
                        const std::string& requests_file, const records::RunNotes& notes) {
@@ -36,6 +64,8 @@ LevelResult write_part(const Part& part, const report::RunFigures& figures,
       return report::requests_to_csv(records::read_records_jsonl(requests_file));
     });
   }
+  // After every file: a collector that fails costs a warning, nothing more.
+  export_otlp(config, dir, out.summary_json, figures.genai());
   result.summary = std::move(out.summary);
   result.summary_json = std::move(out.summary_json);
   result.console = std::move(out.console);

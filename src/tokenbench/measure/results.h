@@ -1,5 +1,7 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "tokenbench/core/request.h"
@@ -15,6 +17,12 @@ namespace tokenbench::measure {
 /// file. `notes`: why a guard stopped the run early, the server's /metrics scrapes. Throws
 /// RunError when the summary cannot be written. `figures` were fed the part's records;
 /// requests.csv (--export csv) is made from `requests_file`, where they were written.
+/// --otlp-endpoint: sends `summary` (summary.json) and `genai` as an OTLP metrics export to the
+/// collector (report/otlp_export.h, client/otlp_post.h); a failure is one warning on stderr and
+/// changes nothing else. Nothing without an endpoint. `dir`'s name is the run's id.
+void export_otlp(const core::RunConfig& config, const std::string& dir,
+                 const nlohmann::json& summary, const report::GenAiFigures& genai);
+
 LevelResult write_part(const Part& part, const report::RunFigures& figures,
                        const std::string& requests_file, const records::RunNotes& notes);
 

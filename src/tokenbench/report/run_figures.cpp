@@ -14,7 +14,8 @@ metrics::SummaryOptions summary_options(const core::RunConfig& config) {
 RunFigures::RunFigures(const core::RunConfig& config)
     : factor_(metrics::model_time_factor(config)),
       summary_(summary_options(config)),
-      checks_(factor_) {
+      checks_(factor_),
+      genai_(config) {
   const metrics::SummaryOptions options = summary_options(config);
   for (const auto& item : config.buckets) {
     buckets_.emplace_back(metrics::parse_bucket_spec(item), options);
@@ -49,6 +50,7 @@ void RunFigures::add_figures(const core::RequestRecord& record) {
   if (replicas_) replicas_->add(record);
   if (mix_) mix_->add(record);
   page_.add(record);
+  genai_.add(record);
 }
 
 }  // namespace tokenbench::report

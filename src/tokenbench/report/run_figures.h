@@ -12,6 +12,7 @@
 #include "tokenbench/metrics/stream_check.h"
 #include "tokenbench/metrics/summary_builder.h"
 #include "tokenbench/report/mix_figures.h"
+#include "tokenbench/report/otlp_export.h"
 #include "tokenbench/report/replicas.h"
 #include "tokenbench/report/run_page.h"
 #include "tokenbench/telemetry/timings_account.h"
@@ -50,6 +51,8 @@ class RunFigures {
   /// --lora-modules, --model-mix: each member's figures (null without a mix).
   const std::optional<MixBuilder>& mix() const { return mix_; }
   const RunPageBuilder& page() const { return page_; }
+  /// The GenAI semantic conventions' histograms (--otlp-endpoint's export).
+  const GenAiFigures& genai() const { return genai_; }
   /// --steady-state auto: the run's time series, on the real clock (null when off).
   const std::optional<metrics::SteadyStateBuilder>& steady() const { return steady_; }
 
@@ -66,6 +69,7 @@ class RunFigures {
   std::optional<ReplicasBuilder> replicas_;
   std::optional<MixBuilder> mix_;
   RunPageBuilder page_;
+  GenAiFigures genai_;
   std::optional<metrics::SteadyStateBuilder> steady_;
 };
 
