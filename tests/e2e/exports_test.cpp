@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "../support/llmd_schema.h"
 #include "process.h"
 
 namespace tokenbench::e2e {
@@ -88,6 +89,29 @@ TEST(Exports, ReportAsPrometheusPrintsOnlyExpositionText) {
     EXPECT_TRUE(line.rfind("# ", 0) == 0 || line.rfind("tokenbench_", 0) == 0) << line;
     at = end + 1;
   }
+}
+
+// llm-d-benchmark's benchmark report: stdout is the report (JSON, which their YAML loader reads
+// too) and nothing else, and it keeps the schema's rules.
+TEST(Exports, ReportAsLlmdPrintsABenchmarkReport) {
+  SimProcess sim({"--ttft-ms", "5", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("llmd") + "/run-llmd";
+  const auto r = run_process(run_args(
+      sim.url(), dir,
+      {"--num-prompts", "4", "--input-len", "16", "--output-len", "4", "--max-concurrency", "2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rep = run_process({TOKENBENCH_BINARY, "report", dir, "--as", "llm-d"});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  const nlohmann::json br = nlohmann::json::parse(rep.out);  // throws on anything else
+  EXPECT_EQ(testing::llmd_report_problems(br), std::vector<std::string>{}) << rep.out;
+  EXPECT_EQ(br["run"]["uid"], "run-llmd");
+  const nlohmann::json& agg = br["results"]["request_performance"]["aggregate"];
+  EXPECT_EQ(agg["requests"]["total"], 4);
+  EXPECT_EQ(agg["requests"]["output_length"]["mean"], 4.0);
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(agg["latency"]["time_to_first_token"]["mean"], summary["mean_ttft_ms"]);
+  EXPECT_EQ(agg["throughput"]["request_rate"]["mean"], summary["request_throughput"]);
+  EXPECT_EQ(br["scenario"]["load"]["standardized"]["concurrency"], 2);
 }
 
 TEST(Exports, SweepWritesLevelsCsv) {

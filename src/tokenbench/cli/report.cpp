@@ -2,8 +2,8 @@
 // requests.jsonl or requests.jsonl.zst (at an experiment's root: its report.html from sweep.json,
 // search.json or compare.json);
 // --export csv rebuilds the CSV exports, --as PEER prints the figures under a peer tool's
-// definitions beside tokenbench's, --as prometheus prints them as exposition text instead,
-// --otlp-endpoint sends them to an OpenTelemetry collector.
+// definitions beside tokenbench's, --as prometheus and --as llm-d print them in those formats
+// instead, --otlp-endpoint sends them to an OpenTelemetry collector.
 
 #include <cstdio>
 #include <filesystem>
@@ -30,14 +30,23 @@
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
+#include "tokenbench/report/llmd_report.h"
 #include "tokenbench/report/prometheus_export.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::cli {
 namespace {
 
-// --as's format (beside the peers' names).
+// --as's formats (beside the peers' names).
 constexpr std::string_view kAsPrometheus = "prometheus";
+constexpr std::string_view kAsLlmd = "llm-d";
+
+// A results directory's name ("results/run-1/" is run-1): the run's id in exports.
+std::string run_id_of(const std::string& dir) {
+  const std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  const std::string name = p.filename().string();
+  return name.empty() ? p.parent_path().filename().string() : name;
+}
 
 struct ReportFlags {
   std::string dir;
@@ -112,6 +121,11 @@ int rebuild_run(const ReportFlags& f, const std::string& requests_path, bool csv
   if (want_csv) records::write_text_file(f.dir + "/" + report::kRequestsCsvFile, csv_text);
   if (f.as == kAsPrometheus) {
     std::fputs(report::summary_to_prometheus(out.summary_json).c_str(), stdout);
+  } else if (f.as == kAsLlmd) {
+    const std::string run_id = run_id_of(f.dir);
+    std::fputs(report::summary_to_llmd_report(out.summary_json, config, run_id).dump(2).c_str(),
+               stdout);
+    std::fputs("\n", stdout);
   } else {
     std::fputs(out.console.c_str(), stdout);
   }
@@ -141,12 +155,14 @@ int report_command(const ReportFlags& f) {
     const std::string requests_path = records::find_requests_file(f.dir);
     const bool csv = report::wants_csv_export(f.exports);
     std::optional<metrics::Peer> peer;
-    // --as prometheus: the figures as exposition text on stdout, and nothing else there.
-    const bool format = f.as == kAsPrometheus;
+    // --as prometheus, --as llm-d: the figures in that format on stdout, and nothing else there.
+    const bool format = f.as == kAsPrometheus || f.as == kAsLlmd;
     if (!f.as.empty() && !format) {
       peer = metrics::peer_from_string(f.as);
       if (!peer) {
-        std::fprintf(stderr, "tokenbench: error: --as %s: unknown peer; one of %s, or prometheus\n",
+        std::fprintf(stderr,
+                     "tokenbench: error: --as %s: unknown peer; one of %s, or a format: "
+                     "prometheus, llm-d\n",
                      f.as.c_str(), metrics::kPeerNames.names().c_str());
         return kExitUsage;
       }
@@ -200,15 +216,17 @@ void add_report_command(CLI::App& app, int& exit_code) {
                               "Also rebuild exports: csv (requests.csv; at a sweep's root, "
                               "levels.csv and each level's requests.csv)"),
               {"csv"});
-  CLI::Option* as =
-      cmd->add_option("--as", flags->as,
-                      "Also print the figures under a peer tool's definitions beside tokenbench's: "
-                      "vllm, sglang, guidellm, evalscope, aiperf or llmperf (docs/METRICS.md); or "
-                      "prometheus: print only the figures as Prometheus exposition text, for a "
-                      "textfile collector or a Pushgateway (docs/REPORTS.md)");
+  CLI::Option* as = cmd->add_option(
+      "--as", flags->as,
+      "Also print the figures under a peer tool's definitions beside tokenbench's: vllm, sglang, "
+      "guidellm, evalscope, aiperf or llmperf (docs/METRICS.md); or prometheus: print only the "
+      "figures as Prometheus exposition text, for a textfile collector or a Pushgateway; or "
+      "llm-d: print only llm-d-benchmark's benchmark report (v0.2, JSON) of the run "
+      "(docs/REPORTS.md)");
   std::vector<std::string> as_values;
   for (const auto& row : metrics::kPeerNames.rows()) as_values.emplace_back(row.name);
   as_values.emplace_back("prometheus");
+  as_values.emplace_back("llm-d");
   offer_values(as, std::move(as_values));
   cmd->add_option("--otlp-endpoint", flags->otlp_endpoint,
                   "Also send the run's figures as OpenTelemetry metrics (OTLP/HTTP JSON) to this "
