@@ -6,6 +6,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string>
+
 namespace tokenbench::testing {
 
 /// A socket listening on 127.0.0.1 at a free port, which goes to `port`.
@@ -23,6 +27,30 @@ int listen_on_loopback(Port& port, int backlog = 64) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   port = static_cast<Port>(ntohs(addr.sin_port));
   return fd;
+}
+
+/// One HTTP/1.1 request read whole from `fd`: its head ("\r\n\r\n" included) and a body of the
+/// head's Content-Length. "" when the peer closed, or its receive timeout passed, first.
+inline std::string read_http_request(int fd) {
+  const auto content_length = [](std::string head) -> std::size_t {
+    std::transform(head.begin(), head.end(), head.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const auto at = head.find("\r\ncontent-length:");
+    return at == std::string::npos ? 0 : static_cast<std::size_t>(std::stoul(head.substr(at + 17)));
+  };
+  std::string data;
+  char buf[65536];
+  std::size_t head_end = std::string::npos;
+  while (true) {
+    if (head_end == std::string::npos) head_end = data.find("\r\n\r\n");
+    if (head_end != std::string::npos &&
+        data.size() >= head_end + 4 + content_length(data.substr(0, head_end + 2))) {
+      return data;
+    }
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return "";
+    data.append(buf, static_cast<std::size_t>(n));
+  }
 }
 
 }  // namespace tokenbench::testing

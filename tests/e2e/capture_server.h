@@ -92,31 +92,11 @@ class CaptureServer {
     }
   }
 
-  static std::size_t content_length(const std::string& head) {
-    std::string lower = head;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    const auto at = lower.find("\r\ncontent-length:");
-    if (at == std::string::npos) return 0;
-    return static_cast<std::size_t>(std::stoul(head.substr(at + 17)));
-  }
-
   void serve(int c) {
-    std::string data;
-    char buf[65536];
-    std::size_t head_end = std::string::npos;
-    while (true) {
-      if (head_end == std::string::npos) head_end = data.find("\r\n\r\n");
-      if (head_end != std::string::npos &&
-          data.size() >= head_end + 4 + content_length(data.substr(0, head_end + 2))) {
-        break;
-      }
-      const ssize_t n = recv(c, buf, sizeof buf, 0);
-      if (n <= 0) {
-        close(c);
-        return;
-      }
-      data.append(buf, static_cast<std::size_t>(n));
+    const std::string data = testing::read_http_request(c);
+    if (data.empty()) {
+      close(c);
+      return;
     }
     const auto arrived = std::chrono::steady_clock::now();
     std::size_t index = 0;

@@ -167,8 +167,8 @@ TEST(EndToEndCompletion, BashCompletesCommandsFlagsAndTheTablesValues) {
   };
   EXPECT_EQ(at("tokenbench se"), (Words{"search", "serve-sim"})) << out;
   EXPECT_EQ(at("tokenbench run --max-conc"), (Words{"--max-concurrency"})) << out;
-  EXPECT_EQ(at("tokenbench report --as"),
-            (Words{"vllm", "sglang", "guidellm", "evalscope", "aiperf", "llmperf", "prometheus"}))
+  EXPECT_EQ(at("tokenbench report --as"), (Words{"vllm", "sglang", "guidellm", "evalscope",
+                                                 "aiperf", "llmperf", "prometheus", "llm-d"}))
       << out;
   EXPECT_EQ(at("tokenbench run --arrival"), (Words{"gamma", "poisson", "constant"})) << out;
   const Words first = at("tokenbench");

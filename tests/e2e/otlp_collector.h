@@ -58,30 +58,13 @@ class OtlpCollector {
     }
   }
 
-  static std::size_t content_length(std::string head) {
-    std::transform(head.begin(), head.end(), head.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    const auto at = head.find("\r\ncontent-length:");
-    return at == std::string::npos ? 0 : static_cast<std::size_t>(std::stoul(head.substr(at + 17)));
-  }
-
   void serve(int c) {
-    std::string data;
-    char buf[65536];
-    std::size_t head_end = std::string::npos;
-    while (true) {
-      if (head_end == std::string::npos) head_end = data.find("\r\n\r\n");
-      if (head_end != std::string::npos &&
-          data.size() >= head_end + 4 + content_length(data.substr(0, head_end + 2))) {
-        break;
-      }
-      const ssize_t n = recv(c, buf, sizeof buf, 0);
-      if (n <= 0) {
-        close(c);
-        return;
-      }
-      data.append(buf, static_cast<std::size_t>(n));
+    const std::string data = testing::read_http_request(c);
+    if (data.empty()) {
+      close(c);
+      return;
     }
+    const std::size_t head_end = data.find("\r\n\r\n");
     {
       std::lock_guard<std::mutex> lock(mutex_);
       posted_.push_back({data.substr(0, data.find("\r\n")), data.substr(0, head_end + 2),

@@ -70,7 +70,9 @@
     chart(s, data.figure + " by run", {
       width: 900,
       scales: { x: { time: false, range: [-0.5, pts.length - 0.5] }, y: { range: [lo - pad, hi + pad] } },
-      axes: [{ label: "run (oldest first)" }, { label: data.figure, size: 70 }],
+      axes: [{ label: "run id (oldest first)", values: function (u, splits) {
+        return splits.map(function (i) { return pts[i] && i === Math.round(i) ? String(pts[i].ids[0]) : ""; });
+      } }, { label: data.figure, size: 70 }],
       series: [{}, lineSeries(data.figure, COLORS.line, { points: { show: true, size: 6 } }),
         lineSeries("segment mean", COLORS.line2, { dash: [2, 3], points: { show: false } }),
         pointSeries("environment changed", COLORS.line3, 12)],
