@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -88,7 +89,9 @@ std::string figure_cell(const history::RunEntry& e, const char* name, const char
 
 std::string labels_text(const history::RunEntry& e) {
   std::string out;
-  for (const auto& [k, v] : e.labels) out += (out.empty() ? "" : ",") + k + "=" + v;
+  for (const auto& [k, v] : e.labels) {
+    fmt::format_to(std::back_inserter(out), "{}{}={}", out.empty() ? "" : ",", k, v);
+  }
   return core::one_line(out);
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -35,7 +36,7 @@ std::string sha256_hex(const std::string& text) {
 void flatten(const json& node, const std::string& path, std::map<std::string, std::string>& out) {
   if (node.is_object()) {
     for (const auto& [key, value] : node.items()) {
-      flatten(value, path.empty() ? key : path + "." + key, out);
+      flatten(value, path.empty() ? key : fmt::format("{}.{}", path, key), out);
     }
   } else if (node.is_array()) {
     for (std::size_t i = 0; i < node.size(); ++i) {
@@ -68,7 +69,8 @@ std::vector<std::pair<std::string, std::string>> identity_values(const core::Run
 
 std::string workload_identity(const std::vector<std::pair<std::string, std::string>>& values) {
   std::string text;
-  for (const auto& [key, value] : values) text += key + "=" + value + "\n";
+  for (const auto& [key, value] : values)
+    fmt::format_to(std::back_inserter(text), "{}={}\n", key, value);
   return sha256_hex(text).substr(0, 16);
 }
 

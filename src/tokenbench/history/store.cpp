@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <utility>
 
 #include "tokenbench/core/clock.h"
 #include "tokenbench/history/sqlite_statement.h"
@@ -279,9 +280,10 @@ std::vector<RunEntry> Store::find(const Filter& filter) const {
     e.base_url = q.text(5);
     e.dir = q.text(6);
     e.repeat_of = q.text(7);
-    load_pairs(db_, "labels", e.id, [&e](std::string k, std::string v) { e.labels[k] = v; });
+    load_pairs(db_, "labels", e.id,
+               [&e](std::string k, std::string v) { e.labels[std::move(k)] = std::move(v); });
     load_pairs(db_, "environment", e.id,
-               [&e](std::string k, std::string v) { e.environment[k] = v; });
+               [&e](std::string k, std::string v) { e.environment[std::move(k)] = std::move(v); });
     const bool all = std::all_of(filter.where.begin(), filter.where.end(),
                                  [&e](const auto& kv) { return matches(e, kv.first, kv.second); });
     if (all) out.push_back(std::move(e));
@@ -305,8 +307,9 @@ std::optional<RunEntry> Store::get(std::int64_t id) const {
   if (found.empty()) return std::nullopt;
   RunEntry e = std::move(found.front());
   e.summary = q.text(1);
-  load_pairs(db_, "workload", id,
-             [&e](std::string k, std::string v) { e.workload.emplace_back(k, v); });
+  load_pairs(db_, "workload", id, [&e](std::string k, std::string v) {
+    e.workload.emplace_back(std::move(k), std::move(v));
+  });
   return e;
 }
 
