@@ -117,21 +117,27 @@ TEST(History, TrendFindsAStepPlantedInTheServerAndFailsOnIt) {
       << trend.err;
   const auto json = nlohmann::json::parse(trend.out.substr(trend.out.find("\n{") + 1));
   ASSERT_EQ(json["points"].size(), 14u) << trend.out;
-  ASSERT_EQ(json["change_points"].size(), 1u) << trend.out;
-  EXPECT_EQ(json["change_points"][0]["index"], 8);
-  EXPECT_EQ(json["change_points"][0]["worse"], true);
+  // The upgrade's change, at the 9th run (index 8). (A run slowed by a busy machine may add a
+  // change of its own elsewhere: docs/HISTORY.md, "Its failure modes".)
+  nlohmann::json upgrade;
+  for (const auto& c : json["change_points"]) {
+    if (c["index"] == 8) upgrade = c;
+  }
+  ASSERT_FALSE(upgrade.is_null()) << trend.out;
+  EXPECT_EQ(upgrade["worse"], true);
   // The server's own version, as the environment record read it, is named where it changed.
-  EXPECT_NE(json["change_points"][0]["environment_changed"].dump().find(
+  EXPECT_NE(upgrade["environment_changed"].dump().find(
                 R"({"after":"vLLM 0.9.1","before":"vLLM 0.9.0","key":"server.software"})"),
             std::string::npos)
-      << json["change_points"][0].dump();
+      << upgrade.dump();
   EXPECT_NE(trend.out.find("server.software: vLLM 0.9.0 -> vLLM 0.9.1"), std::string::npos)
       << trend.out;
   const std::string page = slurp(root + "/trend.html");
   EXPECT_NE(page.find("\"kind\":\"trend\""), std::string::npos);
-  // TTFT did not change (fixed at 5 ms): a gate on it passes.
-  const auto fine = run_process(
-      history(db, {"trend", "median_ttft_ms", "--fail-on-change", "median_ttft_ms:worse"}));
+  // Every run completed its 6 requests: a gate on that passes. (Not a timing figure: one run
+  // slowed by a busy machine near the end of a short series can be a change of its own.)
+  const auto fine =
+      run_process(history(db, {"trend", "completed", "--fail-on-change", "completed:worse"}));
   EXPECT_EQ(fine.exit_code, 0) << fine.out << fine.err;
 }
 
