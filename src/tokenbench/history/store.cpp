@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <string_view>
 #include <utility>
 
 #include "tokenbench/core/clock.h"
@@ -264,49 +265,69 @@ std::optional<std::int64_t> Store::id_of_dir(const std::string& dir) const {
   return q.integer(0);
 }
 
+namespace {
+
+// The columns of runs every query reads, in run_of's order.
+constexpr std::string_view kRunColumns =
+    "id, started_at, recorded_at, identity, model, base_url, dir, repeat_of";
+
+RunEntry run_of(const Statement& q) {
+  RunEntry e;
+  e.id = q.integer(0);
+  e.started_at = q.text(1);
+  e.recorded_at = q.text(2);
+  e.identity = q.text(3);
+  e.model = q.text(4);
+  e.base_url = q.text(5);
+  e.dir = q.text(6);
+  e.repeat_of = q.text(7);
+  return e;
+}
+
+void load_labels_and_environment(sqlite3* db, RunEntry& e) {
+  load_pairs(db, "labels", e.id,
+             [&e](std::string k, std::string v) { e.labels[std::move(k)] = std::move(v); });
+  load_pairs(db, "environment", e.id,
+             [&e](std::string k, std::string v) { e.environment[std::move(k)] = std::move(v); });
+}
+
+// `fig`: "SELECT name, value FROM figures WHERE run_id = ?", reset for the next run.
+void load_figures(Statement& fig, RunEntry& e) {
+  fig.bind(1, e.id);
+  while (fig.step()) e.figures[fig.text(0)] = fig.real(1);
+  fig.reset();
+}
+
+constexpr std::string_view kFiguresOfRun = "SELECT name, value FROM figures WHERE run_id = ?";
+
+}  // namespace
+
 std::vector<RunEntry> Store::find(const Filter& filter) const {
-  Statement q(db_,
-              "SELECT id, started_at, recorded_at, identity, model, base_url, dir, repeat_of "
-              "FROM runs WHERE started_at >= ? ORDER BY started_at, id");
+  Statement q(db_, fmt::format("SELECT {} FROM runs WHERE started_at >= ? ORDER BY started_at, id",
+                               kRunColumns));
   q.bind(1, filter.since);
   std::vector<RunEntry> out;
   while (q.step()) {
-    RunEntry e;
-    e.id = q.integer(0);
-    e.started_at = q.text(1);
-    e.recorded_at = q.text(2);
-    e.identity = q.text(3);
-    e.model = q.text(4);
-    e.base_url = q.text(5);
-    e.dir = q.text(6);
-    e.repeat_of = q.text(7);
-    load_pairs(db_, "labels", e.id,
-               [&e](std::string k, std::string v) { e.labels[std::move(k)] = std::move(v); });
-    load_pairs(db_, "environment", e.id,
-               [&e](std::string k, std::string v) { e.environment[std::move(k)] = std::move(v); });
+    RunEntry e = run_of(q);
+    load_labels_and_environment(db_, e);
     const bool all = std::all_of(filter.where.begin(), filter.where.end(),
                                  [&e](const auto& kv) { return matches(e, kv.first, kv.second); });
     if (all) out.push_back(std::move(e));
   }
-  Statement fig(db_, "SELECT name, value FROM figures WHERE run_id = ?");
-  for (RunEntry& e : out) {
-    fig.bind(1, e.id);
-    while (fig.step()) e.figures[fig.text(0)] = fig.real(1);
-    fig.reset();
-  }
+  Statement fig(db_, kFiguresOfRun);
+  for (RunEntry& e : out) load_figures(fig, e);
   return out;
 }
 
 std::optional<RunEntry> Store::get(std::int64_t id) const {
-  Statement q(db_, "SELECT dir, summary FROM runs WHERE id = ?");
+  Statement q(db_, fmt::format("SELECT {}, summary FROM runs WHERE id = ?", kRunColumns));
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
-  Filter all;
-  all.where.emplace_back("dir", q.text(0));
-  std::vector<RunEntry> found = find(all);
-  if (found.empty()) return std::nullopt;
-  RunEntry e = std::move(found.front());
-  e.summary = q.text(1);
+  RunEntry e = run_of(q);
+  e.summary = q.text(8);
+  load_labels_and_environment(db_, e);
+  Statement fig(db_, kFiguresOfRun);
+  load_figures(fig, e);
   load_pairs(db_, "workload", id, [&e](std::string k, std::string v) {
     e.workload.emplace_back(std::move(k), std::move(v));
   });
