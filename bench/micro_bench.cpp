@@ -11,6 +11,7 @@
 
 #include "tokenbench/client/api_adapter.h"
 #include "tokenbench/client/sse_parser.h"
+#include "tokenbench/core/read_lag.h"
 #include "tokenbench/metrics/quantile_sketch.h"
 #include "tokenbench/metrics/summary.h"
 
@@ -135,6 +136,25 @@ void BM_QuantileSketchQuantile(benchmark::State& state) {
   state.counters["encoded_bytes"] = static_cast<double>(sketch.encode().size());
 }
 BENCHMARK(BM_QuantileSketchQuantile);
+
+// One read's lag counted, as Worker::note_read does for every kernel-stamped read: a bucket
+// index and two counter updates (in the run's histogram and its window's), no syscall.
+void BM_ReadLagAdd(benchmark::State& state) {
+  std::vector<tokenbench::core::Nanos> lags;
+  for (double v : lognormal_values(1 << 16)) {
+    lags.push_back(static_cast<tokenbench::core::Nanos>(v * 1e6));  // median 50 us
+  }
+  tokenbench::core::ReadLagHistogram total, window;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const tokenbench::core::Nanos lag = lags[i++ & (lags.size() - 1)];
+    total.add(lag);
+    window.add(lag);
+  }
+  benchmark::DoNotOptimize(total.count() + window.count());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReadLagAdd);
 
 }  // namespace
 

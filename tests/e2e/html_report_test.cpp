@@ -313,6 +313,11 @@ TEST(EndToEndHtmlReport, HeadlineCardsOpenThePageAndTablesMatchTheConsole) {
   EXPECT_EQ(text_of(page.dom, "card-checks-verdict"),
             findings == 0 ? std::string("no findings")
                           : fmt::format("{} finding{}", findings, findings == 1 ? "" : "s"));
+  // The verdict's headline card (issue 32): who held the run back, as summary.json says.
+  const nlohmann::json& verdict = summary["tokenbench"]["verdict"];
+  EXPECT_EQ(text_of(page.dom, "card-bound-value"),
+            verdict["bound"].get<std::string>() +
+                (verdict["kind"].is_null() ? "" : " (" + verdict["kind"].get<std::string>() + ")"));
   // Every row of the percentile table, cell by cell, as the console prints that figure.
   const nlohmann::json& dists = summary["tokenbench"]["distributions"];
   int rows = 0;

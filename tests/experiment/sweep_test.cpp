@@ -102,6 +102,38 @@ TEST(SweepOutputs, CsvAndJsonCarryEveryLevelAndTheReadings) {
       << table;
 }
 
+// Issue 32: a level whose verdict was client-bound is marked, in the table and in sweep.json,
+// and a knee or best level that was says its figures may be the client's.
+TEST(SweepOutputs, ClientBoundLevelsAreMarkedAndTheKneeSaysSo) {
+  SweepResult r;
+  for (int c : {1, 8, 64}) {
+    SweepPoint p;
+    p.level = {c, INFINITY, "c" + std::to_string(c)};
+    p.figures = level(c, 100 + c);
+    p.summary = {{"completed", 10},
+                 {"tokenbench", {{"verdict", {{"bound", c == 1 ? "healthy" : "client-bound"}}}}}};
+    p.complete = true;
+    r.points.push_back(p);
+  }
+  r.knee = 1;
+  EXPECT_FALSE(client_bound(r.points[0]));
+  EXPECT_TRUE(client_bound(r.points[1]));
+  const std::string table = render_sweep(r, SweepOptions{});
+  EXPECT_NE(table.find("<- knee  (client-bound)"), std::string::npos) << table;
+  EXPECT_NE(table.find("Client-bound: 8, 64: the client, not the server, held these levels back"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("The knee (8) was client-bound: it may be the client's, not the server's."),
+            std::string::npos)
+      << table;
+  const auto j = sweep_to_json(r, SweepOptions{});
+  EXPECT_EQ(j["levels"][0]["client_bound"], false);
+  EXPECT_EQ(j["levels"][2]["client_bound"], true);
+  // A level without a verdict (an older summary) is not client-bound.
+  r.points[1].summary = {{"completed", 10}};
+  EXPECT_EQ(render_sweep(r, SweepOptions{}).find("The knee (8)"), std::string::npos);
+}
+
 TEST(SweepOutputs, AnInterruptedLevelIsMarkedAndNotReadAsAFall) {
   SweepResult r;
   for (int c : {1, 2}) {

@@ -170,5 +170,45 @@ TEST(Checks, ClientHealthFindsTheBusiestSecond) {
       << render_checks(c);
 }
 
+TEST(Checks, ClientHealthFindsTheWorstWaitForACpu) {
+  // Worker 0 waits for a CPU 2% of the time; worker 1 half of one second (another process held
+  // its core); worker 2's kernel does not say (-1).
+  std::vector<std::vector<core::CpuSample>> cpu(3);
+  const core::Nanos step = 250'000'000;
+  core::Nanos wait0 = 0;
+  core::Nanos wait1 = 0;
+  for (int i = 0; i <= 12; ++i) {
+    cpu[0].push_back({i * step, i * step / 10, wait0});
+    cpu[1].push_back({i * step, i * step / 10, wait1});
+    cpu[2].push_back({i * step, i * step / 10, -1});
+    wait0 += step / 50;
+    wait1 += i >= 4 && i < 8 ? step / 2 : 0;
+  }
+  const ClientHealth h = client_health(cpu);
+  ASSERT_EQ(h.workers.size(), 3u);
+  EXPECT_NEAR(h.workers[0].wait_mean_pct, 2.0, 1e-9);
+  EXPECT_NEAR(h.workers[0].wait_peak_pct, 2.0, 1e-9);
+  EXPECT_NEAR(h.workers[1].wait_mean_pct, 50.0 / 3, 1e-9);
+  EXPECT_NEAR(h.workers[1].wait_peak_pct, 50.0, 1e-9);
+  EXPECT_FALSE(is_defined(h.workers[2].wait_mean_pct));
+  EXPECT_TRUE(h.starved);
+  EXPECT_FALSE(h.saturated);
+
+  core::RunConfig config;
+  const auto rs = records(10, 10, [](int) { return 5.0; });
+  const Checks c = run_checks(rs, summarize(rs, {}), config, cpu);
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_EQ(c.findings[0],
+            "client worker 1 waited for a CPU 50% of its worst second (mean 17%): other processes "
+            "held its core, so it read and sent late; give it a core of its own");
+  EXPECT_NE(render_checks(c).find("waiting for a CPU per worker: 2% (peak 2%), 17% (peak 50%) - "
+                                  "held back by other processes"),
+            std::string::npos)
+      << render_checks(c);
+  const auto json = checks_to_json(c)["client"];
+  EXPECT_EQ(json["starved"], true);
+  EXPECT_TRUE(json["workers"][2]["wait_peak_pct"].is_null());
+}
+
 }  // namespace
 }  // namespace tokenbench::metrics

@@ -23,6 +23,7 @@ void expect_same_record(const core::RequestRecord& a, const core::RequestRecord&
   EXPECT_EQ(a.endpoint, b.endpoint);
   EXPECT_EQ(a.mix, b.mix);
   EXPECT_EQ(a.chunk_usage, b.chunk_usage);
+  EXPECT_EQ(a.read_late_share, b.read_late_share);
   EXPECT_EQ(a.streamed, b.streamed);
   EXPECT_EQ(a.scheduled, b.scheduled);
   EXPECT_EQ(a.sent, b.sent);
@@ -80,6 +81,7 @@ core::RequestRecord odd_record() {
   r.endpoint = 3;
   r.mix = 2;
   r.chunk_usage = true;
+  r.read_late_share = 0.375;
   r.headers = core::kNever;
   r.output_source = core::TokenSource::kTokenizer;
   r.prompt_source = core::TokenSource::kApproximate;
@@ -131,6 +133,28 @@ TEST(RecordsIoTest, LineIsOneCompactObjectWithPackedChunks) {
   EXPECT_TRUE(old.streamed);
   EXPECT_EQ(old.error, core::ErrorClass::kNone);
   EXPECT_EQ(old.first_token, 2000);
+}
+
+// Issue 32: a request's share of chunks read late is written only where it was measured, and
+// read back in [0, 1] only.
+TEST(RecordsIoTest, ReadLateShareIsAShareOrAbsent) {
+  core::RequestRecord r = test_records::streamed_record(7, 0, 1, {{10, 1}, {12, 3}}, 20, 5);
+  EXPECT_EQ(record_to_jsonl_line(r).find("read_late_share"), std::string::npos);
+  r.read_late_share = 0.25;
+  const std::string line = record_to_jsonl_line(r);
+  EXPECT_NE(line.find("\"read_late_share\":0.25"), std::string::npos) << line;
+  EXPECT_EQ(record_to_json(r), nlohmann::json::parse(line));
+  EXPECT_EQ(record_from_jsonl_line(line).read_late_share, 0.25);
+  EXPECT_EQ(record_from_jsonl_line(R"({"id":1,"read_late_share":null})").read_late_share, -1);
+  for (const char* bad : {R"({"id":1,"read_late_share":1.5})", R"({"id":1,"read_late_share":-0.1})",
+                          R"({"id":1,"read_late_share":"x"})"}) {
+    try {
+      record_from_jsonl_line(bad);
+      ADD_FAILURE() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("read_late_share"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // Files written before the packed field hold chunk_ns and chunk_tokens: read exactly, to the ns.

@@ -89,6 +89,57 @@ TEST(TelemetryFile, ScrapesGpuSamplesAndEdgesRoundTripInTimeOrder) {
   EXPECT_TRUE(back.gpu_shared);
 }
 
+// Issue 32: each worker's read lag (its histogram and windows) round-trips, and a damaged line
+// is refused naming what is wrong.
+TEST(TelemetryFile, ReadLagRoundTripsPerWorker) {
+  RunNotes notes;
+  notes.read_lag.resize(2);
+  for (int i = 0; i < 10; ++i) notes.read_lag[0].total.add(15'000 + i);
+  notes.read_lag[0].total.add(3'000'000);
+  notes.read_lag[0].windows.push_back(core::window_of(notes.read_lag[0].total, 250'000'000));
+  notes.read_lag[1].total.add(40'000);
+  notes.client_cpu = {{{0, 0, 0}, {250'000'000, 1'000, 5'000}}, {{0, 0, -1}, {250'000'000, 9, -1}}};
+  const std::string dir = fresh_dir("read_lag");
+  write_telemetry(dir, notes);
+  const RunNotes back = read_telemetry(dir);
+  // The workers' run-queue waits beside their CPU clocks (none written where unknown).
+  ASSERT_EQ(back.client_cpu.size(), 2u);
+  EXPECT_EQ(back.client_cpu[0][1].run_delay, 5'000);
+  EXPECT_EQ(back.client_cpu[1][1].run_delay, -1);
+  EXPECT_EQ(read_text_file(dir + "/" + kTelemetryFile).find("\"run_delay_ns\":[-1"),
+            std::string::npos);
+  ASSERT_EQ(back.read_lag.size(), 2u);
+  EXPECT_EQ(back.read_lag[0].total.buckets(), notes.read_lag[0].total.buckets());
+  EXPECT_EQ(back.read_lag[0].total.count(), 11u);
+  EXPECT_EQ(back.read_lag[0].total.max(), 3'000'000);
+  ASSERT_EQ(back.read_lag[0].windows.size(), 1u);
+  EXPECT_EQ(back.read_lag[0].windows[0].end, 250'000'000);
+  EXPECT_EQ(back.read_lag[0].windows[0].p99, notes.read_lag[0].windows[0].p99);
+  EXPECT_EQ(back.read_lag[1].total.quantile(0.5), notes.read_lag[1].total.quantile(0.5));
+
+  const auto refused = [&](const std::string& line) {
+    write_text_file(dir + "/" + kTelemetryFile, line + "\n");
+    try {
+      read_telemetry(dir);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string windows =
+      R"("windows":{"end_ns":[],"reads":[],"p50_ns":[],"p99_ns":[],"max_ns":[]})";
+  EXPECT_NE(refused(R"({"type":"read_lag","max_ns":5,"buckets":[[9999,1]],)" + windows + "}")
+                .find("bucket index 9999 is out of range"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"type":"read_lag","max_ns":5,"buckets":[[3,-1]],)" + windows + "}")
+                .find("counts must be integers >= 0"),
+            std::string::npos);
+  EXPECT_NE(refused(R"({"type":"read_lag","max_ns":5,"buckets":[],"windows":{"end_ns":[1],)"
+                    R"("reads":[],"p50_ns":[],"p99_ns":[],"max_ns":[]}})")
+                .find("line 1: read_lag: windows' arrays"),
+            std::string::npos);
+}
+
 TEST(TelemetryFile, OldScrapeLinesWithoutTypeAndUnknownTypesRead) {
   const std::string dir = fresh_dir("old");
   write_text_file(dir + "/" + kTelemetryFile,

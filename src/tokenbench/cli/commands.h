@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tokenbench::cli {
@@ -21,6 +22,9 @@ inline constexpr int kExitUnjudged = 5;
 /// The run measured its requests, but its summary could not be saved (a full disk, a directory
 /// that became unwritable): the summary was printed on stdout instead, with the reason.
 inline constexpr int kExitNotSaved = 6;
+/// --fail-on-client-bound: the verdict of the run (of some sweep level, repeat or target) was
+/// client-bound: its figures may be the client's, not the server's (metrics/verdict.h).
+inline constexpr int kExitClientBound = 7;
 /// A run, sweep or search stopped by a signal exits 128 + the signal's number (130 for SIGINT,
 /// 143 for SIGTERM), as a shell reports a process the signal killed; its results are kept.
 constexpr int exit_stopped(int signal_number) { return 128 + signal_number; }
@@ -29,6 +33,12 @@ constexpr int exit_stopped(int signal_number) { return 128 + signal_number; }
 /// device"): prints `document` whole on stdout, its only copy, says why on stderr, and returns
 /// kExitNotSaved.
 int print_unsaved(const std::string& why, const nlohmann::json& document);
+
+/// --fail-on-client-bound (`enabled`): kExitClientBound when some measurement's verdict
+/// (summary.json's tokenbench.verdict) was client-bound, naming the first on stderr; else
+/// kExitOk. `summaries` are (name, summary.json): "" for a single run, "level c8", "repeat-2".
+int client_bound_gate(bool enabled,
+                      const std::vector<std::pair<std::string, nlohmann::json>>& summaries);
 
 /// The process's command line, kept by main() for the environment record (which redacts it).
 /// Set once before any command runs; read-only afterwards.

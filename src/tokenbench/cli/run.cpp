@@ -21,6 +21,7 @@
 #include "tokenbench/experiment/targets.h"
 #include "tokenbench/measure/runner.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/live_view.h"
 
 namespace tokenbench::cli {
@@ -28,6 +29,7 @@ namespace {
 
 struct ExperimentFlags {
   bool fail_on_slo = false;
+  bool fail_on_client_bound = false;
   // Sweeps
   double knee_threshold = 1.0;
   double stop_on_error_rate = -1;  // < 0: never
@@ -102,6 +104,22 @@ int slo_gate(const ExperimentFlags& x, const std::vector<experiment::SloVerdict>
   return kExitOk;
 }
 
+// The summaries of run --repeats N's runs (repeat-1 ... repeat-N), for the client-bound gate.
+std::vector<std::pair<std::string, nlohmann::json>> repeat_summaries(const core::RunConfig& c,
+                                                                     int completed) {
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  for (int i = 1; i <= completed; ++i) {
+    const std::string dir = c.output_dir + "/" + experiment::repeat_dir(i);
+    try {
+      out.emplace_back(experiment::repeat_dir(i),
+                       records::read_json_file(dir + "/" + records::kSummaryFile));
+    } catch (const std::exception&) {
+      // A repeat whose summary cannot be read has no verdict to gate on.
+    }
+  }
+  return out;
+}
+
 // run --repeats N: the runs' table of means with their intervals, the SLOs judged on the means.
 int repeated_run(measure::Runner& runner, const core::RunConfig& c, const ExperimentFlags& x,
                  const experiment::SweepOptions& hooks, const experiment::SweepLevel& level) {
@@ -129,6 +147,11 @@ int repeated_run(measure::Runner& runner, const core::RunConfig& c, const Experi
                      ? ""
                      : (": " + core::one_line(experiment::first_error(run.summary))).c_str());
     return kExitNoMeasure;
+  }
+  if (const int gate =
+          client_bound_gate(x.fail_on_client_bound, repeat_summaries(c, run.completed));
+      gate != kExitOk) {
+    return gate;
   }
   return slo_gate(x, verdicts);
 }
@@ -199,6 +222,10 @@ int single_run(measure::Runner& runner, const core::RunConfig& c, const Experime
                  100 * error_rate(part.summary), 100 * c.max_error_rate);
     return kExitNoMeasure;
   }
+  if (const int gate = client_bound_gate(x.fail_on_client_bound, {{"", part.summary_json}});
+      gate != kExitOk) {
+    return gate;
+  }
   return slo_gate(x, verdicts);
 }
 
@@ -251,6 +278,10 @@ int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags&
                  100 * c.max_error_rate, why.empty() ? "" : (": " + core::one_line(why)).c_str());
     return kExitNoMeasure;
   }
+  std::vector<std::pair<std::string, nlohmann::json>> levels_seen;
+  for (const auto& p : result.points) levels_seen.emplace_back("level " + p.level.dir, p.summary);
+  if (const int gate = client_bound_gate(x.fail_on_client_bound, levels_seen); gate != kExitOk)
+    return gate;
   if (x.fail_on_slo && !options.slos.empty() && !result.best) {
     std::fprintf(stderr, "tokenbench: SLO gate failed: no level meets the SLOs\n");
     return kExitGate;
@@ -296,7 +327,12 @@ int targets_run(measure::Runner& runner, const core::RunConfig& c, const Experim
                    error_summary(part.summary).c_str(), 100 * c.max_error_rate);
     }
   }
-  return over == outcome.parts.size() ? kExitNoMeasure : kExitOk;
+  if (over == outcome.parts.size()) return kExitNoMeasure;
+  std::vector<std::pair<std::string, nlohmann::json>> targets_seen;
+  for (const auto& part : outcome.parts) {
+    targets_seen.emplace_back("target " + part.name, part.summary_json);
+  }
+  return client_bound_gate(x.fail_on_client_bound, targets_seen);
 }
 
 int run_command(RunFlags& f, ExperimentFlags& x) {
@@ -340,7 +376,8 @@ int run_command(RunFlags& f, ExperimentFlags& x) {
   }
   if (x.serve.configurations()) {
     // A Runner per configuration, made once its server is ready.
-    return serve_sweep_run(f, x.serve, sweep_options(c, x, ""), x.fail_on_slo, x.resume);
+    return serve_sweep_run(f, x.serve, sweep_options(c, x, ""),
+                           {x.fail_on_slo, x.fail_on_client_bound}, x.resume);
   }
   // A resumed sweep runs its unfinished levels again, in their directories.
   return with_runner(c,
@@ -366,6 +403,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
   add_run_flags(cmd, *flags);
   cmd->add_flag("--fail-on-slo", x->fail_on_slo,
                 "Exit 3 when the run breaks an --slo (a sweep: when no level meets them)");
+  cmd->add_flag("--fail-on-client-bound", x->fail_on_client_bound,
+                "Exit 7 when the verdict is client-bound (of the run, or of any sweep level, "
+                "repeat or target): the figures may be the client's, not the server's");
   // Sweeps
   cmd->add_option("--knee-threshold", x->knee_threshold,
                   "Sweep knee: a level is worth it while its throughput gain is at least this "

@@ -95,6 +95,22 @@ int print_unsaved(const std::string& why, const nlohmann::json& document) {
   return kExitNotSaved;
 }
 
+int client_bound_gate(bool enabled,
+                      const std::vector<std::pair<std::string, nlohmann::json>>& summaries) {
+  if (!enabled) return kExitOk;
+  for (const auto& [name, summary] : summaries) {
+    const nlohmann::json verdict = summary.contains("tokenbench")
+                                       ? summary["tokenbench"].value("verdict", nlohmann::json())
+                                       : nlohmann::json();
+    if (!verdict.is_object() || verdict.value("bound", "") != "client-bound") continue;
+    std::fprintf(stderr, "tokenbench: client-bound gate failed%s: %s\n",
+                 name.empty() ? "" : (" (" + name + ")").c_str(),
+                 core::one_line(verdict.value("line", "client-bound")).c_str());
+    return kExitClientBound;
+  }
+  return kExitOk;
+}
+
 SignalScope::SignalScope(measure::Runner* runner) : watcher_([this] { watch(); }) {
   attach(runner);
   std::signal(SIGINT, on_interrupt);

@@ -65,7 +65,7 @@ void print_config(const experiment::ConfigOutcome& c, const experiment::SweepOpt
 }
 
 int exit_code(const experiment::ServeSweepResult& result, const experiment::SweepOptions& options,
-              bool fail_on_slo, const SignalScope& signals) {
+              ServeGates gates, const SignalScope& signals) {
   if (const int sig = signals.signal_number(); sig != 0) {
     std::fprintf(stderr, "tokenbench: %s: the results are partial; exit %d\n",
                  result.interrupted.empty() ? "stopped" : result.interrupted.c_str(),
@@ -86,7 +86,14 @@ int exit_code(const experiment::ServeSweepResult& result, const experiment::Swee
                  why.empty() ? "" : (" (" + core::one_line(why) + ")").c_str());
     return kExitNoMeasure;
   }
-  if (fail_on_slo && !options.slos.empty() && !result.best) {
+  std::vector<std::pair<std::string, nlohmann::json>> levels;
+  for (const auto& c : result.configs) {
+    for (const auto& p : c.sweep.points) {
+      levels.emplace_back(c.config.label() + " level " + p.level.dir, p.summary);
+    }
+  }
+  if (const int gate = client_bound_gate(gates.client_bound, levels); gate != kExitOk) return gate;
+  if (gates.slo && !options.slos.empty() && !result.best) {
     std::fprintf(stderr, "tokenbench: SLO gate failed: no configuration meets the SLOs\n");
     return kExitGate;
   }
@@ -182,7 +189,7 @@ void prepare_serve_flags(RunFlags& run, ServeFlags& s) {
 }
 
 int serve_sweep_run(RunFlags& f, const ServeFlags& s, experiment::SweepOptions options,
-                    bool fail_on_slo, const std::string& resume) {
+                    ServeGates gates, const std::string& resume) {
   core::RunConfig& c = f.config;
   c.started_at = core::wall_clock_iso8601();
   if (!resume.empty()) {
@@ -234,7 +241,7 @@ int serve_sweep_run(RunFlags& f, const ServeFlags& s, experiment::SweepOptions o
   if (!result.not_saved.empty()) {
     return print_unsaved(result.not_saved, experiment::serve_sweep_to_json(result, options, serve));
   }
-  return exit_code(result, options, fail_on_slo, signals);
+  return exit_code(result, options, gates, signals);
 }
 
 }  // namespace tokenbench::cli

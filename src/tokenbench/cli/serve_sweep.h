@@ -43,7 +43,13 @@ void prepare_serve_flags(RunFlags& run, ServeFlags& flags);
 /// The sweep over server configurations: prints each configuration's levels as it ends, then
 /// the comparison and the best configuration; returns the exit code. `options` are the sweep's
 /// (SLOs, stops); `resume` continues one in that directory.
+/// The gates a sweep of server configurations applies: --fail-on-slo, --fail-on-client-bound.
+struct ServeGates {
+  bool slo = false;
+  bool client_bound = false;
+};
+
 int serve_sweep_run(RunFlags& run, const ServeFlags& flags, experiment::SweepOptions options,
-                    bool fail_on_slo, const std::string& resume);
+                    ServeGates gates, const std::string& resume);
 
 }  // namespace tokenbench::cli

@@ -81,6 +81,13 @@ std::vector<std::vector<core::CpuSample>> HttpEngine::cpu_samples() const {
   return out;
 }
 
+std::vector<core::ReadLagLog> HttpEngine::read_lags() const {
+  std::vector<core::ReadLagLog> out;
+  out.reserve(workers_.size());
+  for (const auto& w : workers_) out.push_back(w->read_lag());
+  return out;
+}
+
 std::vector<std::size_t> HttpEngine::slots_for(std::size_t expected_count) const {
   const std::size_t n = workers_.size();
   std::vector<std::size_t> slots(n);

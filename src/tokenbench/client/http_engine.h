@@ -11,6 +11,7 @@
 #include "tokenbench/client/tls_options.h"
 #include "tokenbench/core/clock.h"
 #include "tokenbench/core/ideal_cache.h"
+#include "tokenbench/core/read_lag.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 
@@ -157,6 +158,9 @@ class HttpEngine {
   /// Per worker, its thread's CPU clock readings over the measure phases run so far (see
   /// Worker::cpu_samples). Call between phases only.
   std::vector<std::vector<core::CpuSample>> cpu_samples() const;
+  /// Per worker, the read lag of its kernel-stamped reads over the measure phases run so far
+  /// (Worker::read_lag). Call between phases only.
+  std::vector<core::ReadLagLog> read_lags() const;
 
  private:
   EngineConfig config_;

@@ -133,11 +133,13 @@ void SocketTransport::close_connection(Connection* c) {
 void SocketTransport::stamp_read(std::int64_t realtime, core::Nanos now) {
   read_kernel_ = config().kernel_stamps && realtime != 0;
   read_at_ = read_kernel_ ? realtime_.to_run(realtime, now) : now;
+  host().note_read(read_kernel_ ? now - read_at_ : core::kNever);
 }
 
 void SocketTransport::stamp_end(core::Nanos now) {
   read_at_ = now;
   read_kernel_ = false;
+  host().note_read(core::kNever);
 }
 
 int SocketTransport::connect_result(const Connection* c, std::uint32_t events) const {

@@ -47,6 +47,12 @@ struct Transfer {
   std::int64_t reply_bytes = 0;  // headers and body received
   std::int64_t usage_prompt = -1;
   std::int64_t usage_completion = -1;
+  // Content chunks from the second on whose read lag was known, and those read late: more than
+  // the request's mean inter-chunk gap so far after the kernel received them, or in one read
+  // with the chunk after them (rec.read_late_share).
+  std::int32_t chunks_judged = 0;
+  std::int32_t chunks_late = 0;
+  bool last_chunk_late = false;  // the latest chunk judged is counted late
   // The request's identity (EngineConfig::request_ids) and its header lines, filled by the
   // transport at each attempt without allocating.
   TraceId trace;

@@ -37,6 +37,9 @@ class TransferHost {
   /// otherwise t.rec.error says why when t.aborted). The transport has let go of it, or lets go
   /// in close().
   virtual void finish(Transfer& t, CURLcode result) = 0;
+  /// The read whose bytes follow was made `lag` after the kernel received them (the read lag,
+  /// core/read_lag.h), or its lag is unknown (kNever: no kernel stamp). Native transports only.
+  virtual void note_read(core::Nanos lag) = 0;
 
  protected:
   ~TransferHost() = default;

@@ -150,9 +150,16 @@ void Worker::run(RequestSource& source, std::size_t slots, const RecordSink& sin
   slots_limited_ = config_.max_concurrency > 0;
   if (slots_limited_) freed_at_.assign(slots, source.phase_start());
   const bool sample_cpu = source.phase() == core::Phase::kMeasure;
+  measuring_ = sample_cpu;
+  read_lag_window_.clear();
   const auto read_cpu = [this](core::Nanos now) {
-    cpu_samples_.push_back({now, core::thread_cpu_now()});
+    cpu_samples_.push_back({now, core::thread_cpu_now(), core::thread_run_delay_now()});
     next_cpu_sample_ = now + kCpuSamplePeriod;
+    // The read lag's window ends with each CPU reading (the first one's holds no reads).
+    if (read_lag_window_.count() > 0) {
+      read_lag_log_.windows.push_back(core::window_of(read_lag_window_, now));
+      read_lag_window_.clear();
+    }
   };
   if (sample_cpu) read_cpu(clock_.now());
 
@@ -182,6 +189,7 @@ void Worker::run(RequestSource& source, std::size_t slots, const RecordSink& sin
   }
   disarm_timer();
   if (sample_cpu) read_cpu(clock_.now());
+  measuring_ = false;
   sink_ = nullptr;
   source_ = nullptr;
 }
@@ -333,6 +341,9 @@ void Worker::launch(Transfer* t) {
   t->last_byte = core::kNever;
   t->usage_prompt = -1;
   t->usage_completion = -1;
+  t->chunks_judged = 0;
+  t->chunks_late = 0;
+  t->last_chunk_late = false;
   t->location.clear();
   t->transport = carrier_[t->endpoint];
   t->rec.in_flight = attempts_of(*t).fetch_add(1, std::memory_order_relaxed) + 1;

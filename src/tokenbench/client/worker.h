@@ -11,6 +11,7 @@
 #include "tokenbench/client/http_engine.h"
 #include "tokenbench/client/transfer.h"
 #include "tokenbench/client/transport.h"
+#include "tokenbench/core/read_lag.h"
 
 namespace tokenbench::client {
 
@@ -33,6 +34,9 @@ class Worker final : private TransferHost {
   /// Readings of this worker's thread CPU clock during measure phases (at the phase's start and
   /// end and about every kCpuSamplePeriod in between), in time order.
   const std::vector<core::CpuSample>& cpu_samples() const { return cpu_samples_; }
+  /// The read lag of this worker's kernel-stamped reads during measure phases: all of them, and
+  /// one window per CPU reading (core/read_lag.h). Empty without kernel stamps.
+  const core::ReadLagLog& read_lag() const { return read_lag_log_; }
 
   /// Opens up to `per_endpoint` idle connections to each native endpoint before a phase, at most
   /// SocketTransport::kConnectWindow handshakes at a time so that a listen backlog does not
@@ -55,6 +59,7 @@ class Worker final : private TransferHost {
   bool header_line(Transfer& t, std::string_view line, core::Nanos now) override;
   bool body_bytes(Transfer& t, std::string_view data, core::Nanos now) override;
   void finish(Transfer& t, CURLcode result) override;
+  void note_read(core::Nanos lag) override;
 
   /// The transports this worker's endpoints need, and which carries each endpoint.
   void make_transports();
@@ -133,6 +138,11 @@ class Worker final : private TransferHost {
   bool keep_answers_ = false;                 // records keep answer_text (source_->wants_answers())
   std::vector<core::CpuSample> cpu_samples_;  // this thread's CPU clock during measure phases
   core::Nanos next_cpu_sample_ = core::kNever;
+  // The read lag: the current read's (kNever: unknown), and the measure phases' account of it.
+  core::Nanos read_lag_ = core::kNever;
+  bool measuring_ = false;
+  core::ReadLagLog read_lag_log_;
+  core::ReadLagHistogram read_lag_window_;  // the reads since the last CPU reading
 };
 
 }  // namespace tokenbench::client

@@ -182,6 +182,13 @@ void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
   }
 }
 
+void Worker::note_read(core::Nanos lag) {
+  read_lag_ = lag;
+  if (lag == core::kNever || !measuring_) return;
+  read_lag_log_.total.add(lag);
+  read_lag_window_.add(lag);
+}
+
 void Worker::on_content(Transfer* t, const ApiEvent& ev, core::Nanos now) {
   if (static_cast<std::int64_t>(t->rec.chunks.size()) >= t->limits.chunks) {
     t->abort(core::ErrorClass::kProtocol,
@@ -199,6 +206,17 @@ void Worker::on_content(Transfer* t, const ApiEvent& ev, core::Nanos now) {
   }
   t->rec.last_token = now;
   t->rec.chunks.push_back(core::ChunkStamp{now, 1});
+  if (read_lag_ != core::kNever && t->rec.chunks.size() >= 2) {
+    // Chunks from the second on are judged (docs/METRICS.md, "Read lag"). This one is late when
+    // read more than one ITL (the mean gap from the first chunk to this one) after the kernel
+    // received it; the one before it, when it came in this same read (one kernel stamp): it
+    // waited unread at least until this one arrived, a token's gap later.
+    const std::size_t k = t->rec.chunks.size() - 1;
+    ++t->chunks_judged;
+    if (k >= 2 && !t->last_chunk_late && t->rec.chunks[k - 1].t == now) ++t->chunks_late;
+    t->last_chunk_late = read_lag_ * static_cast<core::Nanos>(k) > now - t->rec.chunks.front().t;
+    if (t->last_chunk_late) ++t->chunks_late;
+  }
   t->rec.chunk_text_bytes.push_back(
       static_cast<std::int32_t>(std::min<std::int64_t>(ev.content_bytes, INT32_MAX)));
   t->rec.output_chars += ev.content_bytes;
@@ -242,6 +260,9 @@ void Worker::finish(Transfer& transfer, CURLcode result) {
   if (facts.connected != core::kNever) rec.connected = facts.connected;
   rec.http_status = static_cast<int>(facts.status);
 
+  if (t->chunks_judged > 0) {
+    rec.read_late_share = static_cast<double>(t->chunks_late) / t->chunks_judged;
+  }
   if (!t->aborted) classify(t, result, facts);
   ReplyUsage usage;
   usage.prompt = t->usage_prompt;

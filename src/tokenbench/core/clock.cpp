@@ -1,5 +1,9 @@
 #include "tokenbench/core/clock.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <ctime>
 
 namespace tokenbench::core {
@@ -8,6 +12,21 @@ Nanos thread_cpu_now() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return Nanos{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+Nanos thread_run_delay_now() {
+  // "cpu_ns run_delay_ns timeslices\n"
+  const int fd = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[96];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  unsigned long long cpu = 0;
+  unsigned long long delay = 0;
+  if (std::sscanf(buf, "%llu %llu", &cpu, &delay) != 2) return -1;
+  return static_cast<Nanos>(delay);
 }
 
 std::string wall_clock_iso8601() {

@@ -57,10 +57,17 @@ inline double to_seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }
 /// The CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in nanoseconds.
 Nanos thread_cpu_now();
 
-/// One reading of a thread's CPU clock at run-clock time `t`.
+/// The time the calling thread has waited on a run queue, runnable but not running (the
+/// scheduler's run_delay, /proc/thread-self/schedstat), in nanoseconds; -1 where the kernel
+/// does not say. Three syscalls: read it every so often, not per event.
+Nanos thread_run_delay_now();
+
+/// One reading of a thread's CPU clock at run-clock time `t`, and of its run-queue wait
+/// (`run_delay`, -1 when unknown).
 struct CpuSample {
   Nanos t = kNever;
   Nanos cpu = 0;
+  Nanos run_delay = -1;
 };
 
 /// The current wall-clock time as an ISO 8601 UTC string, used only as a label.

@@ -187,6 +187,11 @@ struct RequestRecord {
   /// Each chunk's token count came from the server's running usage in the chunk itself
   /// (stream_options.continuous_usage_stats): exact, not apportioned from the text.
   bool chunk_usage = false;
+  /// Of the content chunks from the second on, the share the client read late: more than one ITL
+  /// (the request's mean inter-chunk gap up to that chunk) after the kernel received it, or in
+  /// one read with the chunk after it (docs/METRICS.md, "Read lag"). -1 when not measured (no
+  /// kernel stamps, or fewer than two chunks).
+  double read_late_share = -1;
 
   std::int64_t prompt_tokens = 0;
   TokenSource prompt_source = TokenSource::kUnknown;

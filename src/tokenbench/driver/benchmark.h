@@ -81,6 +81,8 @@ class Benchmark {
   std::int64_t started() const { return engine_->started(); }
   /// Per worker thread, its CPU clock readings over the measure phase (client::HttpEngine).
   std::vector<std::vector<core::CpuSample>> cpu_samples() const { return engine_->cpu_samples(); }
+  /// Per worker thread, the read lag of its kernel-stamped reads over the measure phase.
+  std::vector<core::ReadLagLog> read_lags() const { return engine_->read_lags(); }
 
   const core::RunClock& clock() const { return clock_; }
   /// Worker threads the engine runs.

@@ -154,6 +154,7 @@ json sweep_to_json(const SweepResult& result, const SweepOptions& options) {
                               ? json(nullptr)
                               : json(figure(p.figures, "error_rate"));
     level["meets_slo"] = p.meets_slo;
+    level["client_bound"] = client_bound(p);
     const auto [per_gpu, per_user] = pareto_point(p, options.gpus);
     level["output_tps_per_gpu"] = std::isnan(per_gpu) ? json(nullptr) : json(per_gpu);
     level["median_decode_tps"] = std::isnan(per_user) ? json(nullptr) : json(per_user);
@@ -211,6 +212,39 @@ std::string sweep_to_csv(const SweepResult& result) {
   return out;
 }
 
+bool client_bound(const SweepPoint& p) {
+  const auto tb = p.summary.find("tokenbench");
+  if (tb == p.summary.end() || !tb->is_object()) return false;
+  const auto verdict = tb->find("verdict");
+  return verdict != tb->end() && verdict->is_object() &&
+         verdict->value("bound", "") == "client-bound";
+}
+
+namespace {
+
+// The levels whose verdict was client-bound, and what that says of the knee and the best.
+std::string client_bound_lines(const SweepResult& result, bool both) {
+  std::string levels;
+  for (const auto& p : result.points) {
+    if (client_bound(p)) levels += (levels.empty() ? "" : ", ") + level_label(p.level, both);
+  }
+  if (levels.empty()) return "";
+  std::string out = "Client-bound: " + levels +
+                    ": the client, not the server, held these levels back (each level's verdict "
+                    "names the remedy).\n";
+  for (const auto& [which, index] :
+       {std::pair{"knee", result.knee}, std::pair{"best level", result.best}}) {
+    if (index && client_bound(result.points[*index])) {
+      out +=
+          fmt::format("The {} ({}) was client-bound: it may be the client's, not the server's.\n",
+                      which, level_label(result.points[*index].level, both));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_sweep(const SweepResult& result, const SweepOptions& options) {
   const bool both = varies_both(result);
   const bool by_rate = !both && !result.points.empty() && result.points.front().level.dir[0] == 'r';
@@ -239,6 +273,7 @@ std::string render_sweep(const SweepResult& result, const SweepOptions& options)
     if (result.best == i) marks += "  <- best under SLO";
     if (!p.complete) marks += "  (interrupted)";
     if (!p.meets_slo && !options.slos.empty()) marks += "  (breaks SLO)";
+    if (client_bound(p)) marks += "  (client-bound)";
     out +=
         fmt::format("{:>14} {:>{}} {:>{}} {:>9} {:>{}} {:>9} {:>9} {:>9} {:>7} {:>8}{}\n",
                     level_label(p.level, both), headline(p, "request_throughput", "{:.2f}"), wr,
@@ -295,6 +330,7 @@ std::string render_sweep(const SweepResult& result, const SweepOptions& options)
         "Pareto front (output tok/s per GPU{} against a user's median decode tok/s): {}.\n",
         options.gpus == 1 ? "" : fmt::format(" at --gpus {:g}", options.gpus), front);
   }
+  out += client_bound_lines(result, both);
   if (!result.stopped.empty()) out += "Stopped early: " + result.stopped + ".\n";
   if (!result.interrupted.empty()) {
     out += "INTERRUPTED: " + result.interrupted + "; the levels after it were not run.\n";

@@ -106,6 +106,9 @@ double best_value(const SweepPoint& p, bool by_goodput);
 /// `by_goodput`, else the most request throughput. nullopt when none qualifies.
 std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool by_goodput);
 
+/// The level's verdict (its summary.json's tokenbench.verdict) was client-bound.
+bool client_bound(const SweepPoint& p);
+
 /// Runs every level with `runner` (each a complete `tokenbench run` into base.output_dir/DIR,
 /// with the base configuration's seed, warmup and workload), rewriting sweep.json and
 /// sweep.csv after each, and stops early as `options` says or when the runner is canceled.

@@ -76,6 +76,16 @@ void say_start(const core::RunConfig& config, const driver::Benchmark& bench,
                config.output_dir.c_str());
 }
 
+// Each worker's read lag, when some read of the run was kernel-stamped; none otherwise (user
+// stamps, libcurl: not measured, never zero).
+std::vector<core::ReadLagLog> measured_read_lags(const driver::Benchmark& bench) {
+  std::vector<core::ReadLagLog> lags = bench.read_lags();
+  const bool any = std::any_of(lags.begin(), lags.end(),
+                               [](const core::ReadLagLog& l) { return l.total.count() > 0; });
+  if (!any) lags.clear();
+  return lags;
+}
+
 }  // namespace
 
 Runner::Runner(core::RunConfig& config, Options options)
@@ -280,6 +290,8 @@ void Runner::write_results(const core::RunConfig& config, const std::vector<Part
     notes.stopped = m.stopped;
     watch.add_notes(i, parts.size() > 1, notes);
     notes.client_cpu = m.merged ? m.merged->cpu : last_bench_->cpu_samples();
+    // The ranks of a distributed run keep their read lag (distributed/ does not carry it yet).
+    if (!m.merged) notes.read_lag = measured_read_lags(*last_bench_);
     if (m.merged) notes.distributed = m.merged->distributed[i];
     notes.measure_start = m.measure_start;
     notes.measure_end = m.measure_end;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "tokenbench/metrics/model_time.h"
 
@@ -62,6 +64,27 @@ std::string ms_or_dash(double v) { return is_defined(v) ? fmt::format("{:.1f}", 
 
 }  // namespace
 
+// The share of wall time a cumulative clock `of` grew over the samples `s`, its mean and its
+// peak over windows of at least `window` (by two pointers), in %.
+template <typename Of>
+std::pair<double, double> share_pct(const std::vector<core::CpuSample>& s, core::Nanos window,
+                                    Of of) {
+  const auto pct = [&](std::size_t i, std::size_t j) {
+    return 100.0 * static_cast<double>(of(s[j]) - of(s[i])) / static_cast<double>(s[j].t - s[i].t);
+  };
+  const double mean = pct(0, s.size() - 1);
+  if (s.back().t - s.front().t <= window) return {mean, mean};
+  double peak = 0;
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    j = std::max(j, i);
+    while (j < s.size() && s[j].t - s[i].t < window) ++j;
+    if (j == s.size()) break;
+    peak = std::max(peak, pct(i, j));
+  }
+  return {mean, peak};
+}
+
 ClientHealth client_health(const std::vector<std::vector<core::CpuSample>>& samples) {
   ClientHealth h;
   const auto window = core::saturated_nanos(kCpuWindowS);
@@ -69,21 +92,14 @@ ClientHealth client_health(const std::vector<std::vector<core::CpuSample>>& samp
     if (s.size() < 2 || s.back().t <= s.front().t) continue;
     WorkerCpu w;
     w.cpu_s = core::to_seconds(s.back().cpu - s.front().cpu);
-    w.busy_mean_pct = 100.0 * static_cast<double>(s.back().cpu - s.front().cpu) /
-                      static_cast<double>(s.back().t - s.front().t);
-    w.busy_peak_pct = w.busy_mean_pct;
-    if (s.back().t - s.front().t > window) {
-      // The busiest stretch of at least `window` between readings, by two pointers.
-      double peak = 0;
-      std::size_t j = 0;
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        j = std::max(j, i);
-        while (j < s.size() && s[j].t - s[i].t < window) ++j;
-        if (j == s.size()) break;
-        peak = std::max(peak, 100.0 * static_cast<double>(s[j].cpu - s[i].cpu) /
-                                  static_cast<double>(s[j].t - s[i].t));
-      }
-      w.busy_peak_pct = peak;
+    std::tie(w.busy_mean_pct, w.busy_peak_pct) =
+        share_pct(s, window, [](const core::CpuSample& x) { return x.cpu; });
+    const bool waits_known =
+        std::all_of(s.begin(), s.end(), [](const core::CpuSample& x) { return x.run_delay >= 0; });
+    if (waits_known) {
+      std::tie(w.wait_mean_pct, w.wait_peak_pct) =
+          share_pct(s, window, [](const core::CpuSample& x) { return x.run_delay; });
+      h.starved = h.starved || w.wait_peak_pct >= kCpuWaitPct;
     }
     h.saturated = h.saturated || w.busy_peak_pct >= kSaturatedBusyPct;
     h.workers.push_back(w);
@@ -103,6 +119,10 @@ void ChecksBuilder::add(const core::RequestRecord& r) {
     first_sent_ = first_sent_ == core::kNever ? r.sent : std::min(first_sent_, r.sent);
     last_sent_ = last_sent_ == core::kNever ? r.sent : std::max(last_sent_, r.sent);
   }
+  if (r.read_late_share >= 0) {
+    late_share_sum_ += r.read_late_share;
+    ++late_share_n_;
+  }
   if (r.intended != core::kNever && r.scheduled != core::kNever) {
     // A wait for a slot is the server's doing: in model time (factor_) like the latencies.
     const core::Nanos wait = std::max<core::Nanos>(0, r.scheduled - r.intended);
@@ -112,7 +132,8 @@ void ChecksBuilder::add(const core::RequestRecord& r) {
 }
 
 Checks ChecksBuilder::finish(const Summary& summary, const core::RunConfig& config,
-                             const std::vector<std::vector<core::CpuSample>>& client_cpu) const {
+                             const std::vector<std::vector<core::CpuSample>>& client_cpu,
+                             const std::vector<core::ReadLagLog>& read_lag) const {
   Checks c;
   c.ttft = tail_of(summary.ttft_ms);
   c.e2el = tail_of(summary.e2el_ms);
@@ -130,6 +151,7 @@ Checks ChecksBuilder::finish(const Summary& summary, const core::RunConfig& conf
   add_consistency(c);
   add_arrival_wait(summary, c);
   add_client_health(client_cpu, c);
+  c.read_lag = read_lag_check(read_lag, c.stamp_sources, late_share_sum_, late_share_n_);
   return c;
 }
 
@@ -206,15 +228,24 @@ void ChecksBuilder::add_client_health(const std::vector<std::vector<core::CpuSam
           "machine",
           i, w.busy_peak_pct, w.busy_mean_pct));
     }
+    for (std::size_t i = 0; i < c.client->workers.size(); ++i) {
+      const WorkerCpu& w = c.client->workers[i];
+      if (!is_defined(w.wait_peak_pct) || w.wait_peak_pct < kCpuWaitPct) continue;
+      c.findings.push_back(fmt::format(
+          "client worker {} waited for a CPU {:.0f}% of its worst second (mean {:.0f}%): other "
+          "processes held its core, so it read and sent late; give it a core of its own",
+          i, w.wait_peak_pct, w.wait_mean_pct));
+    }
   }
 }
 
 Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
                   const core::RunConfig& config,
-                  const std::vector<std::vector<core::CpuSample>>& client_cpu) {
+                  const std::vector<std::vector<core::CpuSample>>& client_cpu,
+                  const std::vector<core::ReadLagLog>& read_lag) {
   ChecksBuilder builder(model_time_factor(config));
   for (const auto& r : records) builder.add(r);
-  return builder.finish(summary, config, client_cpu);
+  return builder.finish(summary, config, client_cpu, read_lag);
 }
 
 nlohmann::json checks_to_json(const Checks& c) {
@@ -244,8 +275,12 @@ nlohmann::json checks_to_json(const Checks& c) {
     for (const auto& w : c.client->workers) {
       client["workers"].push_back({{"cpu_s", w.cpu_s},
                                    {"busy_mean_pct", w.busy_mean_pct},
-                                   {"busy_peak_pct", w.busy_peak_pct}});
+                                   {"busy_peak_pct", w.busy_peak_pct},
+                                   {"wait_mean_pct", number(w.wait_mean_pct)},
+                                   {"wait_peak_pct", number(w.wait_peak_pct)}});
     }
+    client["starved"] = c.client->starved;
+    add_read_lag_json(c.read_lag, client);
   }
   return {{"tail", {{"ttft", tail_json(c.ttft)}, {"e2el", tail_json(c.e2el)}}},
           {"offered_load",
@@ -301,12 +336,22 @@ std::string render_checks(const Checks& c) {
   }
   if (c.client && !c.client->workers.empty()) {
     std::string parts;
+    std::string waits;
     for (const auto& w : c.client->workers) {
       parts += fmt::format("{}{:.0f}% (peak {:.0f}%)", parts.empty() ? "" : ", ", w.busy_mean_pct,
                            w.busy_peak_pct);
+      if (is_defined(w.wait_mean_pct)) {
+        waits += fmt::format("{}{:.0f}% (peak {:.0f}%)", waits.empty() ? "" : ", ", w.wait_mean_pct,
+                             w.wait_peak_pct);
+      }
     }
     out += fmt::format("  client CPU per worker: {}{}\n", parts,
                        c.client->saturated ? " - saturated" : "");
+    if (!waits.empty()) {
+      out += fmt::format("  waiting for a CPU per worker: {}{}\n", waits,
+                         c.client->starved ? " - held back by other processes" : "");
+    }
+    out += render_read_lag(c.read_lag);
   }
   if (!c.stamp_sources.empty()) {
     std::string parts;

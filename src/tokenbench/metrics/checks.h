@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/read_lag.h"
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/consistency.h"
+#include "tokenbench/metrics/read_lag_check.h"
 #include "tokenbench/metrics/streaming_distribution.h"
 #include "tokenbench/metrics/summary.h"
 
@@ -57,17 +59,25 @@ struct WorkerCpu {
   double cpu_s = 0;          ///< CPU time used
   double busy_mean_pct = 0;  ///< CPU time / wall time over the phase
   double busy_peak_pct = 0;  ///< the busiest window of at least kCpuWindowS
+  /// Time runnable but not running (waiting on a run queue: the scheduler's run_delay) / wall
+  /// time, over the phase and in its worst window; undefined where the kernel does not say.
+  double wait_mean_pct = kUndefined;
+  double wait_peak_pct = kUndefined;
 };
 
 /// Share of a window a worker thread may spend on the CPU before it counts as saturated.
 inline constexpr double kSaturatedBusyPct = 90.0;
 /// The shortest window of the peak busy share, in seconds.
 inline constexpr double kCpuWindowS = 1.0;
+/// Share of a window a worker thread may wait for a CPU (runnable, not running) before its reads
+/// and sends count as held back by another process.
+inline constexpr double kCpuWaitPct = 20.0;
 
 /// The client's own health: each worker thread's CPU use. A saturated worker stamps late.
 struct ClientHealth {
   std::vector<WorkerCpu> workers;
   bool saturated = false;  ///< some worker's peak reached kSaturatedBusyPct
+  bool starved = false;    ///< some worker's wait peak reached kCpuWaitPct
 };
 
 /// Each worker's CPU use from its clock readings (core::CpuSample, in time order).
@@ -81,6 +91,8 @@ struct Checks {
   std::vector<ConsistencyCheck> consistency;
   std::optional<ArrivalWait> arrival_wait;  ///< open-loop runs only
   std::optional<ClientHealth> client;       ///< when CPU readings exist
+  /// The client's read lag (measured with kernel stamps only; metrics/read_lag_check.h).
+  ReadLagCheck read_lag;
   /// Measured requests by where their receive stamps came from ("kernel", "user"): kernel
   /// receive times, or the client's clock when the read returned (docs/METRICS.md, Stamps).
   std::map<std::string, std::int64_t> stamp_sources;
@@ -92,7 +104,8 @@ struct Checks {
 /// time under --sim-time: metrics::in_model_time, whose queue time stays real).
 Checks run_checks(const std::vector<core::RequestRecord>& records, const Summary& summary,
                   const core::RunConfig& config,
-                  const std::vector<std::vector<core::CpuSample>>& client_cpu = {});
+                  const std::vector<std::vector<core::CpuSample>>& client_cpu = {},
+                  const std::vector<core::ReadLagLog>& read_lag = {});
 
 /// run_checks fed one record at a time (as measured: real time), in any order, without keeping
 /// them; finish() runs the checks that need the summary. Its memory is bounded: the arrival
@@ -102,9 +115,11 @@ class ChecksBuilder {
   /// `factor`: metrics::model_time_factor of the run (the arrival wait is in the figures' time).
   explicit ChecksBuilder(double factor, std::size_t exact_limit = std::size_t{1} << 16);
   void add(const core::RequestRecord& record);
-  /// The checks, as run_checks gives them for the records added.
+  /// The checks, as run_checks gives them for the records added; `read_lag`: each worker's
+  /// (records::RunNotes::read_lag).
   Checks finish(const Summary& summary, const core::RunConfig& config,
-                const std::vector<std::vector<core::CpuSample>>& client_cpu = {}) const;
+                const std::vector<std::vector<core::CpuSample>>& client_cpu = {},
+                const std::vector<core::ReadLagLog>& read_lag = {}) const;
 
  private:
   void add_offered(const Summary& summary, const core::RunConfig& config, Checks& c) const;
@@ -121,6 +136,8 @@ class ChecksBuilder {
   core::Nanos last_sent_ = core::kNever;
   StreamingDistribution waits_;  // ms, in the figures' time
   std::int64_t waited_ = 0;
+  double late_share_sum_ = 0;  // measured requests' read_late_share, summed and counted
+  std::int64_t late_share_n_ = 0;
 };
 
 nlohmann::json checks_to_json(const Checks& checks);

@@ -276,6 +276,7 @@ json record_to_json(const core::RequestRecord& r) {
   if (r.embeddings != 0) out["embeddings"] = r.embeddings;
   if (r.mix >= 0) out["mix"] = r.mix;
   if (r.chunk_usage) out["chunk_usage"] = true;
+  if (r.read_late_share >= 0) out["read_late_share"] = r.read_late_share;
   if (r.session >= 0) {
     out["session"] = r.session;
     out["turn"] = r.turn;
@@ -399,6 +400,9 @@ std::string record_to_jsonl_line(const core::RequestRecord& record) {
   if (record.embeddings != 0) fmt::format_to(it, ",\"embeddings\":{}", record.embeddings);
   if (record.mix >= 0) fmt::format_to(it, ",\"mix\":{}", record.mix);
   if (record.chunk_usage) fmt::format_to(it, ",\"chunk_usage\":true");
+  if (record.read_late_share >= 0) {
+    fmt::format_to(it, ",\"read_late_share\":{}", record.read_late_share);
+  }
   if (record.session >= 0) {
     fmt::format_to(it, ",\"session\":{},\"turn\":{}", record.session, record.turn);
   }
@@ -442,6 +446,13 @@ core::RequestRecord record_from_json(const json& o) {
   r.phase = enum_from_json(o, "phase", r.phase, &core::phase_from_string);
   read_field(o, "streamed", r.streamed);
   read_field(o, "chunk_usage", r.chunk_usage);
+  if (const auto late = o.find("read_late_share"); late != o.end() && !late->is_null()) {
+    if (!late->is_number() || !(late->get<double>() >= 0 && late->get<double>() <= 1)) {
+      throw std::runtime_error(
+          fmt::format("read_late_share is {}, not a share from 0 to 1", shown(*late)));
+    }
+    r.read_late_share = late->get<double>();
+  }
   read_integer(o, "endpoint", r.endpoint, 0, std::numeric_limits<std::uint32_t>::max());
   read_integer(o, "attempt", r.attempt, 0, 1000);
   read_integer(o, "in_flight", r.in_flight, 0, std::numeric_limits<std::int32_t>::max());

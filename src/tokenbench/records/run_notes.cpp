@@ -32,7 +32,88 @@ std::vector<core::CpuSample> cpu_samples_from_json(const nlohmann::json& line) {
       throw std::runtime_error("client_cpu: readings must not go back in time");
     }
   }
+  // The run-queue waits (-1: unknown), written by runs since issue 32.
+  if (const auto delay = line.find("run_delay_ns"); delay != line.end()) {
+    if (!delay->is_array() || delay->size() != t.size()) {
+      throw std::runtime_error("client_cpu: run_delay_ns must be an array as long as t_ns");
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto& d = (*delay)[i];
+      if (!d.is_number_integer() || d.get<core::Nanos>() < -1) {
+        throw std::runtime_error("client_cpu: run_delay_ns must be integers >= -1");
+      }
+      out[i].run_delay = d.get<core::Nanos>();
+    }
+  }
   return out;
+}
+
+// One worker's read lag as a telemetry.jsonl line: its histogram's non-empty buckets as
+// [index, count] pairs (core::ReadLagHistogram's indices), and its windows as parallel arrays.
+nlohmann::json read_lag_to_json(std::size_t worker, const core::ReadLagLog& log) {
+  nlohmann::json buckets = nlohmann::json::array();
+  const auto& counts = log.total.buckets();
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] > 0) buckets.push_back({i, counts[i]});
+  }
+  nlohmann::json windows = {{"end_ns", nlohmann::json::array()},
+                            {"reads", nlohmann::json::array()},
+                            {"p50_ns", nlohmann::json::array()},
+                            {"p99_ns", nlohmann::json::array()},
+                            {"max_ns", nlohmann::json::array()}};
+  for (const auto& w : log.windows) {
+    windows["end_ns"].push_back(w.end);
+    windows["reads"].push_back(w.reads);
+    windows["p50_ns"].push_back(w.p50);
+    windows["p99_ns"].push_back(w.p99);
+    windows["max_ns"].push_back(w.max);
+  }
+  return {{"type", "read_lag"},
+          {"worker", worker},
+          {"reads", log.total.count()},
+          {"max_ns", log.total.max()},
+          {"buckets", std::move(buckets)},
+          {"windows", std::move(windows)}};
+}
+
+std::int64_t non_negative(const nlohmann::json& v, const char* what) {
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
+    throw std::runtime_error(std::string("read_lag: ") + what + " must be integers >= 0");
+  }
+  return v.get<std::int64_t>();
+}
+
+core::ReadLagLog read_lag_from_json(const nlohmann::json& line) {
+  core::ReadLagLog log;
+  const auto& buckets = line.at("buckets");
+  if (!buckets.is_array()) throw std::runtime_error("read_lag: buckets must be an array");
+  for (const auto& b : buckets) {
+    if (!b.is_array() || b.size() != 2) {
+      throw std::runtime_error("read_lag: each bucket must be [index, count]");
+    }
+    const auto index = static_cast<std::size_t>(non_negative(b[0], "bucket indices"));
+    if (index >= core::ReadLagHistogram::kBuckets) {
+      throw std::runtime_error("read_lag: bucket index " + std::to_string(index) +
+                               " is out of range");
+    }
+    log.total.set_bucket(index, static_cast<std::uint64_t>(non_negative(b[1], "counts")));
+  }
+  log.total.set_max(non_negative(line.at("max_ns"), "max_ns"));
+  const auto& w = line.at("windows");
+  const char* const keys[] = {"end_ns", "reads", "p50_ns", "p99_ns", "max_ns"};
+  for (const char* key : keys) {
+    if (!w.at(key).is_array() || w.at(key).size() != w.at("end_ns").size()) {
+      throw std::runtime_error("read_lag: windows' arrays must be arrays of one length");
+    }
+  }
+  for (std::size_t i = 0; i < w.at("end_ns").size(); ++i) {
+    log.windows.push_back({w["end_ns"][i].get<core::Nanos>(),
+                           static_cast<std::uint64_t>(non_negative(w["reads"][i], "reads")),
+                           non_negative(w["p50_ns"][i], "p50_ns"),
+                           non_negative(w["p99_ns"][i], "p99_ns"),
+                           non_negative(w["max_ns"][i], "max_ns")});
+  }
+  return log;
 }
 
 }  // namespace
@@ -76,11 +157,20 @@ void write_telemetry(const std::string& dir, const RunNotes& notes) {
   for (std::size_t i = 0; i < notes.client_cpu.size(); ++i) {
     nlohmann::json t = nlohmann::json::array();
     nlohmann::json cpu = nlohmann::json::array();
+    nlohmann::json delay = nlohmann::json::array();
+    bool known = false;
     for (const auto& s : notes.client_cpu[i]) {
       t.push_back(s.t);
       cpu.push_back(s.cpu);
+      delay.push_back(s.run_delay);
+      known = known || s.run_delay >= 0;
     }
-    put({{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}});
+    nlohmann::json line = {{"type", "client_cpu"}, {"worker", i}, {"t_ns", t}, {"cpu_ns", cpu}};
+    if (known) line["run_delay_ns"] = std::move(delay);
+    put(line);
+  }
+  for (std::size_t i = 0; i < notes.read_lag.size(); ++i) {
+    put(read_lag_to_json(i, notes.read_lag[i]));
   }
   if (notes.probe_rate > 0) {
     put({{"type", "probe_sender"}, {"rate", notes.probe_rate}});
@@ -120,6 +210,8 @@ RunNotes read_telemetry(const std::string& dir) {
         out.gpu_shared = json.value("shared", false);
       } else if (type == "client_cpu") {
         out.client_cpu.push_back(cpu_samples_from_json(json));
+      } else if (type == "read_lag") {
+        out.read_lag.push_back(read_lag_from_json(json));
       } else if (type == "probe_sender") {
         out.probe_rate = json.value("rate", 0.0);
       } else if (type == "probe") {

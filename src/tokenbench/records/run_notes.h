@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tokenbench/core/clock.h"
+#include "tokenbench/core/read_lag.h"
 #include "tokenbench/telemetry/gpu_sample.h"
 #include "tokenbench/telemetry/probe_account.h"
 #include "tokenbench/telemetry/scrape.h"
@@ -33,6 +34,10 @@ struct RunNotes {
   /// Per client worker thread, its CPU clock readings over the measure phase (the Checks'
   /// client health; telemetry.jsonl lines of type "client_cpu").
   std::vector<std::vector<core::CpuSample>> client_cpu;
+  /// Per client worker thread, the read lag of its kernel-stamped reads over the measure phase
+  /// (telemetry.jsonl lines of type "read_lag"); none when no read was kernel-stamped, or the
+  /// run was distributed (its ranks do not send theirs).
+  std::vector<core::ReadLagLog> read_lag;
   /// --probe-rate: the probes sent beside the load ({"type":"probe"} lines, after a
   /// {"type":"probe_sender","rate":R}); rate 0 when none were.
   double probe_rate = 0;
@@ -44,7 +49,8 @@ struct RunNotes {
 /// Writes telemetry.jsonl in `dir`: the measure phase's edges ({"type":"phase",...}), the GPU
 /// sampler ({"type":"gpu_sampler",...}), then the scrapes ({"type":"scrape",...}, each with its
 /// source's URL, name and role) and the GPU samples ({"type":"gpu",...}) in time order, and each
-/// client worker's CPU readings ({"type":"client_cpu",...}), then the probes (--probe-rate:
+/// client worker's CPU readings ({"type":"client_cpu",...}) and read lag ({"type":"read_lag",...}:
+/// its histogram's buckets and its windows), then the probes (--probe-rate:
 /// {"type":"probe_sender"} and one {"type":"probe",...} each).
 void write_telemetry(const std::string& dir, const RunNotes& notes);
 

@@ -239,6 +239,29 @@ json telemetry_series(const records::RunNotes& notes, core::Nanos t0, double fac
   return out;
 }
 
+// The client's read lag over time, on the throughput series' bins (`series`: page.series()):
+// per bin, the worst p99 and the maximum of the workers' windows that ended in it (ms; the
+// client's own time, real even under --sim-time, which moves only the x axis by `factor`).
+void add_read_lag_series(const records::RunNotes& notes, core::Nanos t0, double factor,
+                         json& series) {
+  if (notes.read_lag.empty() || !series.contains("t") || series["t"].empty()) return;
+  const std::vector<double> starts = series["t"].get<std::vector<double>>();
+  std::vector<json> p99(starts.size()), max(starts.size());
+  for (const auto& log : notes.read_lag) {
+    for (const auto& w : log.windows) {
+      const double x = sec(w.end) * factor - sec(t0);
+      const auto after = std::upper_bound(starts.begin(), starts.end(), x);
+      const std::size_t b =
+          after == starts.begin() ? 0 : static_cast<std::size_t>(after - starts.begin()) - 1;
+      const double wp99 = core::to_ms(w.p99), wmax = core::to_ms(w.max);
+      if (p99[b].is_null() || wp99 > p99[b].get<double>()) p99[b] = wp99;
+      if (max[b].is_null() || wmax > max[b].get<double>()) max[b] = wmax;
+    }
+  }
+  series["read_lag_p99_ms"] = p99;
+  series["read_lag_max_ms"] = max;
+}
+
 }  // namespace
 
 FigureValues figure_values(const std::vector<core::RequestRecord>& records) {
@@ -290,10 +313,12 @@ json html_report_data(const RunPageBuilder& page, const metrics::SummaryBuilder&
                            {"E2EL", distribution(figures.e2el(), true, "ms")}};
   data["timeline"] = page.timeline();
   data["series"] = page.series();
+  add_read_lag_series(notes, page.t0(), model_time_factor_of(summary_json), data["series"]);
   data["errors"] = page.errors();
   data["jobs"] = page.jobs();
   const json* tb = summary_json.contains("tokenbench") ? &summary_json["tokenbench"] : nullptr;
   data["checks"] = tb && tb->contains("checks") ? (*tb)["checks"] : json();
+  data["verdict"] = tb && tb->contains("verdict") ? (*tb)["verdict"] : json();
   data["job_figures"] = tb && tb->contains("jobs") ? (*tb)["jobs"] : json();
   data["cost"] = tb && tb->contains("cost") ? (*tb)["cost"] : json();
   data["percentiles"] = tb && tb->contains("distributions") ? (*tb)["distributions"] : json();

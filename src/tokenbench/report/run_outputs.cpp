@@ -6,6 +6,7 @@
 
 #include "tokenbench/core/secret_fields.h"
 #include "tokenbench/core/text.h"
+#include "tokenbench/metrics/verdict.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/console.h"
 #include "tokenbench/report/html_report.h"
@@ -46,7 +47,8 @@ void add_config_warnings(metrics::Summary& s, const core::RunConfig& config) {
 
 // Each /metrics source's account, and the replicas' total when there are several: the
 // cross-check against the client's counts is made where one server saw every request.
-void add_server_accounts(const records::RunNotes& notes, double factor, RunOutputs& out) {
+std::optional<telemetry::ServerAccount> add_server_accounts(const records::RunNotes& notes,
+                                                            double factor, RunOutputs& out) {
   const auto& sources = notes.scrape_sources;
   std::vector<const std::vector<telemetry::Scrape>*> replica_scrapes;
   for (const auto& s : sources) {
@@ -76,6 +78,44 @@ void add_server_accounts(const records::RunNotes& notes, double factor, RunOutpu
     out.summary_json["tokenbench"]["servers"] = std::move(list);
   }
   for (const auto& a : accounts) out.console += telemetry::render_account(a, out.summary);
+  return accounts[primary];
+}
+
+// The self-checks (tokenbench.checks, the console's Checks block), with the stream check.
+std::optional<metrics::Checks> add_checks(const RunFigures& figures, const core::RunConfig& config,
+                                          const records::RunNotes& notes, RunOutputs& out) {
+  if (out.summary.completed == 0) return std::nullopt;
+  metrics::Checks checks =
+      figures.checks().finish(out.summary, config, notes.client_cpu, notes.read_lag);
+  out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
+  out.console += metrics::render_checks(checks);
+  if (const auto stream = figures.stream().finish()) {
+    out.summary_json["tokenbench"]["checks"]["stream_vs_nonstream"] =
+        metrics::stream_check_to_json(*stream);
+    out.console += metrics::render_stream_check(*stream);
+  }
+  return checks;
+}
+
+// Who held the run back (metrics/verdict.h): tokenbench.verdict and the console's last line.
+void add_verdict(const metrics::Checks& checks,
+                 const std::optional<telemetry::ServerAccount>& server, RunOutputs& out) {
+  metrics::VerdictInputs in = metrics::verdict_inputs(out.summary, checks);
+  if (server && server->measured) {
+    in.server = true;
+    if (server->queue) in.queue_mean_ms = server->queue->mean_ms;
+    if (server->waiting) {
+      in.waiting_mean = server->waiting->mean;
+      in.waiting_max = server->waiting->max;
+    }
+    if (server->running) in.running_mean = server->running->mean;
+    if (server->ttft) in.server_ttft_mean_ms = server->ttft->mean_ms;
+    if (server->itl) in.server_itl_mean_ms = server->itl->mean_ms;
+    if (server->ttft_overhead_ms) in.ttft_overhead_ms = *server->ttft_overhead_ms;
+  }
+  out.verdict = metrics::judge(in);
+  out.summary_json["tokenbench"]["verdict"] = metrics::verdict_to_json(*out.verdict);
+  out.console += "\nVerdict: " + out.verdict->line() + "\n";
 }
 
 }  // namespace
@@ -103,16 +143,7 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
   out.summary_json["tokenbench"]["stopped"] =
       stopped.empty() ? nlohmann::json() : nlohmann::json(stopped);
   out.console = render_console_report(out.summary, config);
-  if (out.summary.completed > 0) {
-    const metrics::Checks checks = figures.checks().finish(out.summary, config, notes.client_cpu);
-    out.summary_json["tokenbench"]["checks"] = metrics::checks_to_json(checks);
-    out.console += metrics::render_checks(checks);
-    if (const auto stream = figures.stream().finish()) {
-      out.summary_json["tokenbench"]["checks"]["stream_vs_nonstream"] =
-          metrics::stream_check_to_json(*stream);
-      out.console += metrics::render_stream_check(*stream);
-    }
-  }
+  const std::optional<metrics::Checks> checks = add_checks(figures, config, notes, out);
   if (figures.steady() && out.summary.completed > 0) {
     SteadyFigures steady = steady_state_figures(dir, figures, out.summary_json, config);
     out.summary_json["tokenbench"]["steady_state"] = std::move(steady.json);
@@ -123,7 +154,8 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
     out.summary_json["tokenbench"]["probes"] = telemetry::probe_account_to_json(probes);
     out.console += telemetry::render_probe_account(probes);
   }
-  if (!notes.scrape_sources.empty()) add_server_accounts(notes, factor, out);
+  std::optional<telemetry::ServerAccount> server;
+  if (!notes.scrape_sources.empty()) server = add_server_accounts(notes, factor, out);
   if (notes.gpu_sampler) {
     const telemetry::GpuAccount gpu =
         telemetry::gpu_account_for(notes.gpu_samples, *notes.gpu_sampler, notes.measure_start,
@@ -162,6 +194,7 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
     out.summary_json["tokenbench"]["environment"] = notes.environment;
     out.console += telemetry::render_environment(notes.environment);
   }
+  if (checks) add_verdict(*checks, server, out);
   // Last line of defence: whatever part quoted a server, no escape sequence reaches a terminal.
   out.console = core::terminal_safe(out.console);
   // The summary is the result: written first, while there is room (a reserve made at the run's

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tokenbench/core/request.h"
 #include "tokenbench/core/run_config.h"
 #include "tokenbench/metrics/summary.h"
+#include "tokenbench/metrics/verdict.h"
 #include "tokenbench/records/run_notes.h"
 #include "tokenbench/report/run_figures.h"
 
@@ -20,6 +22,9 @@ struct RunOutputs {
   /// Why summary.json could not be written (a full disk: "cannot write DIR/summary.json: No space
   /// left on device"); "" when it was. The caller then keeps summary_json some other way.
   std::string not_saved;
+  /// Who held the run back (metrics/verdict.h; summary.json's tokenbench.verdict); none when no
+  /// request completed.
+  std::optional<metrics::Verdict> verdict;
 };
 
 /// Summarises the records `figures` was fed as `config` asks (percentiles, SLOs), writes

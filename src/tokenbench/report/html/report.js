@@ -420,6 +420,13 @@ var tb = (function () {
     card(grid, "checks", "Checks", [["verdict", verdict]], "",
       !checks ? "no completed request" : findings.length ? cut(findings[0], 120) : "every self-check passed",
       !checks || findings.length ? "warn" : "ok");
+    // Who held the run back (metrics/verdict.h): client, server, network or framework, or no one.
+    var bound = data.verdict;
+    if (bound) {
+      card(grid, "bound", "Bound", [["value", bound.bound + (bound.kind ? " (" + bound.kind + ")" : "")]], "",
+        cut((bound.evidence || []).join("; ") + (bound.remedy ? ". Remedy: " + bound.remedy : ""), 240),
+        (bound.bound === "healthy" ? "ok" : "warn") + " wide");
+    }
   }
 
   // One row per distribution: count, mean, the percentiles `keys`, min and max, each formatted.
@@ -585,6 +592,13 @@ var tb = (function () {
           series: [{}, lineSeries(label, color, extra)] }, [se.t, values], binNote);
       };
       mk("Output tokens/s" + (MODEL ? " (" + MODEL + ")" : ""), "tok/s", se.output_tok_s, COLORS.line);
+      if (se.read_lag_p99_ms) {
+        // Beside throughput: how late the client read what the kernel had received.
+        chart(grid, "Client read lag (ms, real time): worst window p99 and max in each bin",
+          { scales: tx.scales, axes: [{ label: withModel("seconds") }, { label: "ms" }],
+            series: [{}, lineSeries("p99", COLORS.line2), lineSeries("max", COLORS.error)] },
+          [se.t, se.read_lag_p99_ms, se.read_lag_max_ms], binNote);
+      }
       mk("Requests in flight (the most at once in each bin)", "in flight", se.in_flight, COLORS.line3,
         { paths: uPlot.paths.stepped({ align: 1 }) });
       mk("Completed requests per bin", "completed", se.completed, COLORS.ok);
