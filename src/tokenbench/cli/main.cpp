@@ -12,6 +12,7 @@
 #include "tokenbench/cli/config_file.h"
 #include "tokenbench/cli/flag_aliases.h"
 #include "tokenbench/cli/number_flags.h"
+#include "tokenbench/cli/peer_verbs.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/cli/unknown_flag.h"
 #include "tokenbench/core/version.h"
@@ -67,6 +68,60 @@ void mask_api_key(int argc, char** argv) {
   }
 }
 
+// Thrown by peer_command for `tokenbench VERB --help`: the help is printed, the exit is 0.
+struct HelpShown {};
+
+// A peer's command line (peer_verbs.h) becomes `run`'s: `profile` (AIPerf, GenAI-Perf) and
+// `benchmark` (GuideLLM) through their tables, `bench serve` (vLLM) and `perf` (EvalScope) as they
+// are, `run` taking their flags (flag_aliases.h). What each flag became is said on stderr.
+void peer_command(std::vector<std::string>& args) {
+  const bool help = std::any_of(args.begin() + 1, args.end(),
+                                [](const std::string& a) { return a == "--help" || a == "-h"; });
+  if (const auto* peer = tokenbench::cli::peer_cli(args[0])) {
+    if (help) {
+      std::fputs(tokenbench::cli::peer_help(*peer).c_str(), stdout);
+      throw HelpShown{};
+    }
+    tokenbench::cli::Rewritten t =
+        tokenbench::cli::translate_peer(*peer, {args.begin() + 1, args.end()});
+    if (!t.api_key.empty()) setenv(tokenbench::cli::kGivenKeyEnv, t.api_key.c_str(), 1);
+    for (const auto& n : t.notes) {
+      std::fprintf(stderr, "tokenbench: %s: %s\n", std::string(peer->verb).c_str(), n.c_str());
+    }
+    t.args.insert(t.args.begin(), "run");
+    args = std::move(t.args);
+    return;
+  }
+  const bool bench_serve = args[0] == "bench" && args.size() > 1 && args[1] == "serve";
+  if (args[0] == "bench" && !bench_serve && !help) {
+    throw tokenbench::cli::UsageError(
+        "tokenbench bench takes vLLM's `bench serve` only: tokenbench bench serve --model M ...");
+  }
+  if ((bench_serve || args[0] == "perf") && help) {
+    std::printf(
+        "tokenbench %s ... is tokenbench run ... with %s's flags (tokenbench run --help; "
+        "docs/CLI.md, \"Coming from another tool\")\n",
+        bench_serve ? "bench serve" : "perf", bench_serve ? "vLLM" : "EvalScope");
+    throw HelpShown{};
+  }
+  if (bench_serve || args[0] == "perf") {
+    std::fprintf(stderr, "tokenbench: %s (%s) is tokenbench run, which takes its flags\n",
+                 bench_serve ? "bench serve" : "perf", bench_serve ? "vLLM" : "EvalScope");
+    args.erase(args.begin(), args.begin() + (bench_serve ? 2 : 1));
+    const auto given = [&args](const char* flag) {
+      return std::any_of(args.begin(), args.end(), [flag](const std::string& a) {
+        return a == flag || a.rfind(std::string(flag) + "=", 0) == 0;
+      });
+    };
+    // vLLM's default --backend is vllm: its completions API, not tokenbench's default chat.
+    if (bench_serve && !given("--backend") && !given("--endpoint") && !given("--api")) {
+      args.insert(args.end(), {"--backend", "vllm"});
+      std::fprintf(stderr, "tokenbench: bench serve: no --backend is vLLM's default, vllm\n");
+    }
+    args.insert(args.begin(), "run");
+  }
+}
+
 // `run` and `search` take other tools' flag names (flag_aliases.h) and --config FILE
 // (config_file.h): both become tokenbench's own flags before CLI11 sees them. Every command's
 // flags are checked (check_flags). Returns the arguments after the program name, in CLI11's
@@ -74,6 +129,7 @@ void mask_api_key(int argc, char** argv) {
 std::vector<std::string> prepared_args(CLI::App& app, int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) return args;
+  peer_command(args);
   check_command(app, args[0]);
   CLI::App* sub = subcommand_named(app, args[0]);
   if (sub == nullptr) return {args.rbegin(), args.rend()};
@@ -133,6 +189,7 @@ int main(int argc, char** argv) {
   tokenbench::cli::add_tokenize_command(app, exit_code);
   tokenbench::cli::add_convert_command(app, exit_code);
   tokenbench::cli::add_history_command(app, exit_code);
+  tokenbench::cli::add_peer_commands(app);
   tokenbench::cli::add_completion_command(app, exit_code);  // after every other command
   tokenbench::cli::add_man_command(app, exit_code);
   tokenbench::cli::guard_number_flags(app);
@@ -146,6 +203,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? tokenbench::cli::kExitOk : tokenbench::cli::kExitUsage;
+  } catch (const HelpShown&) {
+    return tokenbench::cli::kExitOk;
   } catch (const tokenbench::cli::UsageError& e) {
     std::fprintf(stderr, "tokenbench: error: %s\n", e.what());
     return tokenbench::cli::kExitUsage;

@@ -40,7 +40,8 @@ struct ExperimentFlags {
   std::string weights = experiment::kDefaultWeights;
   // Server configurations and the hooks around levels
   ServeFlags serve;
-  int repeats = 1;  // runs of each measurement, with seeds seed, seed+1, ...
+  int repeats = 1;     // runs of each measurement, with seeds seed, seed+1, ...
+  int rate_sweep = 0;  // --rate-sweep N: GuideLLM's sweep of N levels; 0: none
 };
 
 // What a sweep (of levels, or of server configurations) checks, stops on and runs around each
@@ -231,8 +232,16 @@ int single_run(measure::Runner& runner, const core::RunConfig& c, const Experime
 
 int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags& f,
               const ExperimentFlags& x) {
-  const experiment::SweepOptions options = sweep_options(c, x, c.output_dir);
-  const auto levels = experiment::sweep_levels(f.concurrencies, f.rates);
+  experiment::SweepOptions options = sweep_options(c, x, c.output_dir);
+  auto levels = experiment::sweep_levels(f.concurrencies, f.rates);
+  if (x.rate_sweep > 0) {
+    // GuideLLM's sweep: the two extremes, then the rates between their throughputs.
+    const int cap = c.max_concurrency;
+    levels = experiment::rate_sweep_levels(cap);
+    options.more_levels = [n = x.rate_sweep, cap](const experiment::SweepResult& measured) {
+      return experiment::rate_sweep_between(measured, n, cap);
+    };
+  }
   const auto result = experiment::run_sweep(runner, c, levels, options);
   std::fputs(experiment::render_sweep(result, options).c_str(), stdout);
   if (isatty(STDOUT_FILENO) && result.points.size() > 1) {
@@ -364,6 +373,14 @@ int run_command(RunFlags& f, ExperimentFlags& x) {
       throw UsageError(
           "--repeats is for one target: repeat a multi-target run by running it again");
     }
+    if (x.rate_sweep != 0 &&
+        (x.rate_sweep < 2 || x.rate_sweep > 100 || f.concurrencies.size() > 1 ||
+         f.rates.size() > 1 || !std::isinf(c.request_rate) || !c.targets.empty())) {
+      throw UsageError(
+          "--rate-sweep N takes 2 to 100 levels and makes them itself (one request at a time, "
+          "every request at once, N - 2 rates between): leave out --request-rate and lists of "
+          "--max-concurrency, and --target");
+    }
     if (x.stop_on_slo_breach && c.slo.empty()) {
       throw UsageError("--stop-on-slo-breach needs at least one --slo");
     }
@@ -385,7 +402,7 @@ int run_command(RunFlags& f, ExperimentFlags& x) {
                       f.progress_interval_s, history_recorder(f)},
                      "", [&](measure::Runner& runner) {
                        if (!c.targets.empty()) return targets_run(runner, c, x);
-                       if (f.concurrencies.size() > 1 || f.rates.size() > 1)
+                       if (f.concurrencies.size() > 1 || f.rates.size() > 1 || x.rate_sweep > 0)
                          return sweep_run(runner, c, f, x);
                        return single_run(runner, c, x);
                      });
@@ -419,6 +436,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "Run each measurement (the run, each sweep level) N times with seeds SEED, "
                   "SEED+1, ...: figures become the runs' means with 95% t-intervals")
       ->capture_default_str();
+  cmd->add_option("--rate-sweep", x->rate_sweep,
+                  "A sweep of N levels as GuideLLM's: one request at a time, every request at "
+                  "once (at most --max-concurrency), then N-2 constant rates evenly between "
+                  "their request throughputs");
   cmd->add_option("--resume", x->resume,
                   "Continue an interrupted sweep in DIR, skipping its complete levels");
   // Targets

@@ -212,6 +212,25 @@ std::string sweep_to_csv(const SweepResult& result) {
   return out;
 }
 
+std::vector<SweepLevel> rate_sweep_levels(int concurrency) {
+  return {{1, INFINITY, "c1-rinf"}, {concurrency, INFINITY, fmt::format("c{}-rinf", concurrency)}};
+}
+
+std::vector<SweepLevel> rate_sweep_between(const SweepResult& measured, int n, int concurrency) {
+  std::vector<SweepLevel> out;
+  if (measured.points.size() < 2 || n <= 2) return out;
+  const double low = figure(measured.points[0].figures, "request_throughput");
+  const double high = figure(measured.points[1].figures, "request_throughput");
+  if (std::isnan(low) || std::isnan(high) || !(high > low)) return out;
+  // GuideLLM's numpy.linspace(low, high, n - 1)[1:]: n - 2 rates, the last one `high`.
+  for (int i = 1; i <= n - 2; ++i) {
+    const double rate = low + (high - low) * i / (n - 2);
+    const double rounded = std::round(rate * 1000) / 1000;
+    out.push_back({concurrency, rounded, fmt::format("c{}-r{}", concurrency, rate_text(rounded))});
+  }
+  return out;
+}
+
 bool client_bound(const SweepPoint& p) {
   const auto tb = p.summary.find("tokenbench");
   if (tb == p.summary.end() || !tb->is_object()) return false;
@@ -368,10 +387,12 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
       });
     }
   };
-  for (const SweepLevel& level : levels) {
-    const std::size_t index = static_cast<std::size_t>(&level - levels.data());
+  std::vector<SweepLevel> todo = levels;
+  bool extended = false;
+  for (std::size_t index = 0; index < todo.size(); ++index) {
+    const SweepLevel level = todo[index];
     runner.set_progress_label(fmt::format("{}level {}/{} ({})", options.progress_prefix, index + 1,
-                                          levels.size(), level.dir));
+                                          todo.size(), level.dir));
     SweepPoint point;
     point.level = level;
     core::RunConfig c = base;
@@ -444,8 +465,21 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
       if (!result.gone.empty()) result.stopped = "after level " + level.dir + ": " + result.gone;
     }
     save();
-    if (!result.stopped.empty() && &level != &levels.back()) break;
+    if (!result.stopped.empty() && index + 1 != todo.size()) break;
+    if (index + 1 == todo.size() && options.more_levels && !extended && result.stopped.empty()) {
+      extended = true;
+      for (auto& more : options.more_levels(result)) todo.push_back(std::move(more));
+    }
     result.stopped.clear();
+  }
+  if (extended) {
+    // Measured out of order (the extremes first): the curve goes by throughput.
+    std::stable_sort(result.points.begin(), result.points.end(),
+                     [](const SweepPoint& a, const SweepPoint& b) {
+                       const double x = figure(a.figures, "request_throughput");
+                       const double y = figure(b.figures, "request_throughput");
+                       return !std::isnan(x) && (std::isnan(y) || x < y);
+                     });
   }
   save();
   write_experiment_report_or_warn(base.output_dir);

@@ -30,6 +30,8 @@ struct SweepLevel {
 /// names what varies: c<N>, r<R>, or c<N>-r<R> when both do.
 std::vector<SweepLevel> sweep_levels(std::vector<int> concurrencies, std::vector<double> rates);
 
+struct SweepResult;
+
 /// What a sweep checks and when it stops.
 struct SweepOptions {
   std::vector<SloExpr> slos;    ///< --slo: a level meets them all or not
@@ -56,6 +58,10 @@ struct SweepOptions {
   /// --repeats: each level measured this many times (experiment/repeats.h), its summary the
   /// runs' means with their intervals.
   int repeats = 1;
+  /// Asked once the given levels are measured, unless the sweep stopped: more levels to measure
+  /// after them (run --rate-sweep: constant rates between the first two levels' throughputs).
+  /// The points are then ordered by their request throughput, lowest first.
+  std::function<std::vector<SweepLevel>(const SweepResult&)> more_levels;
 };
 
 /// One level's outcome.
@@ -105,6 +111,13 @@ double best_value(const SweepPoint& p, bool by_goodput);
 /// The best level among the complete ones meeting every SLO: the most request goodput when
 /// `by_goodput`, else the most request throughput. nullopt when none qualifies.
 std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool by_goodput);
+
+/// run --rate-sweep N (GuideLLM's sweep): one request at a time (c1), then every request at once
+/// (at most `concurrency` in flight; 0: no limit), then, once both are measured, N - 2 constant
+/// rates evenly between their request throughputs (more_levels). Directories c1-rinf,
+/// cN-rinf and cN-rR.
+std::vector<SweepLevel> rate_sweep_levels(int concurrency);
+std::vector<SweepLevel> rate_sweep_between(const SweepResult& measured, int n, int concurrency);
 
 /// The level's verdict (its summary.json's tokenbench.verdict) was client-bound.
 bool client_bound(const SweepPoint& p);

@@ -1,0 +1,245 @@
+// End to end: a peer's whole command line as a way in (docs/CLI.md, "A peer's whole command
+// line"). AIPerf's and GuideLLM's commands, copied from their READMEs and docs, run against
+// serve-sim as the workload the peer would send (API, lengths, concurrency or rate, count), or
+// are refused with the reason; `bench serve` and `perf` are `run` with vLLM's and EvalScope's
+// flags; docs/CLI.md's tables are the ones the translation reads.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `verb` and the peer's arguments, with the results in `dir` and no history.
+ProcessResult peer(const std::string& verb, std::vector<std::string> args, const std::string& dir) {
+  std::vector<std::string> all{TOKENBENCH_BINARY, verb};
+  all.insert(all.end(), args.begin(), args.end());
+  if (!dir.empty()) all.insert(all.end(), {"--output-dir", dir, "--gpu-metrics", "off"});
+  return run_process(all, std::chrono::seconds(90));
+}
+
+const nlohmann::json& config_of(const nlohmann::json& summary) {
+  return summary["tokenbench"]["config"];
+}
+
+// AIPerf's README quick start (ai-dynamo/aiperf@db4f6397, README.md "Basic Usage"), the server's
+// URL in place of localhost:8000: AIPerf's defaults become explicit (10 requests, one at a time,
+// 550-token prompts), and the requests are streamed chat requests.
+TEST(PeerCommands, AiperfQuickStartRunsWithAiperfsDefaults) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("aiperf_quickstart");
+  const auto r = peer(
+      "profile",
+      {"--model", "sim-model", "--url", sim.url(), "--endpoint-type", "chat", "--streaming"}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("tokenbench: profile: --endpoint-type chat (AIPerf / GenAI-Perf) is --api "
+                       "openai-chat"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("no --request-count (AIPerf / GenAI-Perf) is --num-prompts 10"),
+            std::string::npos);
+  const auto summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["completed"], 10);
+  EXPECT_EQ(summary["max_concurrency"], 1) << summary.dump().substr(0, 400);
+  EXPECT_EQ(config_of(summary)["api"], "openai-chat");
+  EXPECT_EQ(config_of(summary)["stream"], true);
+  EXPECT_EQ(config_of(summary)["input_len"], 550);
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
+    if (rec["phase"] != "measure") continue;
+    EXPECT_TRUE(rec["streamed"].get<bool>());
+    EXPECT_GE(rec["prompt_tokens"].get<int>(), 550);  // the server's count, its template included
+  }
+}
+
+// The issue's AIPerf command and README's "Custom Configuration" shape: concurrency, count and
+// lengths as given; without ignore_eos the model may stop early, as AIPerf asks only max_tokens.
+TEST(PeerCommands, AiperfConcurrencyCountAndLengths) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("aiperf_custom");
+  const auto r = peer("profile",
+                      {"-m", "sim-model", "-u", sim.url().substr(7), "--endpoint-type", "chat",
+                       "--streaming", "--concurrency", "4", "--request-count", "20",
+                       "--synthetic-input-tokens-mean", "64", "--output-tokens-mean", "16"},
+                      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["completed"], 20);
+  EXPECT_EQ(config_of(summary)["max_concurrency"], 4);
+  EXPECT_EQ(config_of(summary)["input_len"], 64);
+  EXPECT_EQ(config_of(summary)["output_len"], 16);
+  EXPECT_EQ(config_of(summary)["ignore_eos"], false);
+  EXPECT_LE(summary["tokenbench"]["max_concurrency_observed"].get<int>(), 4);
+}
+
+// docs/tutorials/goodput.md: AIPerf's goodput SLOs become tokenbench's; without --streaming the
+// requests are whole replies, as AIPerf sends them; --extra-inputs land in the body.
+TEST(PeerCommands, AiperfGoodputNonStreamedAndExtraInputs) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("aiperf_goodput");
+  auto r = peer(
+      "profile",
+      {"-m", "sim-model", "--endpoint-type", "chat", "--streaming", "--url", sim.url(),
+       "--request-count", "8", "--goodput", "time_to_first_token:100 inter_token_latency:3.40"},
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("is --goodput ttft:100 tpot:3.40"), std::string::npos) << r.err;
+  EXPECT_GT(read_json(dir + "/summary.json")["request_goodput"].get<double>(), 0);
+
+  const std::string whole = make_temp_dir("aiperf_whole");
+  r = peer("profile",
+           {"-m", "sim-model", "--url", sim.url(), "--request-count", "4", "--output-tokens-mean",
+            "8", "--extra-inputs", "ignore_eos:true", "--extra-inputs", "temperature:0.5"},
+           whole);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no --streaming (AIPerf / GenAI-Perf) is --no-stream"), std::string::npos);
+  const auto summary = read_json(whole + "/summary.json");
+  EXPECT_EQ(config_of(summary)["stream"], false);
+  EXPECT_EQ(config_of(summary)["ignore_eos"], true);  // ignore_eos:true keeps the length exact
+  EXPECT_NE(slurp(whole + "/config.yaml").find("temperature"), std::string::npos);
+  for (const auto& rec : read_records(whole + "/requests.jsonl")) {
+    EXPECT_FALSE(rec["streamed"].get<bool>()) << rec.dump();
+  }
+}
+
+// What AIPerf asks that tokenbench cannot honour ends the command with the reason, exit 1.
+TEST(PeerCommands, AiperfRefusalsSayWhy) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-m", "m", "--endpoint-type", "generate"},
+       "--endpoint-type generate (AIPerf / "
+       "GenAI-Perf) is refused: tokenbench speaks"},
+      {{"-m", "a,b"}, "one model per run here"},
+      {{"-m", "m", "--fixed-schedule", "--input-file", "t.jsonl"}, "--fixed-schedule"},
+      {{"-m", "m", "--request-count", "5", "--benchmark-duration", "10"},
+       "AIPerf refuses the two together"},
+      {{"-m", "m", "--goodput", "output_token_throughput_per_user:600"}, "goodput here is"},
+      {{"-m", "m", "--input-file", "inputs.jsonl"}, "jq -c '{prompt: .text}'"},
+  };
+  for (const auto& [args, why] : cases) {
+    const auto r = peer("profile", args, "");
+    EXPECT_EQ(r.exit_code, 1) << args.back();
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+  }
+}
+
+// GuideLLM's benchmark with its rates as levels (a tokenbench sweep), its synthetic data, its
+// warmup share and output path; its default sweep is refused with what to give instead.
+TEST(PeerCommands, GuidellmConstantRatesAndSyntheticData) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string root = make_temp_dir("guidellm");
+  const auto r = run_process({TOKENBENCH_BINARY,  "benchmark",
+                              "--target",         sim.url(),
+                              "--model",          "sim-model",
+                              "--rate-type",      "constant",
+                              "--rate",           "20,40",
+                              "--max-requests",   "12",
+                              "--data",           "prompt_tokens=32,output_tokens=8",
+                              "--warmup-percent", "0.1",
+                              "--output-path",    root + "/benchmarks.json",
+                              "--gpu-metrics",    "off"},
+                             std::chrono::seconds(90));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto sweep = read_json(root + "/sweep.json");
+  ASSERT_EQ(sweep["levels"].size(), 2u);
+  for (const auto& level : sweep["levels"]) {
+    // 12 requests a level, the first 10 % of its measure phase left out (--drop-first).
+    EXPECT_EQ(level["tokenbench"]["config"]["num_prompts"], 12);
+    EXPECT_GE(level["completed"].get<int>(), 9);
+    EXPECT_LE(level["completed"].get<int>(), 12);
+    EXPECT_EQ(level["tokenbench"]["config"]["arrival"], "constant");
+    EXPECT_EQ(level["tokenbench"]["config"]["input_len"], 32);
+    EXPECT_EQ(level["tokenbench"]["config"]["output_len"], 8);
+  }
+  EXPECT_EQ(sweep["levels"][1]["request_rate"], 40);
+  EXPECT_NE(r.err.find("--warmup-percent 0.1 (GuideLLM) is --drop-first 10"), std::string::npos);
+
+  // GuideLLM's README quick start (vllm-project/guidellm v0.3.1 README.md: --rate-type sweep
+  // --max-seconds 30 --data prompt_tokens=256,output_tokens=128), shortened to 1 s a level and 4
+  // levels: one request at a time, every request at once, then 2 constant rates between.
+  const std::string quick = make_temp_dir("guidellm_sweep");
+  const auto swept = run_process(
+      {TOKENBENCH_BINARY, "benchmark", "--target", sim.url(), "--rate-type", "sweep", "--rate", "4",
+       "--max-seconds", "1", "--data", "prompt_tokens=256,output_tokens=128", "--output-path",
+       quick, "--gpu-metrics", "off"},
+      std::chrono::seconds(90));
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  EXPECT_NE(swept.err.find("is --rate-sweep 4 --max-concurrency 512 --arrival constant"),
+            std::string::npos)
+      << swept.err;
+  const auto levels = read_json(quick + "/sweep.json")["levels"];
+  ASSERT_EQ(levels.size(), 4u);
+  // Ordered by throughput: synchronous first, every request at once last, the rates between.
+  EXPECT_EQ(levels[0]["dir"], "c1-rinf");
+  EXPECT_EQ(levels[3]["dir"], "c512-rinf");
+  const double low = levels[0]["request_throughput"];
+  const double high = levels[3]["request_throughput"];
+  for (int i : {1, 2}) {
+    const double rate = levels[i]["request_rate"];
+    EXPECT_GT(rate, low);
+    EXPECT_LE(rate, high * 1.01);
+    EXPECT_EQ(levels[i]["tokenbench"]["config"]["arrival"], "constant");
+    EXPECT_EQ(levels[i]["tokenbench"]["config"]["input_len"], 256);
+  }
+  const auto bad = run_process({TOKENBENCH_BINARY, "benchmark", "--target", sim.url(),
+                                "--rate-type", "sweep", "--rate", "1"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("a sweep's --rate is its number of levels, 2 or more"), std::string::npos)
+      << bad.err;
+}
+
+// `bench serve` is vLLM's run (its default backend: completions); `perf` EvalScope's.
+TEST(PeerCommands, BenchServeAndPerfAreRun) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string vllm = make_temp_dir("bench_serve");
+  auto r = peer("bench",
+                {"serve", "--base-url", sim.url(), "--model", "sim-model", "--num-prompts", "4",
+                 "--random-input-len", "16", "--random-output-len", "4"},
+                vllm);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no --backend is vLLM's default, vllm"), std::string::npos) << r.err;
+  EXPECT_EQ(config_of(read_json(vllm + "/summary.json"))["endpoint"], "/v1/completions");
+  const std::string evalscope = make_temp_dir("perf");
+  r = peer("perf",
+           {"--url", sim.url() + "/v1/chat/completions", "--parallel", "2", "--number", "4",
+            "--api", "openai", "--max-tokens", "4", "--model", "sim-model"},
+           evalscope);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(evalscope + "/summary.json")["completed"], 4);
+}
+
+// `tokenbench profile --help` prints the table; docs/CLI.md holds what `peer-tables` prints.
+TEST(PeerCommands, HelpAndTheDocsTablesComeFromTheRows) {
+  const auto help = run_process({TOKENBENCH_BINARY, "profile", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--request-count, --num-requests"), std::string::npos) << help.out;
+  const auto tables = run_process({TOKENBENCH_BINARY, "peer-tables"});
+  ASSERT_EQ(tables.exit_code, 0);
+  const std::string docs = slurp(std::string(TOKENBENCH_SOURCE_DIR) + "/docs/CLI.md");
+  const std::string begin =
+      "<!-- peer-tables: generated by `tokenbench peer-tables`; do not edit "
+      "by hand -->\n";
+  const auto from = docs.find(begin);
+  const auto to = docs.find("<!-- peer-tables: end -->");
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  std::string generated = tables.out;
+  while (!generated.empty() && generated.back() == '\n') generated.pop_back();
+  EXPECT_EQ(docs.substr(from + begin.size(), to - from - begin.size()), generated + "\n")
+      << "regenerate docs/CLI.md's block with `tokenbench peer-tables`";
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
