@@ -278,7 +278,8 @@ TEST(EndToEndAliases, UnknownFlagsSayWhatTheyAreInOneLine) {
             "--append-result (vLLM) is not supported: every run writes its own results"},
            {{"run", "--serve-params", "params.json"},
             "--serve-params (vLLM bench sweep) is --serve-param NAME=V1,V2 per parameter"},
-           {{"run", "--num-concurrent-requests", "4"},
+           // run translates LLMPerf's flags (peer_commands_test.cpp); search says what they are.
+           {{"search", "--num-concurrent-requests", "4"},
             "--num-concurrent-requests (LLMPerf) is --max-concurrency N"},
            {{"run", "--rate-type", "constant", "--rate", "4"},
             "--rate-type (GuideLLM) is: synchronous --max-concurrency 1;"},

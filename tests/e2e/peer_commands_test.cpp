@@ -220,6 +220,62 @@ TEST(PeerCommands, BenchServeAndPerfAreRun) {
   EXPECT_EQ(read_json(evalscope + "/summary.json")["completed"], 4);
 }
 
+// LLMPerf's README command (ray-project/llmperf@f1d6bed4 README.md, "OpenAI Compatible APIs") on
+// run: its server from $OPENAI_API_BASE, its key from $OPENAI_API_KEY (never written), its
+// lengths as normals with max_tokens only, its count and concurrency.
+TEST(PeerCommands, LlmperfFlagsOnRun) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("llmperf");
+  const auto r =
+      run_process({TOKENBENCH_BINARY,
+                   "run",
+                   "--model",
+                   "sim-model",
+                   "--mean-input-tokens",
+                   "550",
+                   "--stddev-input-tokens",
+                   "150",
+                   "--mean-output-tokens",
+                   "150",
+                   "--stddev-output-tokens",
+                   "10",
+                   "--max-num-completed-requests",
+                   "2",
+                   "--timeout",
+                   "600",
+                   "--num-concurrent-requests",
+                   "1",
+                   "--results-dir",
+                   dir,
+                   "--llm-api",
+                   "openai",
+                   "--additional-sampling-params",
+                   "{}",
+                   "--gpu-metrics",
+                   "off"},
+                  std::chrono::seconds(60),
+                  {{"OPENAI_API_BASE", sim.url() + "/v1"}, {"OPENAI_API_KEY", "secret_abcdefg"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--timeout 600 (LLMPerf) is --duration 600"), std::string::npos) << r.err;
+  const auto summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["completed"], 2);
+  EXPECT_EQ(config_of(summary)["max_concurrency"], 1);
+  EXPECT_EQ(config_of(summary)["ignore_eos"], false);
+  EXPECT_EQ(config_of(summary)["api"], "openai-chat");
+  for (const char* file : {"/summary.json", "/config.yaml", "/requests.jsonl", "/report.html"}) {
+    EXPECT_EQ(slurp(dir + file).find("secret_abcdefg"), std::string::npos) << file;
+  }
+  EXPECT_EQ(r.err.find("secret_abcdefg"), std::string::npos);
+  // Without $OPENAI_API_BASE nor --base-url there is no server: one line says so.
+  const auto none = run_process({TOKENBENCH_BINARY, "run", "--num-concurrent-requests", "1"},
+                                std::chrono::seconds(30), {{"OPENAI_API_BASE", ""}});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("$OPENAI_API_BASE, which is not set"), std::string::npos) << none.err;
+  const auto other = run_process({TOKENBENCH_BINARY, "run", "--llm-api", "litellm"});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("--llm-api litellm (LLMPerf) is refused"), std::string::npos);
+}
+
 // `tokenbench profile --help` prints the table; docs/CLI.md holds what `peer-tables` prints.
 TEST(PeerCommands, HelpAndTheDocsTablesComeFromTheRows) {
   const auto help = run_process({TOKENBENCH_BINARY, "profile", "--help"});

@@ -98,19 +98,6 @@ constexpr const char* kEvalScopeOnly[] = {
 // EvalScope's default --max-prompt-length: the upper bound of its random prompts' lengths.
 constexpr const char* kEvalScopeMaxPrompt = "131072";
 
-std::optional<double> as_number(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double d = std::stod(text, &used);
-    if (used == text.size()) return d;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
-// "-1" is EvalScope's --rate value, not a flag.
-bool is_flag(const std::string& a) { return a.size() > 1 && a[0] == '-' && !as_number(a); }
-
 const Rename* rename_of(const std::string& name) {
   for (const auto& r : kRenames) {
     if (name == r.alias) return &r;
@@ -506,6 +493,19 @@ class Rewriter {
 };
 
 }  // namespace
+
+std::optional<double> as_number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(text, &used);
+    if (used == text.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// "-1" is EvalScope's --rate value, not a flag.
+bool is_flag(const std::string& a) { return a.size() > 1 && a[0] == '-' && !as_number(a); }
 
 Rewritten rewrite_aliases(const std::vector<std::string>& args) { return Rewriter(args).run(); }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct Rewritten {
 /// that would change what is measured, is refused, never reinterpreted: throws UsageError with
 /// one line saying why and what to use. Flags it does not know pass unchanged.
 Rewritten rewrite_aliases(const std::vector<std::string>& args);
+
+/// `text`, whole, as a number ("-1", "0.5"); nullopt when it is not one.
+std::optional<double> as_number(const std::string& text);
+
+/// An argument that is a flag ("--rate", "-m"), not a value: a negative number is a value.
+bool is_flag(const std::string& arg);
 
 /// Every flag name rewrite_aliases takes ("--random-input-len", ...), for suggestions.
 std::vector<std::string> alias_names();

@@ -135,12 +135,20 @@ std::vector<std::string> prepared_args(CLI::App& app, int argc, char** argv) {
   if (sub == nullptr) return {args.rbegin(), args.rend()};
   std::vector<std::string> rest(args.begin() + 1, args.end());
   std::vector<std::string> notes;
+  if (args[0] == "run") {
+    // LLMPerf's flags on run: translated by its table first (peer_verbs.h).
+    if (const auto* peer = tokenbench::cli::peer_on_run(rest)) {
+      tokenbench::cli::Rewritten t = tokenbench::cli::translate_peer(*peer, rest);
+      for (const auto& n : t.notes) notes.push_back(n);
+      rest = std::move(t.args);
+    }
+  }
   if (args[0] == "run" || args[0] == "search") {
     tokenbench::cli::Rewritten rewritten = tokenbench::cli::rewrite_aliases(rest);
     if (!rewritten.api_key.empty()) {
       setenv(tokenbench::cli::kGivenKeyEnv, rewritten.api_key.c_str(), 1);
     }
-    notes = std::move(rewritten.notes);
+    notes.insert(notes.end(), rewritten.notes.begin(), rewritten.notes.end());
     rest = tokenbench::cli::expand_config(
         rewritten.args,
         [sub](const std::string& flag) { return sub->get_option_no_throw(flag) != nullptr; },

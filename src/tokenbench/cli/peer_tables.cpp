@@ -124,6 +124,29 @@ constexpr PeerFlag kGuidellm[] = {
      "tokenbench's live view shows at a terminal only"},
 };
 
+// Ray LLMPerf's `token_benchmark_ray.py`, whose flags `run` takes (peer_on_run): always streamed
+// chat, max_tokens only, its base URL in $OPENAI_API_BASE and its key in $OPENAI_API_KEY.
+constexpr PeerFlag kLlmperf[] = {
+    {"--mean-input-tokens", kOne, kRule, "--input-len", "without it, LLMPerf's default 550"},
+    {"--stddev-input-tokens", kOne, kRule, "--input-dist normal:MEAN,STDDEV",
+     "without it, LLMPerf's default 150"},
+    {"--mean-output-tokens", kOne, kRule, "--output-len N --no-ignore-eos",
+     "LLMPerf asks max_tokens only (the model may stop early); without it, its default 150"},
+    {"--stddev-output-tokens", kOne, kRule, "--output-dist normal:MEAN,STDDEV",
+     "without it, LLMPerf's default 80"},
+    {"--num-concurrent-requests", kOne, kRename, "--max-concurrency",
+     "without it, LLMPerf's default 10"},
+    {"--max-num-completed-requests", kOne, kRename, "--num-prompts",
+     "without it, LLMPerf's default 10"},
+    {"--timeout", kOne, kRename, "--duration",
+     "LLMPerf's limit on the whole run (default 90 s), not tokenbench's per-request --timeout"},
+    {"--additional-sampling-params", kOne, kRule, "--extra-body JSON", "'{}' adds nothing"},
+    {"--results-dir", kOne, kRename, "--output-dir", ""},
+    {"--llm-api", kOne, kRule, "openai: an OpenAI-compatible chat server",
+     "anthropic, litellm, sagemaker and vertexai are refused"},
+    {"--metadata", kOne, kRule, "--label KEY=VALUE for each pair", ""},
+};
+
 constexpr PeerCli kPeers[] = {
     {"profile", "AIPerf / GenAI-Perf", "aiperf profile",
      "ai-dynamo/aiperf at db4f6397 (aiperf/common/config/*_config.py) and GenAI-Perf's "
@@ -134,6 +157,10 @@ constexpr PeerCli kPeers[] = {
      "vllm-project/guidellm v0.3.1 (121dcdc4, src/guidellm/__main__.py); `guidellm benchmark` "
      "was renamed `guidellm run` in v0.7.0",
      kGuidellm},
+    {"run", "LLMPerf", "python token_benchmark_ray.py",
+     "ray-project/llmperf at f1d6bed4 (token_benchmark_ray.py); $OPENAI_API_BASE is --base-url "
+     "and $OPENAI_API_KEY the key (--api-key-env OPENAI_API_KEY) when --base-url is not given",
+     kLlmperf},
 };
 
 // Each ", "-separated spelling of `names`.
@@ -159,7 +186,20 @@ std::span<const PeerCli> peer_clis() { return kPeers; }
 
 const PeerCli* peer_cli(std::string_view verb) {
   for (const auto& p : kPeers) {
-    if (p.verb == verb) return &p;
+    if (p.verb == verb && verb != "run") return &p;
+  }
+  return nullptr;
+}
+
+const PeerCli* peer_on_run(const std::vector<std::string>& args) {
+  const PeerCli& llmperf = kPeers[2];
+  for (const auto& a : args) {
+    const std::string name = a.substr(0, a.find('='));
+    // --timeout is tokenbench's too, and --metadata vLLM's: LLMPerf's line is known by its
+    // other flags.
+    if (name != "--timeout" && name != "--metadata" && peer_flag(llmperf, name) != nullptr) {
+      return &llmperf;
+    }
   }
   return nullptr;
 }
@@ -176,8 +216,11 @@ const PeerFlag* peer_flag(const PeerCli& peer, std::string_view flag) {
 std::string peer_tables_markdown() {
   std::string out;
   for (const auto& p : kPeers) {
-    out += fmt::format("#### `tokenbench {}`: {} (`{}`)\n\nRead from {}.\n\n", p.verb, p.tool,
-                       p.command, p.source);
+    out += p.verb == "run"
+               ? fmt::format("#### `tokenbench run` with {}'s flags (`{}`)\n\nRead from {}.\n\n",
+                             p.tool, p.command, p.source)
+               : fmt::format("#### `tokenbench {}`: {} (`{}`)\n\nRead from {}.\n\n", p.verb, p.tool,
+                             p.command, p.source);
     out += "| flag | here | note |\n|---|---|---|\n";
     for (const auto& f : p.flags) {
       std::string names;
@@ -197,6 +240,7 @@ std::string peer_tables_markdown() {
 
 void add_peer_commands(CLI::App& app) {
   for (const auto& p : kPeers) {
+    if (p.verb == "run") continue;  // run's own flags; main() translates LLMPerf's
     CLI::App* cmd =
         app.add_subcommand(std::string(p.verb),
                            fmt::format("{}'s `{}` command line, translated into a run (tokenbench "

@@ -56,6 +56,9 @@ std::span<const PeerCli> peer_clis();
 /// The peer command `verb` names ("profile", "benchmark"), or null.
 const PeerCli* peer_cli(std::string_view verb);
 
+/// The peer whose flags `run`'s arguments carry (LLMPerf's), or null.
+const PeerCli* peer_on_run(const std::vector<std::string>& args);
+
 /// The row of `flag` ("--model", "-m") in `peer`'s table, or null.
 const PeerFlag* peer_flag(const PeerCli& peer, std::string_view flag);
 
