@@ -276,6 +276,44 @@ TEST(PeerCommands, LlmperfFlagsOnRun) {
   EXPECT_NE(other.err.find("--llm-api litellm (LLMPerf) is refused"), std::string::npos);
 }
 
+// inference-perf's YAML (kubernetes-sigs/inference-perf@7de5ef2e, examples/vllm/
+// config-random.yml, its server and rate changed) as run --config: the load stages as rates with
+// their duration, the API, the server and the lengths; a key in the file is refused.
+TEST(PeerCommands, InferencePerfConfigRuns) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string dir = make_temp_dir("inference_perf");
+  const std::string config = dir + "-config.yml";
+  std::ofstream(config) << "load:\n  type: constant\n  stages:\n  - rate: 8\n    duration: 1\n"
+                           "  - rate: 16\n    duration: 1\napi:\n  type: completion\n"
+                           "server:\n  type: vllm\n  model_name: sim-model\n  base_url: "
+                        << sim.url()
+                        << "\n  ignore_eos: true\ndata:\n  type: random\n"
+                           "  input_distribution:\n    min: 10\n    max: 100\n    mean: 50\n"
+                           "    std_dev: 10\n  output_distribution:\n    mean: 8\n";
+  const auto r = run_process(
+      {TOKENBENCH_BINARY, "run", "--config", config, "--output-dir", dir, "--gpu-metrics", "off"},
+      std::chrono::seconds(60));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("inference-perf's load.stages' rates is --request-rate 8,16"),
+            std::string::npos)
+      << r.err;
+  const auto levels = read_json(dir + "/sweep.json")["levels"];
+  ASSERT_EQ(levels.size(), 2u);
+  const auto& c = levels[1]["tokenbench"]["config"];
+  EXPECT_EQ(levels[1]["request_rate"], 16);
+  EXPECT_EQ(c["arrival"], "constant");
+  EXPECT_EQ(c["duration_s"], 1);
+  EXPECT_EQ(c["api"], "openai");
+  EXPECT_EQ(c["stream"], false);  // inference-perf's api.streaming defaults to false
+  EXPECT_EQ(c["ignore_eos"], true);
+  EXPECT_EQ(c["output_len"], 8);
+  std::ofstream(config) << "server:\n  base_url: http://x\n  api_key: sk-in-a-file\n";
+  const auto key = run_process({TOKENBENCH_BINARY, "run", "--config", config});
+  EXPECT_EQ(key.exit_code, 1);
+  EXPECT_NE(key.err.find("server.api_key is a secret in a file"), std::string::npos) << key.err;
+  EXPECT_EQ(key.err.find("sk-in-a-file"), std::string::npos);
+}
+
 // `tokenbench profile --help` prints the table; docs/CLI.md holds what `peer-tables` prints.
 TEST(PeerCommands, HelpAndTheDocsTablesComeFromTheRows) {
   const auto help = run_process({TOKENBENCH_BINARY, "profile", "--help"});

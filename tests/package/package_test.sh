@@ -43,10 +43,10 @@ info=$(dpkg-deb -I "$deb")
 echo "$info" | sed -n '/^ [A-Z][A-Za-z-]*: /,$p'
 for field in "Package: tokenbench" "Version: $version" "Architecture: $(dpkg --print-architecture)" \
   "Maintainer: " "Section: " "Description: " "Depends: .*libc6"; do
-  echo "$info" | grep -q "^ $field" || fail "dpkg-deb -I: no '$field'"
+  grep -q "^ $field" <<<"$info" || fail "dpkg-deb -I: no '$field'"
 done
 contents=$(dpkg-deb -c "$deb")
-if echo "$contents" | grep -q '\.debug/'; then fail "the package holds the split debug file"; fi
+if grep -q '\.debug/' <<<"$contents"; then fail "the package holds the split debug file"; fi
 
 root="$scratch/root"
 mkdir -p "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/info"
@@ -93,8 +93,10 @@ grep -q '"completed": 4' "$scratch/results/summary.json" || fail "summary.json: 
 if command -v man >/dev/null 2>&1; then
   page=$(MANWIDTH=100 man -l "$root/usr/share/man/man1/tokenbench.1.gz" 2>"$scratch/man.err")
   [ ! -s "$scratch/man.err" ] || { cat "$scratch/man.err" >&2; fail "man -l warned"; }
-  echo "$page" | grep -q "tokenbench serve-sim" || fail "man -l: no serve-sim section"
-  echo "$page" | grep -q -- "--max-concurrency" || fail "man -l: no --max-concurrency"
+  # A here-string, not a pipe: grep -q stops at its match, and a writer into a closed pipe would
+  # fail the pipeline under pipefail once the page outgrows the pipe's buffer.
+  grep -q "tokenbench serve-sim" <<<"$page" || fail "man -l: no serve-sim section"
+  grep -q -- "--max-concurrency" <<<"$page" || fail "man -l: no --max-concurrency"
 fi
 
 # bash: the installed script completes a command, a flag and an enum's values.
@@ -110,11 +112,11 @@ completions=$(bash -c '
     echo "${line% }: ${COMPREPLY[*]}"
   done' _ "$root/usr/share/bash-completion/completions/tokenbench")
 echo "$completions"
-echo "$completions" | grep -q "^complete .*-F _tokenbench tokenbench" || fail "complete -p"
-echo "$completions" | grep -q "^tokenbench se: search serve-sim$" || fail "bash: commands"
-echo "$completions" | grep -q "^tokenbench run --max-con: --max-concurrency$" || fail "bash: flags"
-echo "$completions" | grep -q "^tokenbench run --api: .*openai-chat" || fail "bash: --api values"
-echo "$completions" | grep -q "^tokenbench report --as: .*vllm.*prometheus" || fail "bash: --as"
+grep -q "^complete .*-F _tokenbench tokenbench" <<<"$completions" || fail "complete -p"
+grep -q "^tokenbench se: search serve-sim$" <<<"$completions" || fail "bash: commands"
+grep -q "^tokenbench run --max-con: --max-concurrency$" <<<"$completions" || fail "bash: flags"
+grep -q "^tokenbench run --api: .*openai-chat" <<<"$completions" || fail "bash: --api values"
+grep -q "^tokenbench report --as: .*vllm.*prometheus" <<<"$completions" || fail "bash: --as"
 if command -v zsh >/dev/null 2>&1; then
   zsh -n "$root/usr/share/zsh/vendor-completions/_tokenbench" || fail "zsh -n"
 else

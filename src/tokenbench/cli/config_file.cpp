@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "tokenbench/cli/inference_perf_config.h"
 #include "tokenbench/cli/run_flags.h"
 #include "tokenbench/core/run_options.h"
 #include "tokenbench/records/results_dir.h"
@@ -258,7 +259,9 @@ std::vector<std::string> expand_config(const std::vector<std::string>& args,
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("--config {}: {}", path, e.what()));
   }
-  std::vector<std::string> from_file = Expander(path, known_flag, notes).expand(root);
+  std::vector<std::string> from_file = is_inference_perf_config(root)
+                                           ? inference_perf_args(root, path, notes)
+                                           : Expander(path, known_flag, notes).expand(root);
   // A flag on the command line replaces every value the file gave it.
   std::set<std::string> given;
   for (const auto& a : rest) {

@@ -1,0 +1,193 @@
+#include "tokenbench/cli/inference_perf_config.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+#include "tokenbench/cli/run_flags.h"
+
+namespace tokenbench::cli {
+namespace {
+
+// inference-perf's config (kubernetes-sigs/inference-perf at 7de5ef2e, docs/config.md) as
+// tokenbench flags, section by section; what does not map is refused with the reason.
+class InferencePerf {
+ public:
+  InferencePerf(const std::string& path, std::vector<std::string>& notes)
+      : path_(path), notes_(notes) {}
+
+  std::vector<std::string> translate(const YAML::Node& root) {
+    for (const auto& item : root) {
+      const std::string key = item.first.as<std::string>();
+      if (key == "load") {
+        load(item.second);
+      } else if (key == "api") {
+        api(item.second);
+      } else if (key == "server") {
+        server(item.second);
+      } else if (key == "data") {
+        data(item.second);
+      } else if (key == "tokenizer") {
+        if (const auto t = item.second["pretrained_model_name_or_path"]) {
+          emit("--tokenizer", t.as<std::string>(), "tokenizer.pretrained_model_name_or_path");
+        }
+      } else if (key == "metrics" || key == "report" || key == "storage") {
+        note(key,
+             "not read: tokenbench scrapes the server's /metrics and writes its own "
+             "results directory");
+      } else {
+        fail(key, "is not an inference-perf section tokenbench reads");
+      }
+    }
+    if (!streaming_) {
+      out_.push_back("--no-stream");
+      note("api.streaming", "false (inference-perf's default): --no-stream");
+    }
+    if (!ignore_eos_) {
+      out_.push_back("--no-ignore-eos");
+      note("server.ignore_eos", "false (inference-perf's default): --no-ignore-eos");
+    }
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& key, const std::string& why) const {
+    throw UsageError(fmt::format("--config {}: inference-perf's {} {}", path_, key, why));
+  }
+  void note(const std::string& key, const std::string& became) {
+    notes_.push_back(fmt::format("inference-perf's {} is {}", key, became));
+  }
+  void emit(const std::string& flag, const std::string& value, const std::string& key) {
+    out_.push_back(flag);
+    out_.push_back(value);
+    note(key, flag + " " + value);
+  }
+  static std::string text(const YAML::Node& n) { return n.as<std::string>(); }
+
+  void load(const YAML::Node& l) {
+    const std::string type = l["type"] ? text(l["type"]) : "constant";
+    if (l["sweep"]) fail("load.sweep", "finds its rates itself: use tokenbench search");
+    const YAML::Node stages = l["stages"];
+    if (!stages || !stages.IsSequence() || stages.size() == 0) {
+      fail("load.stages", "must list the stages");
+    }
+    std::string levels;
+    std::string each;
+    for (const auto& s : stages) {
+      const bool concurrent = type == "concurrent";
+      const YAML::Node level = s[concurrent ? "concurrency_level" : "rate"];
+      const YAML::Node amount = s[concurrent ? "num_requests" : "duration"];
+      if (!level || !amount) {
+        fail("load.stages",
+             concurrent ? "need concurrency_level and num_requests" : "need rate and duration");
+      }
+      levels += (levels.empty() ? "" : ",") + text(level);
+      if (!each.empty() && each != text(amount)) {
+        fail("load.stages",
+             "differ in their duration or count: tokenbench's levels share one "
+             "--duration or --num-prompts");
+      }
+      each = text(amount);
+    }
+    if (type == "constant" || type == "poisson") {
+      emit("--request-rate", levels, "load.stages' rates");
+      emit("--duration", each, "load.stages' duration");
+      emit("--arrival", type, "load.type");
+    } else if (type == "concurrent") {
+      emit("--max-concurrency", levels, "load.stages' concurrency_level");
+      emit("--num-prompts", each, "load.stages' num_requests");
+    } else {
+      fail("load.type " + type, "is not translated: constant, poisson and concurrent are");
+    }
+  }
+
+  void api(const YAML::Node& a) {
+    if (const auto t = a["type"]) {
+      const std::string type = text(t);
+      const std::string flag = type == "completion"           ? "openai"
+                               : type == "chat"               ? "openai-chat"
+                               : type == "anthropic_messages" ? "anthropic-messages"
+                                                              : "";
+      if (flag.empty()) fail("api.type " + type, "is not one of completion, chat");
+      emit("--api", flag, "api.type");
+    }
+    if (a["streaming"]) streaming_ = a["streaming"].as<bool>();
+    if (const auto h = a["headers"]; h && h.IsMap()) {
+      for (const auto& kv : h) {
+        out_.push_back("--header");
+        out_.push_back(text(kv.first) + ": " + text(kv.second));
+        note("api.headers." + text(kv.first), "--header");
+      }
+    }
+  }
+
+  void server(const YAML::Node& s) {
+    if (s["api_key"]) {
+      fail("server.api_key",
+           "is a secret in a file: put it in an environment variable and "
+           "give --api-key-env VAR");
+    }
+    if (s["type"] && text(s["type"]) == "mock") fail("server.type mock", "is not a server");
+    if (s["base_url"]) emit("--base-url", text(s["base_url"]), "server.base_url");
+    if (s["model_name"]) emit("--model", text(s["model_name"]), "server.model_name");
+    if (s["ignore_eos"]) ignore_eos_ = s["ignore_eos"].as<bool>();
+  }
+
+  // A length distribution: normal with a deviation, uniform between min and max, or the mean.
+  void lengths(const YAML::Node& d, const char* side, const std::string& key) {
+    if (!d) return;
+    const std::string flag = std::string("--") + side;
+    const double sd = d["std_dev"] ? d["std_dev"].as<double>() : 0;
+    if (d["mean"] && sd > 0) {
+      emit(flag + "-dist", fmt::format("normal:{},{}", text(d["mean"]), sd), key);
+      if (d["min"] || d["max"]) note(key + "'s min and max", "not applied (no clamp here)");
+    } else if (d["mean"]) {
+      emit(flag + "-len", text(d["mean"]), key);
+    } else if (d["min"] && d["max"]) {
+      emit(flag + "-dist", fmt::format("uniform:{},{}", text(d["min"]), text(d["max"])), key);
+    } else {
+      fail(key, "needs mean (with std_dev) or min and max");
+    }
+  }
+
+  void data(const YAML::Node& d) {
+    const std::string type = d["type"] ? text(d["type"]) : "random";
+    if (type == "random" || type == "synthetic") {
+      lengths(d["input_distribution"], "input", "data.input_distribution");
+      lengths(d["output_distribution"], "output", "data.output_distribution");
+    } else if (type == "shareGPT") {
+      if (!d["path"]) fail("data.type shareGPT", "needs data.path: tokenbench reads a local file");
+      emit("--dataset", "sharegpt", "data.type");
+      emit("--dataset-path", text(d["path"]), "data.path");
+    } else {
+      fail("data.type " + type, "is not translated: random, synthetic and shareGPT are");
+    }
+  }
+
+  const std::string& path_;
+  std::vector<std::string>& notes_;
+  std::vector<std::string> out_;
+  bool streaming_ = false;
+  bool ignore_eos_ = false;
+};
+
+}  // namespace
+
+bool is_inference_perf_config(const YAML::Node& root) {
+  if (!root.IsMap()) return false;
+  const YAML::Node load = root["load"];
+  return root["server"] || root["api"] || root["data"] || (load && load.IsMap() && load["stages"]);
+}
+
+std::vector<std::string> inference_perf_args(const YAML::Node& root, const std::string& path,
+                                             std::vector<std::string>& notes) {
+  try {
+    return InferencePerf(path, notes).translate(root);
+  } catch (const YAML::Exception& e) {
+    throw UsageError(fmt::format("--config {}: inference-perf's config: {} (line {})", path, e.msg,
+                                 e.mark.line + 1));
+  }
+}
+
+}  // namespace tokenbench::cli
