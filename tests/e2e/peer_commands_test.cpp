@@ -200,6 +200,61 @@ TEST(PeerCommands, GuidellmConstantRatesAndSyntheticData) {
       << bad.err;
 }
 
+// More of the peers' documented commands (the research's corpus): each runs as the peer would
+// send it, or is refused with its reason. Counts as given (aiperf docs/tutorial.md's 64 requests at
+// 32/s), GuideLLM's 1000 requests cut to 20 for the test's time.
+TEST(PeerCommands, DocumentedCommandsRunOrSayWhyNot) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
+  const std::string url = sim.url();
+  // ai-dynamo/aiperf docs/tutorial.md: a Poisson rate of 32/s for 64 requests.
+  std::string dir = make_temp_dir("aiperf_rate");
+  auto r = peer("profile",
+                {"--model", "sim-model", "--endpoint-type", "chat", "--endpoint",
+                 "/v1/chat/completions", "--streaming", "--request-rate", "32", "--request-count",
+                 "64", "--url", url.substr(7), "--output-tokens-mean", "8"},
+                dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["completed"], 64);
+  EXPECT_EQ(config_of(summary)["request_rate"], 32);
+  // Poisson arrivals: tokenbench's gamma of burstiness 1.
+  EXPECT_EQ(config_of(summary)["arrival"], "gamma");
+  EXPECT_EQ(config_of(summary)["burstiness"], 1);
+  // docs/tutorial.md's synthetic sessions and docs/tutorials/sequence-distributions.md's mixture
+  // are refused with what to use here.
+  r = peer("profile", {"--model", "m", "--url", url, "--conversation-num", "8"}, "");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("use tokenbench --multi-turn --turns N"), std::string::npos) << r.err;
+  r = peer("profile",
+           {"--model", "m", "--url", url, "--sequence-distribution",
+            "64|10,32|8:70;256|40,128|20:20;1024|100,512|50:10"},
+           "");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("lengths mix with --input-dist"), std::string::npos) << r.err;
+  // vllm-project/guidellm v0.3.1 docs/datasets.md: throughput with JSON synthetic data;
+  // docs/outputs.md's console switches beside a rate.
+  dir = make_temp_dir("guidellm_throughput");
+  r = peer("benchmark",
+           {"--target", url, "--rate-type", "throughput", "--max-requests", "20", "--data",
+            R"({"prompt_tokens": 256, "output_tokens": 128})", "--output-path", dir},
+           "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  summary = read_json(dir + "/summary.json");
+  EXPECT_EQ(summary["completed"], 20);
+  EXPECT_EQ(config_of(summary)["max_concurrency"], 512);
+  EXPECT_EQ(config_of(summary)["input_len"], 256);
+  EXPECT_EQ(config_of(summary)["output_len"], 128);
+  dir = make_temp_dir("guidellm_switches");
+  r = peer("benchmark",
+           {"--target", url, "--rate-type", "poisson", "--rate", "50", "--max-requests", "10",
+            "--data", "prompt_tokens=64,output_tokens=8", "--disable-progress",
+            "--display-scheduler-stats", "--output-path", dir + "/benchmarks.json"},
+           "");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(config_of(read_json(dir + "/summary.json"))["arrival"], "gamma");  // Poisson
+  EXPECT_EQ(config_of(read_json(dir + "/summary.json"))["burstiness"], 1);
+}
+
 // `bench serve` is vLLM's run (its default backend: completions); `perf` EvalScope's.
 TEST(PeerCommands, BenchServeAndPerfAreRun) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
