@@ -18,15 +18,12 @@
 namespace tokenbench::cli {
 namespace {
 
-// A peer's numbers are read as the aliases read them (flag_aliases.h).
-std::optional<double> number(const std::string& text) { return as_number(text); }
-
 // "256" stays an integer, "0.7" a number, "true"/"false" a boolean, anything else a string: the
 // types AIPerf gives --extra-inputs values.
 nlohmann::json typed(const std::string& v) {
   if (v == "true") return true;
   if (v == "false") return false;
-  if (const auto d = number(v)) {
+  if (const auto d = as_number(v)) {
     if (v.find_first_of(".eE") == std::string::npos) return static_cast<std::int64_t>(*d);
     return *d;
   }
@@ -149,7 +146,8 @@ class PeerTranslator {
       if (v != "poisson" && v != "constant") refuse(given, "its modes here: poisson, constant");
       arrival_ = v;
     } else if (flag == "--prompt-input-tokens-stddev" || flag == "--prompt-output-tokens-stddev") {
-      if (!number(v) || *number(v) < 0) refuse(given, "a standard deviation is a number >= 0");
+      if (!as_number(v) || *as_number(v) < 0)
+        refuse(given, "a standard deviation is a number >= 0");
       stddev_[flag] = v;
     } else if (flag == "--prompt-output-tokens-mean") {
       output_mean_ = v;
@@ -217,7 +215,8 @@ class PeerTranslator {
         if (item.empty()) continue;
         const auto colon = item.find(':');
         const auto it = kNames.find(item.substr(0, colon));
-        if (colon == std::string::npos || it == kNames.end() || !number(item.substr(colon + 1))) {
+        if (colon == std::string::npos || it == kNames.end() ||
+            !as_number(item.substr(colon + 1))) {
           refuse(given, "'" + item +
                             "': goodput here is time_to_first_token:MS, inter_token_latency:MS "
                             "or request_latency:MS");
@@ -289,7 +288,7 @@ class PeerTranslator {
     }
     // Input lengths: --synthetic-input-tokens-mean is a rename; its stddev makes a normal.
     if (const auto it = stddev_.find("--prompt-input-tokens-stddev");
-        it != stddev_.end() && *number(it->second) > 0) {
+        it != stddev_.end() && *as_number(it->second) > 0) {
       const std::string mean = input_mean();
       emit("--input-dist", "normal:" + mean + "," + it->second);
       note("--synthetic-input-tokens-stddev " + it->second,
@@ -298,7 +297,7 @@ class PeerTranslator {
     if (!output_mean_.empty()) {
       const bool exact = extra_.contains("ignore_eos") && extra_["ignore_eos"] == true;
       const auto sd = stddev_.find("--prompt-output-tokens-stddev");
-      if (sd != stddev_.end() && *number(sd->second) > 0) {
+      if (sd != stddev_.end() && *as_number(sd->second) > 0) {
         emit("--output-dist", "normal:" + output_mean_ + "," + sd->second);
       } else {
         emit("--output-len", output_mean_);
@@ -309,7 +308,7 @@ class PeerTranslator {
                (exact ? " (ignore_eos:true: exactly)"
                       : " --no-ignore-eos (the model may stop early)"));
     } else if (stddev_.contains("--prompt-output-tokens-stddev") &&
-               *number(stddev_["--prompt-output-tokens-stddev"]) > 0) {
+               *as_number(stddev_["--prompt-output-tokens-stddev"]) > 0) {
       refuse("--output-tokens-stddev", "it needs --output-tokens-mean");
     } else if (!has_own("--output-len") && !has_own("--output-dist")) {
       emit("--no-ignore-eos");
@@ -361,7 +360,7 @@ class PeerTranslator {
       note(given, "--label for each pair");
     } else {
       lengths_[flag] = v;  // the means and deviations, made whole in finish_llmperf
-      if (!number(v) || *number(v) < 0) refuse(given, "a length is a number >= 0");
+      if (!as_number(v) || *as_number(v) < 0) refuse(given, "a length is a number >= 0");
     }
   }
 
@@ -374,14 +373,14 @@ class PeerTranslator {
     };
     const std::string in_mean = input_mean();  // the flag, run's --input-len, or 550
     const std::string in_sd = length("--stddev-input-tokens", "150");
-    if (*number(in_sd) > 0) {
+    if (*as_number(in_sd) > 0) {
       emit("--input-dist", fmt::format("normal:{},{}", in_mean, in_sd));
     } else if (!has_own("--input-len")) {
       emit("--input-len", in_mean);
     }
     const std::string out_mean = length("--mean-output-tokens", "150");
     const std::string out_sd = length("--stddev-output-tokens", "80");
-    if (*number(out_sd) > 0) {
+    if (*as_number(out_sd) > 0) {
       emit("--output-dist", fmt::format("normal:{},{}", out_mean, out_sd));
     } else {
       emit("--output-len", out_mean);
@@ -439,13 +438,13 @@ class PeerTranslator {
         }
       }
     } else if (flag == "--warmup-percent") {
-      const auto d = number(v);
+      const auto d = as_number(v);
       if (!d || *d < 0 || *d >= 100) refuse(given, "a share from 0 to 1, or a percent below 100");
       const double pct = *d <= 1 ? *d * 100 : *d;
       if (pct > 0) emit("--drop-first", fmt::format("{:g}", pct));
       note(given, fmt::format("--drop-first {:g} (percent of the measure phase)", pct));
     } else if (flag == "--cooldown-percent") {
-      if (!number(v) || *number(v) != 0) {
+      if (!as_number(v) || *as_number(v) != 0) {
         refuse(given, "tokenbench leaves out only the start of a run (--drop-first); give 0");
       }
       note(given, "nothing to leave out");
@@ -502,7 +501,7 @@ class PeerTranslator {
       const std::string item = rest.substr(0, comma);
       rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
       const auto eq = item.find('=');
-      if (eq == std::string::npos || !number(item.substr(eq + 1))) {
+      if (eq == std::string::npos || !as_number(item.substr(eq + 1))) {
         refuse(given, "'" + item + "' is not KEY=NUMBER");
       }
       kv[item.substr(0, eq)] = item.substr(eq + 1);
@@ -516,7 +515,7 @@ class PeerTranslator {
       const std::string sd = kv.contains(p + "_tokens_stdev") ? kv[p + "_tokens_stdev"] : "0";
       const std::string lo = kv.contains(p + "_tokens_min") ? kv[p + "_tokens_min"] : "";
       const std::string hi = kv.contains(p + "_tokens_max") ? kv[p + "_tokens_max"] : "";
-      if (*number(sd) > 0) {
+      if (*as_number(sd) > 0) {
         emit(flag + "-dist", fmt::format("normal:{},{}", mean->second, sd));
         became += fmt::format(" {}-dist normal:{},{}", flag, mean->second, sd);
       } else if (!lo.empty() && !hi.empty()) {
@@ -562,8 +561,8 @@ class PeerTranslator {
       }
     } else if (type == "sweep") {
       const std::string n = rates_.empty() ? "10" : rates_.front();
-      if (rates_.size() > 1 || !number(n) || *number(n) < 2 ||
-          *number(n) != static_cast<int>(*number(n))) {
+      if (rates_.size() > 1 || !as_number(n) || *as_number(n) < 2 ||
+          *as_number(n) != static_cast<int>(*as_number(n))) {
         refuse(given + " --rate " + list, "a sweep's --rate is its number of levels, 2 or more");
       }
       emit("--rate-sweep", n);
@@ -573,7 +572,7 @@ class PeerTranslator {
            "--rate-sweep " + n +
                " --max-concurrency 512 --arrival constant (one request at a time, every request "
                "at once, then " +
-               std::to_string(static_cast<int>(*number(n)) - 2) +
+               std::to_string(static_cast<int>(*as_number(n)) - 2) +
                " constant rates between their throughputs; GuideLLM's cap of 512 in flight)");
     } else {
       refuse(given,

@@ -25,6 +25,7 @@
 #include "tokenbench/core/text.h"
 #include "tokenbench/distributed/mpi_comm.h"
 #include "tokenbench/experiment/serve_configs.h"
+#include "tokenbench/experiment/sweep.h"
 #include "tokenbench/measure/cohort.h"
 #include "tokenbench/records/recorder.h"
 
@@ -99,10 +100,8 @@ int client_bound_gate(bool enabled,
                       const std::vector<std::pair<std::string, nlohmann::json>>& summaries) {
   if (!enabled) return kExitOk;
   for (const auto& [name, summary] : summaries) {
-    const nlohmann::json verdict = summary.contains("tokenbench")
-                                       ? summary["tokenbench"].value("verdict", nlohmann::json())
-                                       : nlohmann::json();
-    if (!verdict.is_object() || verdict.value("bound", "") != "client-bound") continue;
+    if (!experiment::client_bound(summary)) continue;
+    const nlohmann::json& verdict = summary["tokenbench"]["verdict"];
     std::fprintf(stderr, "tokenbench: client-bound gate failed%s: %s\n",
                  name.empty() ? "" : (" (" + name + ")").c_str(),
                  core::one_line(verdict.value("line", "client-bound")).c_str());

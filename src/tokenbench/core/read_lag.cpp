@@ -54,11 +54,12 @@ Nanos ReadLagHistogram::quantile(double q) const {
 
 std::uint64_t ReadLagHistogram::count_above(Nanos threshold) const {
   if (threshold < 0) return count_;
-  std::uint64_t n = 0;
-  for (std::size_t i = index_of(threshold); i < kBuckets; ++i) n += buckets_[i];
   // The threshold's own bucket counts only when some of it may lie above the threshold.
   const std::size_t own = index_of(threshold);
-  if (upper_edge(own) <= threshold) n -= buckets_[own];
+  std::uint64_t n = 0;
+  for (std::size_t i = upper_edge(own) <= threshold ? own + 1 : own; i < kBuckets; ++i) {
+    n += buckets_[i];
+  }
   return n;
 }
 

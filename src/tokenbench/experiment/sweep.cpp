@@ -231,13 +231,15 @@ std::vector<SweepLevel> rate_sweep_between(const SweepResult& measured, int n, i
   return out;
 }
 
-bool client_bound(const SweepPoint& p) {
-  const auto tb = p.summary.find("tokenbench");
-  if (tb == p.summary.end() || !tb->is_object()) return false;
+bool client_bound(const nlohmann::json& summary) {
+  const auto tb = summary.find("tokenbench");
+  if (tb == summary.end() || !tb->is_object()) return false;
   const auto verdict = tb->find("verdict");
   return verdict != tb->end() && verdict->is_object() &&
          verdict->value("bound", "") == "client-bound";
 }
+
+bool client_bound(const SweepPoint& p) { return client_bound(p.summary); }
 
 namespace {
 

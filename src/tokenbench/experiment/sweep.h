@@ -119,7 +119,10 @@ std::optional<std::size_t> find_best(const std::vector<SweepPoint>& points, bool
 std::vector<SweepLevel> rate_sweep_levels(int concurrency);
 std::vector<SweepLevel> rate_sweep_between(const SweepResult& measured, int n, int concurrency);
 
-/// The level's verdict (its summary.json's tokenbench.verdict) was client-bound.
+/// The verdict of a measurement's summary.json (tokenbench.verdict) was client-bound; false for
+/// a summary without one.
+bool client_bound(const nlohmann::json& summary);
+/// The level's verdict was client-bound.
 bool client_bound(const SweepPoint& p);
 
 /// Runs every level with `runner` (each a complete `tokenbench run` into base.output_dir/DIR,

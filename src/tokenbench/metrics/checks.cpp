@@ -62,8 +62,6 @@ std::optional<ArrivalWait> arrival_wait(const StreamingDistribution& waits, std:
 
 std::string ms_or_dash(double v) { return is_defined(v) ? fmt::format("{:.1f}", v) : "-"; }
 
-}  // namespace
-
 // The share of wall time a cumulative clock `of` grew over the samples `s`, its mean and its
 // peak over windows of at least `window` (by two pointers), in %.
 template <typename Of>
@@ -84,6 +82,8 @@ std::pair<double, double> share_pct(const std::vector<core::CpuSample>& s, core:
   }
   return {mean, peak};
 }
+
+}  // namespace
 
 ClientHealth client_health(const std::vector<std::vector<core::CpuSample>>& samples) {
   ClientHealth h;
