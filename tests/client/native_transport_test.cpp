@@ -53,10 +53,10 @@ TEST(NativeTransport, RecordsCarryKernelStampsInOrder) {
     ASSERT_EQ(r.chunks.size(), 4u);
     EXPECT_LE(r.sent, r.headers);
     EXPECT_LE(r.headers, r.first_token);
-    for (std::size_t i = 1; i < r.chunks.size(); ++i) {
-      EXPECT_LE(r.chunks[i - 1].t, r.chunks[i].t);
-      EXPECT_GT(r.chunks[i].t - r.chunks[i - 1].t, 2'000'000);  // the server's 5 ms pacing
-    }
+    for (std::size_t i = 1; i < r.chunks.size(); ++i) EXPECT_LE(r.chunks[i - 1].t, r.chunks[i].t);
+    // The server's 5 ms pacing shows in the stamps. Not asserted gap by gap: a client held off
+    // its core for a gap reads two chunks at once, and both carry the newer one's stamp.
+    EXPECT_GT(r.chunks.back().t - r.chunks.front().t, 3'000'000);
     EXPECT_LE(r.last_token, r.done);
     EXPECT_EQ(r.connected, core::kNever);
   }
