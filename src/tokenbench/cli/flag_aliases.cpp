@@ -26,6 +26,7 @@ constexpr Rename kRenames[] = {
     {"--random-input-len", "--input-len", "vLLM"},
     {"--random-output-len", "--output-len", "vLLM"},
     {"--random-range-ratio", "--range-ratio", "vLLM"},
+    {"--sharegpt-output-len", "--output-len", "vLLM"},
     {"--sonnet-input-len", "--input-len", "vLLM"},
     {"--sonnet-output-len", "--output-len", "vLLM"},
     {"--result-dir", "--output-dir", "vLLM"},
@@ -234,7 +235,11 @@ class Rewriter {
     }
     out_.args.push_back(r.flag);
     if (r.takes_value) out_.args.push_back(only_value(a));
-    note(a.name, r.tool, r.flag);
+    note(a.name, r.tool,
+         std::string(r.flag) + (a.name == "--random-range-ratio"
+                                    ? " (vLLM's [LEN x (1-R), LEN x (1+R)]; SGLang's "
+                                      "bench_serving draws [LEN x R, LEN]: add --peer sglang)"
+                                    : ""));
   }
 
   void special(const Arg& a) {
@@ -297,7 +302,11 @@ class Rewriter {
           b, endpoint, named));
     }
     if (named.empty() && !has_flag(args_, "--endpoint")) emit("--endpoint", endpoint);
-    note("--backend " + b, "vLLM", "--endpoint " + endpoint);
+    note("--backend " + b, "vLLM",
+         "--endpoint " + endpoint +
+             (b == "sglang" ? " (vLLM's meaning; SGLang's bench_serving means its native "
+                              "/generate API: add --peer sglang to read the line as SGLang's)"
+                            : ""));
   }
 
   void dataset_name(const std::string& d) {

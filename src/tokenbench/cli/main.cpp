@@ -136,7 +136,7 @@ std::vector<std::string> prepared_args(CLI::App& app, int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   std::vector<std::string> notes;
   if (args[0] == "run") {
-    // LLMPerf's flags on run: translated by its table first (peer_verbs.h).
+    // LLMPerf's or SGLang's flags on run: translated by its table first (peer_verbs.h).
     if (const auto* peer = tokenbench::cli::peer_on_run(rest)) {
       tokenbench::cli::Rewritten t = tokenbench::cli::translate_peer(*peer, rest);
       for (const auto& n : t.notes) notes.push_back(n);

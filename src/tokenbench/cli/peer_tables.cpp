@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "tokenbench/cli/peer_verbs.h"
+#include "tokenbench/cli/run_flags.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -148,6 +149,97 @@ constexpr PeerFlag kLlmperf[] = {
     {"--metadata", kOne, kRule, "--label KEY=VALUE for each pair", ""},
 };
 
+// SGLang's `python -m sglang.bench_serving`, whose flags `run` takes (peer_on_run): many are
+// vLLM's too (kSharedWithVllm), and a line carrying none of SGLang's own is read as vLLM's.
+constexpr PeerFlag kSglang[] = {
+    {"--backend", kOne, kRule,
+     "sglang-oai, vllm, lmdeploy: --api openai (/v1/completions); sglang-oai-chat, vllm-chat, "
+     "lmdeploy-chat: --api openai-chat",
+     "sglang and sglang-native (its native /generate API, SGLang's default) are refused, and so "
+     "are trt, gserver and truss"},
+    {"--base-url", kOne, kRename, "--base-url", "beside it SGLang ignores --host and --port"},
+    {"--host", kOne, kRule, "--base-url http://HOST:PORT",
+     "SGLang's default 0.0.0.0 (this machine) is 127.0.0.1 here"},
+    {"--port", kOne, kRule, "--base-url http://HOST:PORT",
+     "SGLang's default by backend: 30000 for sglang-*, 8000 for vllm*, 23333 for lmdeploy*"},
+    {"--dataset-name", kOne, kRule,
+     "sharegpt (SGLang's default) and burstgpt: --dataset NAME with --dataset-path; random and "
+     "random-ids: --dataset random; generated-shared-prefix: --dataset shared-prefix",
+     "a ShareGPT file is read, not downloaded; mmmu is refused"},
+    {"--dataset-path", kOne, kRename, "--dataset-path", ""},
+    {"--model", kOne, kRename, "--model", ""},
+    {"--tokenizer", kOne, kRename, "--tokenizer", ""},
+    {"--num-prompts", kOne, kRule, "--num-prompts",
+     "without it, SGLang's default 1000; generated-shared-prefix sends every group's every "
+     "question, whatever it says"},
+    {"--sharegpt-output-len", kOne, kRule, "--output-len", "--dataset-name sharegpt's"},
+    {"--sharegpt-context-len", kOne, kRefuse, "",
+     "tokenbench keeps vLLM's ShareGPT limits (1024 prompt tokens, 2048 with the reply) and "
+     "drops nothing else"},
+    {"--random-input-len, --random-input", kOne, kRule, "--input-len",
+     "--dataset-name random's; without it, SGLang's default 1024"},
+    {"--random-output-len, --random-output", kOne, kRule, "--output-len",
+     "--dataset-name random's; without it, SGLang's default 1024"},
+    {"--random-range-ratio", kOne, kRule, "--input-dist/--output-dist uniform:LEN*R,LEN",
+     "SGLang draws lengths from [LEN x R, LEN] (vLLM's own flag spreads them around LEN); 1 is "
+     "the fixed LEN, the default 0 is [1, LEN]"},
+    {"--request-rate", kOne, kRule, "--request-rate R --arrival poisson",
+     "without it, SGLang's default inf: every request at once"},
+    {"--max-concurrency", kOne, kRename, "--max-concurrency", ""},
+    {"--output-file", kOne, kRule, "--output-dir: the file's folder",
+     "SGLang's JSONL line is not written: summary.json, requests.jsonl and report.html are"},
+    {"--output-details", kNone, kIgnore, "",
+     "requests.jsonl keeps every request's lengths, TTFT and ITLs"},
+    {"--disable-tqdm", kNone, kIgnore, "", "tokenbench's live view shows at a terminal only"},
+    {"--disable-stream", kNone, kRename, "--no-stream", ""},
+    {"--return-logprob", kNone, kRefuse, "",
+     "logprobs of the native API: ask the OpenAI API's with --extra-body '{\"logprobs\": 1}'"},
+    {"--seed", kOne, kRename, "--seed", ""},
+    {"--disable-ignore-eos", kNone, kRename, "--no-ignore-eos",
+     "without it SGLang sends ignore_eos: true, as tokenbench does"},
+    {"--extra-request-body", kOne, kRule, "--extra-body JSON", ""},
+    {"--apply-chat-template", kNone, kRule, "with a chat backend, what its server does",
+     "with a completions backend refused: tokenbench sends the prompt as it is (use "
+     "--backend sglang-oai-chat)"},
+    {"--profile", kNone, kRefuse, "",
+     "the server's torch profiler is not driven here: POST /start_profile yourself"},
+    {"--lora-name", kMany, kRule, "--lora-modules A,B --lora-assignment random",
+     "SGLang names a random adapter per request (and sends it as lora_path too)"},
+    {"--prompt-suffix, --pd-separated, --tokenize-prompt", kOne, kRefuse, "",
+     "not translated: prompts are sent as text, unchanged"},
+    {"--flush-cache", kNone, kRename, "--reset-prefix-cache", ""},
+    {"--warmup-requests", kOne, kRename, "--warmup", "without it, SGLang's default 1"},
+    {"--gsp-num-groups", kOne, kRename, "--prefix-groups", "without it, SGLang's default 64"},
+    {"--gsp-prompts-per-group", kOne, kRename, "--prompts-per-group",
+     "without it, SGLang's default 16"},
+    {"--gsp-system-prompt-len", kOne, kRename, "--prefix-len", "without it, SGLang's default 2048"},
+    {"--gsp-question-len", kOne, kRename, "--input-len", "without it, SGLang's default 128"},
+    {"--gsp-output-len", kOne, kRename, "--output-len", "without it, SGLang's default 256"},
+};
+
+// The flags SGLang's bench_serving shares with vLLM's bench serve: a line of these alone is read
+// as vLLM's (run's aliases), as are the backends both have.
+constexpr std::string_view kSharedWithVllm[] = {
+    "--backend",
+    "--base-url",
+    "--host",
+    "--port",
+    "--dataset-name",
+    "--dataset-path",
+    "--model",
+    "--tokenizer",
+    "--num-prompts",
+    "--sharegpt-output-len",
+    "--random-input-len",
+    "--random-output-len",
+    "--random-range-ratio",
+    "--request-rate",
+    "--max-concurrency",
+    "--disable-tqdm",
+    "--seed",
+    "--profile",
+};
+
 constexpr PeerCli kPeers[] = {
     {"profile", "AIPerf / GenAI-Perf", "aiperf profile",
      "ai-dynamo/aiperf at db4f6397 (aiperf/common/config/*_config.py) and GenAI-Perf's "
@@ -162,6 +254,10 @@ constexpr PeerCli kPeers[] = {
      "ray-project/llmperf at f1d6bed4 (token_benchmark_ray.py); $OPENAI_API_BASE is --base-url "
      "and $OPENAI_API_KEY the key (--api-key-env OPENAI_API_KEY) when --base-url is not given",
      kLlmperf},
+    {"run", "SGLang", "python -m sglang.bench_serving",
+     "sgl-project/sglang at 0033168f (python/sglang/bench_serving.py); a line is SGLang's when it "
+     "carries a flag or --backend only SGLang has, or --peer sglang",
+     kSglang},
 };
 
 // Each ", "-separated spelling of `names`.
@@ -194,12 +290,40 @@ const PeerCli* peer_cli(std::string_view verb) {
 
 const PeerCli* peer_on_run(const std::vector<std::string>& args) {
   const PeerCli& llmperf = kPeers[2];
-  for (const auto& a : args) {
-    const std::string name = a.substr(0, a.find('='));
+  const PeerCli& sglang = kPeers[3];
+  // The name of the flag args[i] and its value (--flag=value, or the next argument).
+  const auto flag_at = [&args](std::size_t i) {
+    const std::string name = args[i].substr(0, args[i].find('='));
+    const std::string value = name.size() < args[i].size() ? args[i].substr(name.size() + 1)
+                              : i + 1 < args.size()        ? args[i + 1]
+                                                           : "";
+    return std::pair{name, value};
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto [name, value] = flag_at(i);
+    if (name != "--peer") continue;
+    if (value == "sglang") return &sglang;
+    if (value == "llmperf") return &llmperf;
+    if (value == "vllm") return nullptr;
+    throw UsageError("--peer " + value + " is not a peer whose flags run takes: vllm, sglang or " +
+                     "llmperf");
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto [name, value] = flag_at(i);
     // --timeout is tokenbench's too, and --metadata vLLM's: LLMPerf's line is known by its
     // other flags.
     if (name != "--timeout" && name != "--metadata" && peer_flag(llmperf, name) != nullptr) {
       return &llmperf;
+    }
+    const bool shared = std::find(std::begin(kSharedWithVllm), std::end(kSharedWithVllm), name) !=
+                        std::end(kSharedWithVllm);
+    if (!shared && peer_flag(sglang, name) != nullptr) return &sglang;
+    // The backends vLLM's bench serve has too (sglang, vllm, lmdeploy) say nothing.
+    if (name == "--backend" &&
+        (value == "sglang-native" || value == "sglang-oai" || value == "sglang-oai-chat" ||
+         value == "vllm-chat" || value == "lmdeploy-chat" || value == "trt" || value == "gserver" ||
+         value == "truss")) {
+      return &sglang;
     }
   }
   return nullptr;

@@ -42,6 +42,7 @@ struct ExperimentFlags {
   ServeFlags serve;
   int repeats = 1;     // runs of each measurement, with seeds seed, seed+1, ...
   int rate_sweep = 0;  // --rate-sweep N: GuideLLM's sweep of N levels; 0: none
+  std::string peer;    // --peer NAME: read by main() before parsing (peer_verbs.h, peer_on_run)
 };
 
 // What a sweep (of levels, or of server configurations) checks, stops on and runs around each
@@ -440,6 +441,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "A sweep of N levels as GuideLLM's: one request at a time, every request at "
                   "once (at most --max-concurrency), then N-2 constant rates evenly between "
                   "their request throughputs");
+  cmd->add_option("--peer", x->peer,
+                  "Read the command line as this peer's: vllm (vllm bench serve), sglang "
+                  "(python -m sglang.bench_serving) or llmperf (token_benchmark_ray.py); "
+                  "needed only where their flags are the same, as --backend sglang")
+      ->check(CLI::IsMember({"vllm", "sglang", "llmperf"}));
   cmd->add_option("--resume", x->resume,
                   "Continue an interrupted sweep in DIR, skipping its complete levels");
   // Targets

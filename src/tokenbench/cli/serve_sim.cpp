@@ -192,20 +192,21 @@ int run_serve_sim(ServeSimOptions& options) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   const std::string host = config.host;
-  sim::SimServer server(std::move(config));
+  std::unique_ptr<sim::SimServer> server;
   try {
-    server.start();
+    server = std::make_unique<sim::SimServer>(std::move(config));  // opens --request-log
+    server->start();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tokenbench serve-sim: error: %s\n", e.what());
     return kExitUsage;
   }
   std::printf("serve-sim listening on http://%s:%u\n", url_host(host).c_str(),
-              static_cast<unsigned>(server.port()));
+              static_cast<unsigned>(server->port()));
   std::fflush(stdout);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  server.stop();
+  server->stop();
   return kExitOk;
 }
 
@@ -331,6 +332,10 @@ void add_serve_sim_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--debug-lateness", c.measure_lateness,
                 "Debug: histogram of how late each streamed token is written (fixed delays) in "
                 "GET /metrics, tokenbench_sim:token_lateness_seconds");
+  cmd->add_option("--request-log", c.request_log,
+                  "Write a JSON line per generation request received to FILE: its API, stream, "
+                  "prompt tokens (as the server counts them), max_tokens, min_tokens, "
+                  "ignore_eos, LoRA adapter and arrival time (docs/SIMULATOR.md)");
   cmd->add_option("--embedding-dim", c.embedding_dim, "Floats per /v1/embeddings vector")
       ->check(CLI::Range(1, 65536))
       ->capture_default_str();

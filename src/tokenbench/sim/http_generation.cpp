@@ -33,6 +33,7 @@ void HttpSession::start_completion(CompletionRequest&& request) {
   ++serial_;
   in_completion_ = true;
   ctx_.metrics.count_request(ex.request.api, ex.request.images, ex.request.image_tokens);
+  if (ctx_.request_log) ctx_.request_log->write(ex.request, ex.arrival, received_);
   ex.fault = ctx_.faults.decide(ex.arrival);
   switch (ex.fault.kind) {
     case FaultKind::kHttp429:

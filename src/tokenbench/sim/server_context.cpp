@@ -39,6 +39,7 @@ ServerContext::ServerContext(SimConfig c)
     lateness =
         std::make_unique<WriteLateness>(static_cast<std::size_t>(std::max(1, config.threads)));
   }
+  if (!config.request_log.empty()) request_log = std::make_unique<RequestLog>(config.request_log);
   append_json_escaped(model_json, config.model);
   // The longest sequence served, as the completion handler checks it.
   std::int64_t limit = config.max_model_len;

@@ -9,6 +9,7 @@
 #include "tokenbench/sim/engine_runner.h"
 #include "tokenbench/sim/fault_injector.h"
 #include "tokenbench/sim/prefill_client.h"
+#include "tokenbench/sim/request_log.h"
 #include "tokenbench/sim/router.h"
 #include "tokenbench/sim/sim_config.h"
 #include "tokenbench/sim/sim_metrics.h"
@@ -18,8 +19,9 @@ namespace tokenbench::sim {
 
 /// State shared by every connection of one SimServer (internal to sim/). Owned by the server and
 /// outlives all of its sessions. Everything is immutable after construction except
-/// `next_arrival` (any io thread may increment it), `metrics` (internally locked), `lateness` (per
-/// loop) and `engine` (its submit() and cancel() are safe from any thread).
+/// `next_arrival` (any io thread may increment it), `metrics` and `request_log` (internally
+/// locked), `lateness` (per loop) and `engine` (its submit() and cancel() are safe from any
+/// thread).
 struct ServerContext {
   explicit ServerContext(SimConfig c);
 
@@ -29,6 +31,8 @@ struct ServerContext {
   std::unique_ptr<EngineRunner> engine;  ///< null in fixed-delay mode
   /// Null unless config.measure_lateness; each io loop records into its own slot.
   std::unique_ptr<WriteLateness> lateness;
+  /// Null unless config.request_log names a file (internally locked).
+  std::unique_ptr<RequestLog> request_log;
   std::string model_json;     ///< the served model name, JSON-escaped once
   std::string models_reply;   ///< the body of GET /v1/models
   std::string version_reply;  ///< the body of GET /version

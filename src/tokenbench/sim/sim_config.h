@@ -65,6 +65,9 @@ struct SimConfig {
   /// minus its due time) and add the histogram to GET /metrics (--debug-lateness,
   /// write_lateness.h).
   bool measure_lateness = false;
+  /// When not empty, a JSON line per generation request received is written here
+  /// (--request-log, request_log.h).
+  std::string request_log;
   int embedding_dim = 8;    ///< floats per embedding vector (--embedding-dim)
   EosConfig eos;            ///< how EOS lengths are drawn
   Role role = Role::kBoth;  ///< --role
