@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "tokenbench/cli/run_flags.h"
 
@@ -100,6 +102,29 @@ class InferencePerf {
     } else {
       fail("load.type " + type, "is not translated: constant, poisson and concurrent are");
     }
+    if (l["interval"]) {
+      note("load.interval " + text(l["interval"]),
+           "not applied: each stage starts when the one before it ends");
+    }
+    if (const YAML::Node split = l["lora_traffic_split"]) lora_split(split);
+  }
+
+  // load.lora_traffic_split: each adapter's name and share of the requests.
+  void lora_split(const YAML::Node& split) {
+    if (!split.IsSequence() || split.size() == 0) {
+      fail("load.lora_traffic_split", "must list {name, split} items");
+    }
+    std::string names;
+    std::string weights;
+    for (const auto& item : split) {
+      if (!item["name"] || !item["split"]) {
+        fail("load.lora_traffic_split", "items need name and split");
+      }
+      names += (names.empty() ? "" : ",") + text(item["name"]);
+      weights += (weights.empty() ? "" : ",") + text(item["name"]) + "=" + text(item["split"]);
+    }
+    emit("--lora-modules", names, "load.lora_traffic_split's names");
+    emit("--lora-weights", weights, "load.lora_traffic_split's splits");
   }
 
   void api(const YAML::Node& a) {
@@ -160,8 +185,38 @@ class InferencePerf {
       if (!d["path"]) fail("data.type shareGPT", "needs data.path: tokenbench reads a local file");
       emit("--dataset", "sharegpt", "data.type");
       emit("--dataset-path", text(d["path"]), "data.path");
+    } else if (type == "shared_prefix") {
+      shared_prefix(d["shared_prefix"]);
     } else {
-      fail("data.type " + type, "is not translated: random, synthetic and shareGPT are");
+      fail("data.type " + type,
+           "is not translated: random, synthetic, shareGPT and shared_prefix are");
+    }
+  }
+
+  // data.shared_prefix: groups of prompts sharing a system prompt, each key (its newer name or
+  // its older one) a whole number, with inference-perf's defaults where not given.
+  void shared_prefix(const YAML::Node& sp) {
+    emit("--dataset", "shared-prefix", "data.type shared_prefix");
+    for (const auto& [names, flag, fallback] :
+         {std::tuple{std::pair{"num_unique_system_prompts", "num_groups"}, "--prefix-groups", "10"},
+          std::tuple{std::pair{"num_users_per_system_prompt", "num_prompts_per_group"},
+                     "--prompts-per-group", "10"},
+          std::tuple{std::pair{"system_prompt_len", ""}, "--prefix-len", "100"},
+          std::tuple{std::pair{"question_len", ""}, "--input-len", "50"},
+          std::tuple{std::pair{"output_len", ""}, "--output-len", "50"}}) {
+      const auto& [name, old_name] = names;
+      YAML::Node v;
+      if (sp) v = sp[name] ? sp[name] : (*old_name != '\0' ? sp[old_name] : YAML::Node());
+      const std::string key = std::string("data.shared_prefix.") + name;
+      if (v && !v.IsScalar()) {
+        fail(key,
+             "is a distribution: a whole number is translated (--input-dist draws "
+             "lengths of tokenbench's own)");
+      }
+      emit(flag, v ? text(v) : fallback, v ? key : key + " (inference-perf's default)");
+    }
+    for (const char* legacy : {"question_distribution", "output_distribution"}) {
+      if (sp && sp[legacy]) fail(std::string("data.shared_prefix.") + legacy, "is not translated");
     }
   }
 

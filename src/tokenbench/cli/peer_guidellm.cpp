@@ -132,6 +132,16 @@ class GuidellmTranslator final : public PeerTranslator {
   }
 
   void finish() override {
+    // GuideLLM sends text completions unless told otherwise (settings.preferred_route).
+    if (!seen("--request-type") && !has_own("--api") && !has_own("--endpoint")) {
+      emit("--api", "openai");
+      note("no --request-type", "--api openai (GuideLLM's default route, text_completions)");
+    }
+    rates();
+  }
+
+  // The rate type and its rates as levels.
+  void rates() {
     const std::string type = rate_type_.empty() ? "sweep" : rate_type_;
     const std::string given = rate_type_.empty() ? "no --rate-type (GuideLLM's default: sweep)"
                                                  : "--rate-type " + rate_type_;

@@ -121,7 +121,8 @@ constexpr PeerFlag kGuidellm[] = {
     {"--output-extras, --output-sampling", kOne, kIgnore, "",
      "tokenbench keeps every request in requests.jsonl"},
     {"--display-scheduler-stats", kNone, kIgnore, "", "the live view shows the engine's progress"},
-    {"--request-type", kOne, kRule, "chat_completions: openai-chat; text_completions: openai", ""},
+    {"--request-type", kOne, kRule, "chat_completions: openai-chat; text_completions: openai",
+     "without it, GuideLLM's default text_completions (/v1/completions)"},
     {"--disable-progress, --disable-console-outputs", kNone, kIgnore, "",
      "tokenbench's live view shows at a terminal only"},
 };

@@ -357,8 +357,10 @@ Prepared Benchmark::make_request(workload::PromptSource& prompts, std::size_t in
   client::BodyOptions options = body_options(config_, config_.stream && !work.nonstream(index));
   options.model = models_.at(made.spec.target);
   if (!mix_.empty()) {
+    // Keyed by the request's place in its phase, not its prompt's id: a dataset shorter than
+    // the run repeats its prompts, and each repeat must still take its turn in the mix.
     const std::size_t member =
-        core::mix_choice(mix_, config_.lora_assignment, config_.seed, made.spec.id);
+        core::mix_choice(mix_, config_.lora_assignment, config_.seed, wanted);
     options.model = mix_.names[member];
     made.spec.mix = static_cast<std::int32_t>(member);
   }

@@ -1,0 +1,272 @@
+// End to end: more of the peers' documented command lines (docs/CLI.md, "A peer's whole command
+// line"), each copied from the peer's README or docs at a named commit. Each runs against a
+// serve-sim whose --request-log says what the server was asked (API, lengths, ignore_eos, count),
+// or is refused in one line with its reason. Counts and durations are cut for the test's time
+// where said.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+// A serve-sim that logs each request, with short fixed delays.
+struct LoggedSim {
+  explicit LoggedSim(const std::string& name,
+                     std::vector<std::string> timing = {"--ttft-ms", "1", "--itl-ms", "0.05"})
+      : log(make_temp_dir(name) + "/requests.log"), sim(with_log(std::move(timing), log)) {}
+  static std::vector<std::string> with_log(std::vector<std::string> args, const std::string& log) {
+    args.insert(args.end(), {"--request-log", log});
+    return args;
+  }
+  const std::string& url() const { return sim.url(); }
+  std::vector<nlohmann::json> saw() const { return read_records(log); }
+  std::string log;
+  SimProcess sim;
+};
+
+ProcessResult tokenbench(std::vector<std::string> args,
+                         const std::map<std::string, std::string>& env = {}) {
+  args.insert(args.begin(), TOKENBENCH_BINARY);
+  args.insert(args.end(), {"--gpu-metrics", "off"});
+  return run_process(args, std::chrono::seconds(90), env);
+}
+
+void expect_refused(const ProcessResult& r, const std::string& why) {
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+}
+
+// vllm-project/guidellm v0.3.1 (121dcdc4) docs/datasets.md: throughput with synthetic data as a
+// string, 1000 requests cut to 20. GuideLLM sends text completions, streamed, with
+// max_tokens and ignore_eos for the data's output length.
+TEST(PeerCorpus, GuidellmThroughputWithSyntheticData) {
+  LoggedSim server("corpus_guidellm_throughput");
+  const std::string dir = make_temp_dir("corpus_guidellm_throughput_run");
+  const auto r = tokenbench({"benchmark", "--target", server.url(), "--rate-type", "throughput",
+                             "--max-requests", "20", "--data",
+                             "prompt_tokens=256,output_tokens=128", "--output-path", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no --request-type (GuideLLM) is --api openai"), std::string::npos) << r.err;
+  const auto saw = server.saw();
+  ASSERT_EQ(saw.size(), 20u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "completions");
+    EXPECT_TRUE(q["stream"].get<bool>());
+    EXPECT_EQ(q["prompt_tokens"], 256);
+    EXPECT_EQ(q["max_tokens"], 128);
+    EXPECT_TRUE(q["ignore_eos"].get<bool>());
+  }
+}
+
+// docs/outputs.md: the README's sweep with --output-extras, its 10 levels of 30 s cut to 2 of
+// 0.5 s (--rate 2: one request at a time, then every request at once).
+TEST(PeerCorpus, GuidellmSweepWithOutputExtras) {
+  LoggedSim server("corpus_guidellm_extras");
+  const std::string dir = make_temp_dir("corpus_guidellm_extras_run");
+  const auto r = tokenbench(
+      {"benchmark", "--target", server.url(), "--rate-type", "sweep", "--rate", "2",
+       "--max-seconds", "0.5", "--data", "prompt_tokens=256,output_tokens=128", "--output-extras",
+       R"({"tag": "my_tag", "metadata": {"key": "value"}})", "--output-path", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--output-extras"), std::string::npos);
+  EXPECT_NE(r.err.find("is ignored: tokenbench keeps every request"), std::string::npos) << r.err;
+  const auto levels = read_json(dir + "/sweep.json")["levels"];
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_EQ(levels[0]["dir"], "c1-rinf");
+  EXPECT_FALSE(server.saw().empty());
+}
+
+// docs/datasets.md: a Hugging Face dataset with --data-args is refused with what to give.
+TEST(PeerCorpus, GuidellmHuggingFaceDatasetIsRefused) {
+  expect_refused(
+      tokenbench({"benchmark", "--target", "http://127.0.0.1:1", "--rate-type", "throughput",
+                  "--max-requests", "1000", "--data", "path/to/dataset|dataset_id", "--data-args",
+                  R"({"prompt_column": "prompt", "split": "train"})", "--processor",
+                  "path/to/processor"}),
+      "a dataset by name is not fetched here");
+}
+
+// ray-project/llmperf (f1d6bed4) README.md: its other APIs, each with the README's flags, are
+// refused: tokenbench measures an OpenAI-compatible server.
+TEST(PeerCorpus, LlmperfOtherApisAreRefused) {
+  const std::vector<std::string> common = {"--mean-input-tokens",
+                                           "550",
+                                           "--stddev-input-tokens",
+                                           "150",
+                                           "--mean-output-tokens",
+                                           "150",
+                                           "--stddev-output-tokens",
+                                           "10",
+                                           "--max-num-completed-requests",
+                                           "2",
+                                           "--timeout",
+                                           "600",
+                                           "--num-concurrent-requests",
+                                           "1",
+                                           "--results-dir",
+                                           "result_outputs",
+                                           "--additional-sampling-params",
+                                           "{}"};
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"claude-2", "anthropic"},
+      {"together_ai/togethercomputer/CodeLlama-7b-Instruct", "litellm"},
+      {"huggingface/meta-llama/Llama-2-7b-chat-hf", "litellm"},
+      {"meta-llama/Llama-2-7b-chat-hf", "vertexai"},
+      {"llama-2-7b", "sagemaker"},
+  };
+  for (const auto& [model, api] : cases) {
+    std::vector<std::string> args = {"run", "--model", model};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), {"--llm-api", api});
+    expect_refused(tokenbench(args, {{"OPENAI_API_BASE", "http://127.0.0.1:1/v1"}}),
+                   "--llm-api " + api + " (LLMPerf) is refused");
+  }
+}
+
+// kubernetes-sigs/inference-perf (7de5ef2e) example configs as run --config, each verbatim but
+// for the server's URL (serve-sim's in place of http://0.0.0.0:8000), the stages' 30 s (2 s here)
+// and the tokenizer section (a Hugging Face download). Returns the config's path.
+std::string inference_perf_config(const std::string& name, std::string yaml,
+                                  const std::string& url) {
+  const auto replace = [&yaml](const std::string& from, const std::string& to) {
+    for (auto at = yaml.find(from); at != std::string::npos; at = yaml.find(from, at + to.size())) {
+      yaml.replace(at, from.size(), to);
+    }
+  };
+  replace("http://0.0.0.0:8000", url);
+  replace("duration: 30", "duration: 2");
+  const std::string path = make_temp_dir(name) + "/config.yml";
+  std::ofstream(path) << yaml;
+  return path;
+}
+
+const char* const kMetricsAndReport =
+    "metrics:\n  type: prometheus\n  prometheus:\n    url: http://localhost:9090\n"
+    "    scrape_interval: 15\nreport:\n  request_lifecycle:\n    summary: true\n"
+    "    per_stage: true\n    per_request: true\n";
+
+// examples/sglang/config-shared-prefix.yml: two stages of constant rates with an interval, a
+// shared-prefix dataset in its newer key names, ignore_eos, not streamed (api.streaming's
+// default).
+TEST(PeerCorpus, InferencePerfSharedPrefix) {
+  LoggedSim server("corpus_ip_shared_prefix");
+  const std::string config = inference_perf_config(
+      "corpus_ip_shared_prefix_config",
+      std::string("load:\n  type: constant\n  interval: 15\n  stages:\n  - rate: 1\n"
+                  "    duration: 30\n  - rate: 2\n    duration: 30\napi:\n  type: completion\n"
+                  "server:\n  type: sglang\n  model_name: HuggingFaceTB/SmolLM2-135M-Instruct\n"
+                  "  base_url: http://0.0.0.0:8000\n  ignore_eos: true\ndata:\n"
+                  "  type: shared_prefix\n  shared_prefix:\n    num_unique_system_prompts: 10\n"
+                  "    num_users_per_system_prompt: 10\n    system_prompt_len: 100\n"
+                  "    question_len: 50\n    output_len: 50\n") +
+          kMetricsAndReport,
+      server.url());
+  const std::string dir = make_temp_dir("corpus_ip_shared_prefix_run");
+  const auto r =
+      tokenbench({"run", "--config", config, "--model", "sim-model", "--output-dir", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("load.interval 15"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is --prefix-groups 10"), std::string::npos) << r.err;
+  const auto saw = server.saw();
+  ASSERT_GE(saw.size(), 4u);  // 2 s at 1/s, then at 2/s
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "completions");
+    EXPECT_FALSE(q["stream"].get<bool>());
+    EXPECT_TRUE(q["ignore_eos"].get<bool>());
+    EXPECT_EQ(q["max_tokens"], 50);
+    EXPECT_GE(q["prompt_tokens"].get<int>(), 150);  // the group's 100 and the question's 50
+    EXPECT_LE(q["prompt_tokens"].get<int>(), 158);
+  }
+  const auto levels = read_json(dir + "/sweep.json")["levels"];
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_EQ(levels[0]["tokenbench"]["config"]["dataset"], "shared-prefix");
+}
+
+// examples/sglang/config-synthetic.yml: synthetic lengths as normals (mean 50, std_dev 10), the
+// server's ignore_eos left at inference-perf's false.
+TEST(PeerCorpus, InferencePerfSynthetic) {
+  LoggedSim server("corpus_ip_synthetic");
+  const std::string config = inference_perf_config(
+      "corpus_ip_synthetic_config",
+      std::string("load:\n  type: constant\n  interval: 15\n  stages:\n  - rate: 1\n"
+                  "    duration: 30\n  - rate: 2\n    duration: 30\napi:\n  type: completion\n"
+                  "server:\n  type: sglang\n  model_name: HuggingFaceTB/SmolLM2-135M-Instruct\n"
+                  "  base_url: http://0.0.0.0:8000\ndata:\n  type: synthetic\n"
+                  "  input_distribution:\n    min: 10\n    max: 100\n    mean: 50\n"
+                  "    std_dev: 10\n  output_distribution:\n    min: 10\n    max: 100\n"
+                  "    mean: 50\n    std_dev: 10\n") +
+          kMetricsAndReport,
+      server.url());
+  const auto r = tokenbench({"run", "--config", config, "--model", "sim-model", "--output-dir",
+                             make_temp_dir("corpus_ip_synthetic_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--input-dist normal:50,10"), std::string::npos) << r.err;
+  const auto saw = server.saw();
+  ASSERT_GE(saw.size(), 4u);
+  for (const auto& q : saw) {
+    EXPECT_FALSE(q["ignore_eos"].get<bool>());
+    EXPECT_GE(q["max_tokens"].get<int>(), 1);
+  }
+}
+
+// The repository's config.yml, examples/sglang/config.yml and examples/multilora/
+// multilora_config.yml read ShareGPT without a path (inference-perf downloads it): refused, with
+// what to give. The multi-LoRA split itself translates (checked with a path given).
+TEST(PeerCorpus, InferencePerfShareGptNeedsAFile) {
+  const std::string root = inference_perf_config(
+      "corpus_ip_root",
+      "load:\n  type: constant\n  stages:\n  - rate: 1\n    duration: 30\napi: \n"
+      "  type: completion\n  streaming: true\nserver:\n  type: vllm\n"
+      "  model_name: HuggingFaceTB/SmolLM2-135M-Instruct\n  base_url: http://0.0.0.0:8000\n"
+      "  ignore_eos: true\ndata:\n  type: shareGPT\n",
+      "http://127.0.0.1:1");
+  expect_refused(tokenbench({"run", "--config", root}), "needs data.path");
+  const std::string sglang = inference_perf_config(
+      "corpus_ip_sglang",
+      "data:\n  type: shareGPT\nload:\n  type: constant\n  stages:\n  - rate: 1\n"
+      "    duration: 30\napi: \n  type: chat\nserver:\n  type: sglang\n"
+      "  model_name: HuggingFaceTB/SmolLM2-135M-Instruct\n  base_url: http://0.0.0.0:8000\n",
+      "http://127.0.0.1:1");
+  expect_refused(tokenbench({"run", "--config", sglang}), "needs data.path");
+  const std::string lora = std::string(
+      "load:\n  type: constant\n  stages:\n  - rate: 1\n    duration: 30\n"
+      "  lora_traffic_split:\n    - name: movie\n      split: 0.50\n    - name: consumer\n"
+      "      split: 0.50\napi: \n  type: completion\n  streaming: true\nserver:\n  type: vllm\n"
+      "  model_name: Qwen/Qwen2.5-0.5B-Instruct\n  base_url: http://0.0.0.0:8000\n"
+      "  ignore_eos: true\ndata:\n  type: shareGPT\n");
+  expect_refused(
+      tokenbench({"run", "--config", inference_perf_config("corpus_ip_lora", lora, "http://x")}),
+      "needs data.path");
+  // serve-sim's adapters are lora-0 and lora-1 (its engine model, 100 times faster).
+  LoggedSim server("corpus_ip_lora_run", {"--time-scale", "100", "--lora-adapters", "2"});
+  const std::string file = make_temp_dir("corpus_ip_lora_data") + "/sharegpt.json";
+  std::ofstream(file) << R"([{"conversations": [{"from": "human", "value": "one two three four"},)"
+                         R"( {"from": "gpt", "value": "a b c d e"}]}])";
+  std::string served = lora + "  path: " + file + "\n";
+  served.replace(served.find("movie"), 5, "lora-0");
+  served.replace(served.find("consumer"), 8, "lora-1");
+  served.replace(served.find("rate: 1"), 7, "rate: 10");  // requests enough for both
+  const auto r = tokenbench(
+      {"run", "--config", inference_perf_config("corpus_ip_lora_path", served, server.url()),
+       "--model", "sim-model", "--output-dir", make_temp_dir("corpus_ip_lora_out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("is --lora-weights lora-0=0.50,lora-1=0.50"), std::string::npos) << r.err;
+  int adapters[2] = {0, 0};
+  for (const auto& q : server.saw()) {
+    ASSERT_GE(q["lora"].get<int>(), 0) << q;  // every request names an adapter
+    ++adapters[q["lora"].get<int>()];
+  }
+  EXPECT_GT(adapters[0], 0);
+  EXPECT_GT(adapters[1], 0);
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
