@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -266,6 +267,391 @@ TEST(PeerCorpus, InferencePerfShareGptNeedsAFile) {
   }
   EXPECT_GT(adapters[0], 0);
   EXPECT_GT(adapters[1], 0);
+}
+
+// A ShareGPT file of two conversations (prompts of 5 words, replies of 6 and 7).
+std::string sharegpt_file(const std::string& name) {
+  const std::string path = make_temp_dir(name) + "/ShareGPT_V3_unfiltered_cleaned_split.json";
+  std::ofstream(path)
+      << R"([{"conversations": [{"from": "human", "value": "one two three four five"},)"
+         R"( {"from": "gpt", "value": "a b c d e f"}]},)"
+         R"( {"conversations": [{"from": "human", "value": "six seven eight nine ten"},)"
+         R"( {"from": "gpt", "value": "g h i j k l m"}]}])";
+  return path;
+}
+
+// vllm-project/vllm docs/benchmarking/cli.md (9ba5e24c): "Online Benchmark" and "Running With
+// Sampling Parameters" (ShareGPT from a local file, completions), "Text Embeddings"; the
+// datasets it does not build (prefix_repetition, random-mm) and the rerank backend are refused.
+TEST(PeerCorpus, VllmBenchServeDocs) {
+  LoggedSim server("corpus_vllm");
+  const std::string data = sharegpt_file("corpus_vllm_data");
+  const std::string dir = make_temp_dir("corpus_vllm_sharegpt");
+  auto r = tokenbench({"bench",          "serve",      "--backend",      "vllm",
+                       "--model",        "sim-model",  "--endpoint",     "/v1/completions",
+                       "--dataset-name", "sharegpt",   "--dataset-path", data,
+                       "--top-k",        "10",         "--top-p",        "0.9",
+                       "--temperature",  "0.5",        "--num-prompts",  "10",
+                       "--base-url",     server.url(), "--output-dir",   dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto saw = server.saw();
+  ASSERT_EQ(saw.size(), 10u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "completions");
+    EXPECT_EQ(q["prompt_tokens"], 5);
+    EXPECT_TRUE(q["max_tokens"] == 6 || q["max_tokens"] == 7) << q;  // each reply's length
+  }
+  std::ifstream yaml(dir + "/config.yaml");
+  const std::string config((std::istreambuf_iterator<char>(yaml)), {});
+  EXPECT_NE(config.find("top_k"), std::string::npos);
+
+  LoggedSim embeddings("corpus_vllm_embeddings");
+  r = tokenbench({"bench", "serve", "--model", "sim-model", "--backend", "openai-embeddings",
+                  "--endpoint", "/v1/embeddings", "--dataset-name", "sharegpt", "--dataset-path",
+                  data, "--num-prompts", "4", "--base-url", embeddings.url(), "--output-dir",
+                  make_temp_dir("corpus_vllm_embeddings_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& q : embeddings.saw()) EXPECT_EQ(q["api"], "embeddings");
+
+  for (const auto& [args, why] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--backend", "openai", "--model", "m", "--dataset-name", "prefix_repetition",
+             "--num-prompts", "100"},
+            "--dataset-name prefix_repetition (vLLM) is not built in"},
+           {{"--backend", "openai-chat", "--model", "m", "--endpoint", "/v1/chat/completions",
+             "--dataset-name", "random-mm", "--num-prompts", "100"},
+            "--dataset-name random-mm (vLLM) is not built in"},
+           {{"--model", "m", "--backend", "vllm-rerank", "--endpoint", "/v1/rerank",
+             "--dataset-name", "random-rerank"},
+            "--backend vllm-rerank (vLLM) is not an OpenAI-compatible API"}}) {
+    std::vector<std::string> all = {"bench", "serve"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto refused = tokenbench(all);
+    EXPECT_EQ(refused.exit_code, 1) << refused.err;
+    EXPECT_NE(refused.err.find(why), std::string::npos) << refused.err;
+  }
+}
+
+// vLLM's random runs: docs/design/p2p_nccl_connector.md (fb6c0501: --ignore-eos --burstiness 100
+// --percentile-metrics --metric-percentiles --trust-remote-code --request-rate 3), benchmarks/
+// auto_tune/auto_tune.sh (3ed2c21a: --goodput e2el:MS --request-rate inf --random-prefix-len) and
+// evalscope's docs/en/user_guides/stress_test/vs_vllm_bench.md (fde259d2: openai-chat,
+// --max-concurrency 50). Counts cut to 12; their --tokenizer (a download) left out.
+TEST(PeerCorpus, VllmRandomRuns) {
+  LoggedSim server("corpus_vllm_random");
+  const std::string port = server.url().substr(server.url().rfind(':') + 1);
+  auto r = tokenbench({"bench",
+                       "serve",
+                       "--backend",
+                       "vllm",
+                       "--model",
+                       "sim-model",
+                       "--dataset-name",
+                       "random",
+                       "--host",
+                       "127.0.0.1",
+                       "--port",
+                       port,
+                       "--random-input-len",
+                       "64",
+                       "--random-output-len",
+                       "16",
+                       "--ignore-eos",
+                       "--burstiness",
+                       "100",
+                       "--percentile-metrics",
+                       "ttft,tpot,itl,e2el",
+                       "--metric-percentiles",
+                       "90,95,99",
+                       "--seed",
+                       "1764800000",
+                       "--trust-remote-code",
+                       "--request-rate",
+                       "30",
+                       "--num-prompts",
+                       "12",
+                       "--output-dir",
+                       make_temp_dir("corpus_vllm_p2p")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto saw = server.saw();
+  ASSERT_EQ(saw.size(), 12u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "completions");
+    EXPECT_EQ(q["max_tokens"], 16);
+    EXPECT_TRUE(q["ignore_eos"].get<bool>());
+    EXPECT_GE(q["prompt_tokens"].get<int>(), 64);
+  }
+
+  LoggedSim tuned("corpus_vllm_tune");
+  r = tokenbench({"bench",
+                  "serve",
+                  "--backend",
+                  "vllm",
+                  "--model",
+                  "sim-model",
+                  "--dataset-name",
+                  "random",
+                  "--random-input-len",
+                  "48",
+                  "--random-output-len",
+                  "16",
+                  "--ignore-eos",
+                  "--disable-tqdm",
+                  "--request-rate",
+                  "inf",
+                  "--percentile-metrics",
+                  "ttft,tpot,itl,e2el",
+                  "--goodput",
+                  "e2el:100000000000",
+                  "--num-prompts",
+                  "12",
+                  "--random-prefix-len",
+                  "16",
+                  "--base-url",
+                  tuned.url(),
+                  "--output-dir",
+                  make_temp_dir("corpus_vllm_tune_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& q : tuned.saw()) EXPECT_GE(q["prompt_tokens"].get<int>(), 16 + 48);
+
+  LoggedSim chat("corpus_vllm_chat");
+  const std::string chat_port = chat.url().substr(chat.url().rfind(':') + 1);
+  r = tokenbench({"bench",
+                  "serve",
+                  "--max-concurrency",
+                  "50",
+                  "--num-prompts",
+                  "12",
+                  "--host",
+                  "127.0.0.1",
+                  "--port",
+                  chat_port,
+                  "--backend",
+                  "openai-chat",
+                  "--model",
+                  "sim-model",
+                  "--dataset-name",
+                  "random",
+                  "--random-input-len",
+                  "100",
+                  "--random-output-len",
+                  "100",
+                  "--endpoint",
+                  "/v1/chat/completions",
+                  "--ignore-eos",
+                  "--output-dir",
+                  make_temp_dir("corpus_vllm_chat_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  saw = chat.saw();
+  ASSERT_EQ(saw.size(), 12u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "chat");
+    EXPECT_EQ(q["max_tokens"], 100);
+  }
+}
+
+// modelscope/evalscope (fde259d2) docs/en/user_guides/stress_test: examples.md's fixed prompt,
+// random prompts with a shared prefix and embeddings, vs_vllm_bench.md's random run; counts cut
+// where said, --tokenizer-path (a download) and the DashScope key left out.
+TEST(PeerCorpus, EvalscopePerfDocs) {
+  LoggedSim server("corpus_evalscope");
+  const std::string chat = server.url() + "/v1/chat/completions";
+  auto r = tokenbench({"perf",
+                       "--url",
+                       chat,
+                       "--parallel",
+                       "2",
+                       "--model",
+                       "sim-model",
+                       "--log-every-n-query",
+                       "10",
+                       "--number",
+                       "20",
+                       "--api",
+                       "openai",
+                       "--temperature",
+                       "0.9",
+                       "--max-tokens",
+                       "1024",
+                       "--prompt",
+                       "Write a science fiction story, please begin your performance",
+                       "--output-dir",
+                       make_temp_dir("corpus_evalscope_prompt")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto saw = server.saw();
+  ASSERT_EQ(saw.size(), 20u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "chat");
+    EXPECT_EQ(q["max_tokens"], 1024);
+    EXPECT_FALSE(q["ignore_eos"].get<bool>());  // --max-tokens alone: the model may stop
+  }
+
+  LoggedSim prefixed("corpus_evalscope_prefix");
+  r = tokenbench({"perf",
+                  "--parallel",
+                  "20",
+                  "--model",
+                  "sim-model",
+                  "--url",
+                  prefixed.url() + "/v1/chat/completions",
+                  "--api",
+                  "openai",
+                  "--dataset",
+                  "random",
+                  "--min-tokens",
+                  "128",
+                  "--max-tokens",
+                  "128",
+                  "--prefix-length",
+                  "64",
+                  "--min-prompt-length",
+                  "1024",
+                  "--max-prompt-length",
+                  "2048",
+                  "--number",
+                  "20",
+                  "--debug",
+                  "--output-dir",
+                  make_temp_dir("corpus_evalscope_prefix_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  saw = prefixed.saw();
+  ASSERT_EQ(saw.size(), 20u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["max_tokens"], 128);
+    EXPECT_GE(q["prompt_tokens"].get<int>(), 1024 + 64);
+    EXPECT_LE(q["prompt_tokens"].get<int>(), 2048 + 64 + 16);
+  }
+
+  LoggedSim fifty("corpus_evalscope_fifty");
+  r = tokenbench({"perf",
+                  "--parallel",
+                  "50",
+                  "--number",
+                  "100",
+                  "--log-every-n-query",
+                  "1000",
+                  "--model",
+                  "sim-model",
+                  "--url",
+                  fifty.url() + "/v1/chat/completions",
+                  "--api",
+                  "openai",
+                  "--dataset",
+                  "random",
+                  "--max-tokens",
+                  "100",
+                  "--prefix-length",
+                  "0",
+                  "--min-prompt-length",
+                  "100",
+                  "--max-prompt-length",
+                  "100",
+                  "--extra-args",
+                  R"({"ignore_eos": true})",
+                  "--output-dir",
+                  make_temp_dir("corpus_evalscope_fifty_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  saw = fifty.saw();
+  ASSERT_EQ(saw.size(), 100u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["max_tokens"], 100);
+    EXPECT_TRUE(q["ignore_eos"].get<bool>());
+    EXPECT_GE(q["prompt_tokens"].get<int>(), 100);
+    EXPECT_LE(q["prompt_tokens"].get<int>(), 116);  // the chat template's few tokens
+  }
+
+  LoggedSim embeddings("corpus_evalscope_embeddings");
+  r = tokenbench({"perf", "--parallel", "2", "--number", "10", "--model", "sim-model", "--url",
+                  embeddings.url() + "/v1/embeddings", "--api", "openai_embedding", "--dataset",
+                  "random_embedding", "--min-prompt-length", "256", "--max-prompt-length", "256",
+                  "--output-dir", make_temp_dir("corpus_evalscope_embeddings_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  saw = embeddings.saw();
+  ASSERT_EQ(saw.size(), 10u);
+  for (const auto& q : saw) EXPECT_EQ(q["api"], "embeddings");
+}
+
+// EvalScope's commands that cannot run here say why: the quick start's counts paired with its
+// concurrency levels (quick_start.md), a local model (examples.md), datasets it downloads
+// (openqa) or builds (speed_benchmark.md), and the open loop's paired rates (examples.md).
+TEST(PeerCorpus, EvalscopePerfRefusals) {
+  const std::string url = "http://127.0.0.1:1/v1/chat/completions";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--parallel",
+        "1",
+        "10",
+        "50",
+        "100",
+        "200",
+        "--number",
+        "10",
+        "20",
+        "100",
+        "200",
+        "400",
+        "--model",
+        "Qwen2.5-0.5B-Instruct",
+        "--url",
+        url,
+        "--api",
+        "openai",
+        "--dataset",
+        "random",
+        "--max-tokens",
+        "1024",
+        "--min-tokens",
+        "1024",
+        "--prefix-length",
+        "0",
+        "--min-prompt-length",
+        "1024",
+        "--max-prompt-length",
+        "1024",
+        "--extra-args",
+        R"({"ignore_eos": true})"},
+       "--number with several values (EvalScope) pairs one count with each --parallel"},
+      {{"--model", "Qwen/Qwen2.5-0.5B-Instruct", "--number", "20", "--parallel", "2", "--api",
+        "local", "--dataset", "openqa"},
+       "--api local"},
+      {{"--url", url, "--parallel", "2", "--model", "qwen2.5", "--number", "20", "--api", "openai",
+        "--temperature", "0.7", "--max-tokens", "1024", "--dataset", "openqa", "--stream"},
+       "--dataset openqa (EvalScope) is downloaded from ModelScope"},
+      {{"--parallel",
+        "1",
+        "--url",
+        "http://127.0.0.1:1/v1/completions",
+        "--model",
+        "qwen2.5",
+        "--number",
+        "8",
+        "--log-every-n-query",
+        "5",
+        "--connect-timeout",
+        "6000",
+        "--read-timeout",
+        "6000",
+        "--max-tokens",
+        "2048",
+        "--min-tokens",
+        "2048",
+        "--api",
+        "openai",
+        "--dataset",
+        "speed_benchmark",
+        "--debug"},
+       "--dataset speed_benchmark (EvalScope) is its fixed set of prompt lengths"},
+      {{"--url",  url,         "--model",      "qwen2.5",     "--api",
+        "openai", "--dataset", "random",       "--open-loop", "--rate",
+        "5",      "10",        "20",           "--number",    "500",
+        "1000",   "2000",      "--max-tokens", "1024",        "--stream"},
+       "--number with several values"},
+  };
+  for (const auto& [args, why] : cases) {
+    std::vector<std::string> all = {"perf"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = tokenbench(all);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -36,11 +36,20 @@ constexpr Rename kRenames[] = {
     {"--percentile-metrics", "", "vLLM"},
     {"--ignore-eos", "", "vLLM", false},
     {"--disable-tqdm", "--quiet", "vLLM", false},
+    {"--trust-remote-code", "", "vLLM", false},  // tokenbench runs no model code
     // EvalScope (evalscope perf)
     {"--tokenizer-path", "--tokenizer", "EvalScope"},
     {"--outputs-dir", "--output-dir", "EvalScope"},
     {"--extra-args", "--extra-body", "EvalScope"},
     {"--stream", "", "EvalScope", false},
+    {"--log-every-n-query", "", "EvalScope"},  // its console's logging; the measure is the same
+    {"--debug", "", "EvalScope", false},       // requests.jsonl keeps every request's stamps
+    {"--prefix-length", "--random-prefix-len", "EvalScope"},
+    {"--read-timeout", "--stall-timeout", "EvalScope"},
+    {"--total-timeout", "--timeout", "EvalScope"},
+    {"--warmup-num", "--warmup", "EvalScope"},
+    {"--image-num", "--image-count", "EvalScope"},
+    {"--no-test-connection", "--no-preflight", "EvalScope", false},
     // GenAI-Perf / AIPerf
     {"--concurrency", "--max-concurrency", "GenAI-Perf"},
     {"--request-count", "--num-prompts", "GenAI-Perf"},
@@ -64,6 +73,7 @@ constexpr Special kSpecial[] = {
     {"--port"},
     {"--backend"},
     {"--dataset-name"},
+    {"--dataset"},  // EvalScope's names, beside its flags; tokenbench's own pass unchanged
     {"--url"},
     {"--api"},
     {"--api-key"},
@@ -210,6 +220,11 @@ class Rewriter {
     host_port();
     prompt_bounds();
     token_bounds();
+    // EvalScope's --prompt is "higher priority than the dataset": a fixed prompt.
+    if (evalscope() && has_flag(args_, "--prompt") && !has_flag(args_, "--dataset")) {
+      emit("--dataset", "fixed");
+      note("--prompt", "EvalScope", "--prompt with --dataset fixed (every request's prompt)");
+    }
     return std::move(out_);
   }
 
@@ -251,6 +266,8 @@ class Rewriter {
       backend(only_value(a));
     } else if (n == "--dataset-name") {
       dataset_name(only_value(a));
+    } else if (n == "--dataset") {
+      evalscope_dataset(only_value(a));
     } else if (n == "--url") {
       url(only_value(a));
     } else if (n == "--api") {
@@ -307,6 +324,32 @@ class Rewriter {
              (b == "sglang" ? " (vLLM's meaning; SGLang's bench_serving means its native "
                               "/generate API: add --peer sglang to read the line as SGLang's)"
                             : ""));
+  }
+
+  // EvalScope's datasets, beside its flags: its synthetic ones are tokenbench's random, its
+  // line_by_line file tokenbench's lines; the ones it downloads are refused. Anything else (and
+  // any --dataset without EvalScope's flags) is tokenbench's own name.
+  void evalscope_dataset(const std::string& d) {
+    const bool synthetic = d == "random_embedding" || d == "random_rerank";
+    if (!evalscope() || (!synthetic && d != "line_by_line" && d != "openqa" && d != "longalpaca" &&
+                         d != "flickr8k" && d != "speed_benchmark")) {
+      emit("--dataset", d);
+      return;
+    }
+    if (d == "openqa" || d == "longalpaca" || d == "flickr8k") {
+      throw UsageError("--dataset " + d +
+                       " (EvalScope) is downloaded from ModelScope, which tokenbench does not "
+                       "do: give its prompts as a file (--dataset lines or jsonl with "
+                       "--dataset-path FILE)");
+    }
+    if (d == "speed_benchmark") {
+      throw UsageError(
+          "--dataset speed_benchmark (EvalScope) is its fixed set of prompt lengths (1, 6144, "
+          "14336, 30720 tokens), not built in here: run --dataset random --input-len N for "
+          "each length");
+    }
+    emit("--dataset", synthetic ? "random" : "lines");
+    note("--dataset " + d, "EvalScope", "--dataset " + out_.args.back());
   }
 
   void dataset_name(const std::string& d) {
@@ -442,7 +485,8 @@ class Rewriter {
     const bool has_max = pending_.contains("--max-prompt-length");
     if (!has_min && !has_max) return;
     const auto dataset = value_in(args_, {"--dataset", "--dataset-name"});
-    if (dataset && *dataset != "random") {
+    if (dataset && *dataset != "random" && *dataset != "random_embedding" &&
+        *dataset != "random_rerank") {
       throw UsageError(
           "--min-prompt-length/--max-prompt-length (EvalScope) keep the prompts of a dataset "
           "whose length lies between them; tokenbench does not filter --dataset " +

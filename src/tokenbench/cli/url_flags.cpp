@@ -98,7 +98,7 @@ std::pair<std::string, std::string> split_api_path(const std::string& url) {
   if (path_start == std::string::npos) return {url, ""};
   const std::string path = url.substr(path_start);
   for (const char* endpoint : {"/v1/chat/completions", "/v1/completions", "/v1/embeddings",
-                               "/v1/messages", "/v1/responses"}) {
+                               "/v1/messages", "/v1/responses", "/v1/rerank", "/v1/score"}) {
     const std::string e(endpoint);
     if (path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) {
       return {url.substr(0, url.size() - e.size()), e};
