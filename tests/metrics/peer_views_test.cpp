@@ -39,15 +39,15 @@ TEST(PeerViews, Names) {
   EXPECT_FALSE(peer_from_string("VLLM"));
 }
 
-TEST(PeerViews, NearestRank) {
-  EXPECT_TRUE(std::isnan(nearest_rank_percentile({}, 50)));
-  const std::vector<double> v{1, 2, 3, 4};
-  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 0), 1);
-  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 25), 1);  // ceil(1) = rank 1
-  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 26), 2);  // ceil(1.04) = rank 2
-  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 50), 2);
-  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 99), 4);
-  EXPECT_DOUBLE_EQ(nearest_rank_percentile(v, 100), 4);
+TEST(PeerViews, FloorIndexPercentileIsEvalScopes) {
+  EXPECT_TRUE(std::isnan(floor_index_percentile({}, 50)));
+  const std::vector<double> v = {1, 2, 3, 4};
+  EXPECT_DOUBLE_EQ(floor_index_percentile(v, 0), 1);
+  EXPECT_DOUBLE_EQ(floor_index_percentile(v, 24), 1);  // index floor(0.96) = 0
+  EXPECT_DOUBLE_EQ(floor_index_percentile(v, 25), 2);  // index floor(1) = 1, as EvalScope's
+  EXPECT_DOUBLE_EQ(floor_index_percentile(v, 50), 3);  // int(4 * 50 / 100) = 2
+  EXPECT_DOUBLE_EQ(floor_index_percentile(v, 99), 4);
+  EXPECT_DOUBLE_EQ(floor_index_percentile(v, 100), 4);
 }
 
 TEST(PeerViews, TokenbenchColumnIsTheSummary) {
@@ -85,13 +85,13 @@ TEST(PeerViews, GuidellmTpotIncludesFirstToken) {
   EXPECT_DOUBLE_EQ(peer(v, "E2EL mean (ms)"), 197.5);
 }
 
-TEST(PeerViews, EvalscopeNearestRank) {
+TEST(PeerViews, EvalscopeFloorIndex) {
   const PeerView v = peer_view(Peer::kEvalscope, test_records::hand_built_run());
   EXPECT_DOUBLE_EQ(peer(v, "TTFT mean (ms)"), 150);
-  EXPECT_DOUBLE_EQ(peer(v, "TTFT p50 (ms)"), 100);  // rank ceil(1.0) = 1, not 150
+  EXPECT_DOUBLE_EQ(peer(v, "TTFT p50 (ms)"), 200);  // index int(2 * 50 / 100) = 1, not 150
   EXPECT_DOUBLE_EQ(peer(v, "TTFT p90 (ms)"), 200);
-  EXPECT_DOUBLE_EQ(peer(v, "TPOT p50 (ms)"), 12.5);  // (125 - 100) / 2
-  EXPECT_DOUBLE_EQ(peer(v, "ITL p50 (ms)"), 20);     // rank 3 of {10, 10, 20, 20, 20}
+  EXPECT_DOUBLE_EQ(peer(v, "TPOT p50 (ms)"), 70.0 / 3);  // index 1 of {12.5, (270 - 200) / 3}
+  EXPECT_DOUBLE_EQ(peer(v, "ITL p50 (ms)"), 20);         // index 2 of {10, 10, 20, 20, 20}
   EXPECT_DOUBLE_EQ(peer(v, "E2EL p99 (ms)"), 270);
 }
 

@@ -24,7 +24,7 @@ double span_ms(Nanos from, Nanos to) {
   return core::to_ms(to - from);
 }
 
-enum class Method { kLinear, kNearestRank };
+enum class Method { kLinear, kFloorIndex };
 
 double stat(std::vector<double> values, const std::string& which, Method method) {
   values.erase(
@@ -35,7 +35,7 @@ double stat(std::vector<double> values, const std::string& which, Method method)
   std::sort(values.begin(), values.end());
   const double p = std::stod(which.substr(1));
   return method == Method::kLinear ? percentile_sorted(values, p)
-                                   : nearest_rank_percentile(values, p);
+                                   : floor_index_percentile(values, p);
 }
 
 double tokenbench_stat(const Distribution& d, const std::string& which) {
@@ -156,8 +156,8 @@ constexpr PeerDefinitions kPeerDefinitions[] = {
        {Figure::kE2el, Formula::kDone,
         "request_latency: request end minus request start (tokenbench's `done`)"}}}},
     {Peer::kEvalscope,
-     Method::kNearestRank,
-     "modelscope/evalscope evalscope/perf/utils/db_util.py @ 01ee08c9 (calculate_percentiles, "
+     Method::kFloorIndex,
+     "modelscope/evalscope evalscope/perf/utils/db_util.py @ fde259d2 (calculate_percentiles, "
      "get_percentile_results); evalscope/perf/utils/benchmark_util.py",
      {{{Figure::kTtft, Formula::kFirstChunk,
         "first_chunk_latency: the first chunk minus request start (first content "
@@ -256,12 +256,11 @@ std::string_view to_string(Peer peer) { return kPeerNames.name(peer); }
 
 std::optional<Peer> peer_from_string(std::string_view name) { return kPeerNames.parse(name); }
 
-double nearest_rank_percentile(const std::vector<double>& sorted, double p) {
+double floor_index_percentile(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return kUndefined;
   if (p >= 100) return sorted.back();
-  const double rank = std::ceil(static_cast<double>(sorted.size()) * p / 100.0);
-  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
-  return sorted[std::min(index, sorted.size() - 1)];
+  const double index = std::floor(static_cast<double>(sorted.size()) * p / 100.0);
+  return sorted[std::min(static_cast<std::size_t>(std::max(0.0, index)), sorted.size() - 1)];
 }
 
 PeerView peer_view(Peer peer, const std::vector<RequestRecord>& records) {
@@ -277,9 +276,10 @@ PeerView peer_view(Peer peer, const std::vector<RequestRecord>& records) {
   const Summary tb = summarize(records, options);  // as summary.json reports it
   const PeerDefinitions& definitions = definitions_of(peer);
   const std::string source = definitions.source;
-  const std::string method_text = definitions.method == Method::kLinear
-                                      ? "percentiles: numpy's linear interpolation"
-                                      : "percentiles: nearest rank, ceil(p/100 * n)";
+  const std::string method_text =
+      definitions.method == Method::kLinear
+          ? "percentiles: numpy's linear interpolation"
+          : "percentiles: the sorted values' element at index floor(n * p/100)";
   for (const FigureDefinition& figure : definitions.figures) {
     const bool reported = figure.formula != Formula::kNotReported;
     const std::vector<double> samples = samples_of(figure.formula, counted);

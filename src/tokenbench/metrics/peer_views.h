@@ -60,10 +60,10 @@ bool counted_by_peers(const core::RequestRecord& r);
 /// output throughput. Pure.
 PeerView peer_view(Peer peer, const std::vector<core::RequestRecord>& records);
 
-/// The p-th percentile (p in [0, 100]) of ascending-sorted `sorted` by the nearest-rank method:
-/// the value at 1-based rank ceil(p / 100 * n) (rank 1 for p = 0), as evalscope computes it.
-/// kUndefined for an empty input.
-double nearest_rank_percentile(const std::vector<double>& sorted, double p);
+/// The p-th percentile (p in [0, 100]) of ascending-sorted `sorted` as EvalScope computes it
+/// (evalscope/perf/utils/db_util.py, calculate_percentiles): the value at 0-based index
+/// floor(n x p / 100), the last for p >= 100. kUndefined for an empty input.
+double floor_index_percentile(const std::vector<double>& sorted, double p);
 
 /// The view as a console table (figure, tokenbench, peer, difference) followed by each
 /// figure's definition and source, and the notes.
