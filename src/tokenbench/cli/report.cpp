@@ -31,6 +31,7 @@
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/html_report.h"
 #include "tokenbench/report/llmd_report.h"
+#include "tokenbench/report/peer_files.h"
 #include "tokenbench/report/prometheus_export.h"
 #include "tokenbench/report/run_outputs.h"
 
@@ -88,16 +89,19 @@ int rebuild_run(const ReportFlags& f, const std::string& requests_path, bool csv
   // One pass over the file, a record at a time: the figures fold each (report/run_figures.h),
   // so that memory does not grow with the file; only --as and --export csv keep more.
   const bool want_csv = csv || report::wants_csv_export(config.exports);
+  // --export vllm, evalscope: the peers' result files, from every record (a peer's file lists
+  // each request).
+  const std::vector<std::string> peer_files = report::peer_exports(f.exports);
   report::RunFigures figures(config);
   std::string csv_text = want_csv ? report::requests_csv_header() : std::string();
-  std::vector<core::RequestRecord> records;  // --as only: a peer's view takes them all
+  std::vector<core::RequestRecord> records;  // --as and the peers' files take them all
   records::RecordsReadReport read;
   records::for_each_record(
       requests_path,
       [&](core::RequestRecord&& r) {
         figures.add(r);
         if (want_csv) csv_text += report::requests_csv_row(r);
-        if (peer) records.push_back(std::move(r));
+        if (peer || !peer_files.empty()) records.push_back(std::move(r));
       },
       &read);
   if (!read.warning.empty()) {
@@ -128,6 +132,12 @@ int rebuild_run(const ReportFlags& f, const std::string& requests_path, bool csv
     std::fputs("\n", stdout);
   } else {
     std::fputs(out.console.c_str(), stdout);
+  }
+  if (!peer_files.empty()) {
+    for (const auto& file :
+         report::write_peer_files(peer_files, f.dir, {records, out.summary_json, config})) {
+      std::fprintf(stderr, "tokenbench: wrote %s/%s\n", f.dir.c_str(), file.c_str());
+    }
   }
   if (peer) {
     std::fputs("\n", stdout);
@@ -212,10 +222,14 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "Recompute summary.json, the tables and report.html from a results directory's "
       "requests.jsonl (at a sweep's, search's or comparison's root: its report.html)");
   cmd->add_option("dir", flags->dir, "Results directory, or an experiment's root")->required();
-  only_values(cmd->add_option("--export", flags->exports,
+  only_values(cmd->add_option("--export,--emit", flags->exports,
                               "Also rebuild exports: csv (requests.csv; at a sweep's root, "
-                              "levels.csv and each level's requests.csv)"),
-              {"csv"});
+                              "levels.csv and each level's requests.csv), or write a peer's "
+                              "result files from the records: vllm (vllm bench serve's result "
+                              "JSON with --save-detailed's fields), evalscope (evalscope perf's "
+                              "benchmark_summary.json and benchmark_percentile.json)"),
+              {"csv", "vllm", "evalscope"})
+      ->delimiter(',');
   CLI::Option* as = cmd->add_option(
       "--as", flags->as,
       "Also print the figures under a peer tool's definitions beside tokenbench's: vllm, sglang, "

@@ -39,7 +39,11 @@ CLI::Option* add_row_flag(CLI::App* cmd, RunFlags& flags, const core::RunOption&
                      [&](std::vector<core::TargetSpec> core::RunConfig::*) -> CLI::Option* {
                        throw std::logic_error("the targets have no flag of their own");
                      },
-                     [&](auto member) { return cmd->add_option(flag, c.*member, help); },
+                     [&](auto member) {
+                       // --export is --emit too: the name a peer's result files are asked by.
+                       const std::string names = flag == "--export" ? "--export,--emit" : flag;
+                       return cmd->add_option(names, c.*member, help);
+                     },
                  },
                  row.field);
   if (row.delimiter != 0) option->delimiter(row.delimiter);
@@ -130,7 +134,7 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   });
   cmd->get_option("--http2-streams")->check(CLI::Range(1, 1 << 20));
   cmd->get_option("--cacert")->check(CLI::ExistingFile);
-  only_values(cmd->get_option("--export"), {"csv"});
+  only_values(cmd->get_option("--export"), {"csv", "vllm", "evalscope"})->delimiter(',');
   offer_table_values(cmd);  // the enums' names, for the completions and the man page
   cmd->footer(
       "Flags of vLLM's bench serve, EvalScope perf and GenAI-Perf (--random-input-len, "

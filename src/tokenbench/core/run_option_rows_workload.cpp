@@ -380,8 +380,10 @@ std::vector<RunOption> output_rows() {
       {.flag = "--export",
        .key = "exports",
        .field = &C::exports,
-       .help = "Also write exports of the results: csv (requests.csv per run, levels.csv at "
-               "a sweep's root; docs/REPORTS.md)",
+       .help = "Also write exports of the results (also spelled --emit): csv (requests.csv "
+               "per run, levels.csv at a sweep's root), vllm (vllm bench serve's result JSON "
+               "with --save-detailed's fields), evalscope (evalscope perf's "
+               "benchmark_summary.json and benchmark_percentile.json); docs/REPORTS.md",
        .cli = OptionCli::kValueBare,
        .rule = ConfigRule::kRepeat,
        .compared = false,

@@ -11,6 +11,7 @@
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
 #include "tokenbench/report/otlp_export.h"
+#include "tokenbench/report/peer_files.h"
 #include "tokenbench/report/run_outputs.h"
 
 namespace tokenbench::measure {
@@ -62,6 +63,12 @@ LevelResult write_part(const Part& part, const report::RunFigures& figures,
   if (report::wants_csv_export(config.exports)) {
     records::write_optional_file(dir + "/" + report::kRequestsCsvFile, [&] {
       return report::requests_to_csv(records::read_records_jsonl(requests_file));
+    });
+  }
+  if (const auto peers = report::peer_exports(config.exports); !peers.empty()) {
+    records::write_optional([&] {
+      const auto records = records::read_records_jsonl(requests_file);
+      report::write_peer_files(peers, dir, {records, out.summary_json, config});
     });
   }
   // After every file: a collector that fails costs a warning, nothing more.

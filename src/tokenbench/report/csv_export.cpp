@@ -8,6 +8,7 @@
 
 #include "tokenbench/metrics/percentile.h"
 #include "tokenbench/metrics/request_metrics.h"
+#include "tokenbench/report/peer_files.h"
 
 namespace tokenbench::report {
 namespace {
@@ -174,12 +175,16 @@ std::string levels_to_csv(const nlohmann::json& sweep) {
 }
 
 bool wants_csv_export(const std::vector<std::string>& formats) {
+  bool csv = false;
   for (const std::string& f : formats) {
-    if (f != "csv") {
-      throw std::invalid_argument("--export " + f + ": unknown format; the one there is: csv");
+    csv = csv || f == "csv";
+    if (f != "csv" && !is_peer_export(f)) {
+      throw std::invalid_argument("--export " + f +
+                                  ": unknown format; the ones there are: csv (tokenbench's own), "
+                                  "vllm and evalscope (their result files)");
     }
   }
-  return !formats.empty();
+  return csv;
 }
 
 }  // namespace tokenbench::report

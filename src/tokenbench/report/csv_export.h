@@ -38,8 +38,8 @@ std::string requests_csv_row(const core::RequestRecord& record);
 /// mean/p50/p90/p95/p99 of TTFT, TPOT, ITL and E2EL; a key absent or null is an empty field.
 std::string levels_to_csv(const nlohmann::json& sweep);
 
-/// Validates --export values: each must be "csv". Throws std::invalid_argument naming the bad
-/// one. True when csv was asked for.
+/// Validates --export values: each must be "csv" or a peer's result files (peer_files.h,
+/// kPeerExports). Throws std::invalid_argument naming the bad one. True when csv was asked for.
 bool wants_csv_export(const std::vector<std::string>& formats);
 
 }  // namespace tokenbench::report

@@ -1,0 +1,52 @@
+#pragma once
+
+// `--export vllm,evalscope` (also spelled --emit; run and `report DIR`): each peer tool's own
+// result files, in its documented layout and with its definitions, from the run's records, so
+// that dashboards and scripts built on the peer's output keep working (docs/REPORTS.md, "Peer
+// result files"). Pure layout: the figures are the records' under the peer's own formulas.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenbench/core/request.h"
+#include "tokenbench/core/run_config.h"
+
+namespace tokenbench::report {
+
+/// The peers whose result files --export writes. "csv" is the export of tokenbench's own.
+inline constexpr std::string_view kPeerExports[] = {"vllm", "evalscope"};
+
+/// `format` is a peer's result files (kPeerExports).
+bool is_peer_export(std::string_view format);
+
+/// The peers' formats among --export's `formats`, in order.
+std::vector<std::string> peer_exports(const std::vector<std::string>& formats);
+
+/// What the files of one run are made from: its records (every phase; the peer's own rules pick
+/// which count), its summary.json (vLLM's keys) and its config.
+struct PeerFileInput {
+  const std::vector<core::RequestRecord>& records;
+  const nlohmann::json& summary;
+  const core::RunConfig& config;
+};
+
+/// vLLM `vllm bench serve --save-result --save-detailed`'s result JSON: its name, as vLLM makes
+/// it ({label}-{rate}qps[-concurrency{N}]-{model}-{date}.json), and its object.
+std::string vllm_result_name(const nlohmann::json& summary);
+nlohmann::json vllm_result(const PeerFileInput& in);
+
+/// EvalScope `evalscope perf`'s run directory (parallel_{C}_number_{N}, or rate_{R}_number_{N}
+/// for a rate), its benchmark_summary.json and its benchmark_percentile.json (a list of rows).
+std::string evalscope_run_dir(const nlohmann::json& summary);
+nlohmann::json evalscope_summary(const PeerFileInput& in);
+nlohmann::json evalscope_percentiles(const PeerFileInput& in);
+
+/// Writes each of `formats`' files into `dir` (vLLM's JSON at its root, EvalScope's under
+/// evalscope/RUN/); returns their paths relative to `dir`. Throws std::runtime_error when a file
+/// cannot be written.
+std::vector<std::string> write_peer_files(const std::vector<std::string>& formats,
+                                          const std::string& dir, const PeerFileInput& in);
+
+}  // namespace tokenbench::report

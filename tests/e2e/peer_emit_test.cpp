@@ -1,0 +1,86 @@
+// End to end: `run --emit vllm,evalscope` writes each peer's result files where its tools look
+// (vLLM's result JSON at the results directory's root, EvalScope's run directory under
+// evalscope/), each as the peer's own code requires (tests/support/peer_result_schemas.h), and
+// `report DIR --emit` rebuilds the same files from requests.jsonl.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "../support/peer_result_schemas.h"
+#include "process.h"
+
+namespace tokenbench::e2e {
+namespace {
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The files under `dir` that --emit writes: vLLM's *.json at the root (not tokenbench's own),
+// and everything under evalscope/.
+std::map<std::string, std::string> emitted(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string rel = std::filesystem::relative(e.path(), dir).string();
+    const bool vllm = rel.find('/') == std::string::npos && rel.find("qps") != std::string::npos;
+    if (e.is_regular_file() && (vllm || rel.rfind("evalscope/", 0) == 0)) {
+      out[rel] = text_of(e.path().string());
+    }
+  }
+  return out;
+}
+
+TEST(PeerEmit, RunAndReportWriteThePeersFiles) {
+  SimProcess sim({"--ttft-ms", "2", "--itl-ms", "0.5"});
+  const std::string dir = make_temp_dir("peer_emit");
+  const auto r = run_process({TOKENBENCH_BINARY,   "run",       "--base-url",    sim.url(),
+                              "--model",           "sim-model", "--num-prompts", "12",
+                              "--max-concurrency", "4",         "--input-len",   "32",
+                              "--output-len",      "8",         "--emit",        "vllm,evalscope",
+                              "--output-dir",      dir,         "--gpu-metrics", "off"},
+                             std::chrono::seconds(60));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto files = emitted(dir);
+  ASSERT_EQ(files.size(), 3u);
+  const std::string run = "evalscope/parallel_4_number_12/";
+  ASSERT_TRUE(files.contains(run + "benchmark_summary.json"));
+  ASSERT_TRUE(files.contains(run + "benchmark_percentile.json"));
+  EXPECT_TRUE(testing::evalscope_run_dir_matches("parallel_4_number_12"));
+  for (const auto& [name, text] : files) {
+    const auto j = nlohmann::json::parse(text);
+    if (name.ends_with("benchmark_summary.json")) {
+      EXPECT_EQ(testing::evalscope_summary_problems(j), std::vector<std::string>{});
+      EXPECT_EQ(j["Success Requests"], 12);
+      EXPECT_DOUBLE_EQ(j["Avg Output Tokens"].get<double>(), 8);
+    } else if (name.ends_with("benchmark_percentile.json")) {
+      EXPECT_EQ(testing::evalscope_percentile_problems(j), std::vector<std::string>{});
+    } else {
+      EXPECT_TRUE(name.starts_with("openai-chat-infqps-concurrency4-sim-model-")) << name;
+      EXPECT_EQ(testing::vllm_result_problems(j), std::vector<std::string>{});
+      EXPECT_EQ(j["ttfts"].size(), 12u);
+      // The same figures as summary.json, which already speaks vLLM's keys.
+      const auto summary = read_json(dir + "/summary.json");
+      EXPECT_EQ(j["p99_ttft_ms"], summary["p99_ttft_ms"]);
+    }
+  }
+  // report DIR --emit rebuilds them from requests.jsonl, byte for byte.
+  for (const auto& [name, text] : files) std::filesystem::remove(dir + "/" + name);
+  const auto rebuilt = run_process({TOKENBENCH_BINARY, "report", dir, "--emit", "vllm,evalscope"});
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
+  EXPECT_EQ(emitted(dir), files);
+  // An unknown format is one line naming the ones there are.
+  const auto bad = run_process({TOKENBENCH_BINARY, "report", dir, "--emit", "locust"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("locust"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace tokenbench::e2e
