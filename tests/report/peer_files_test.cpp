@@ -104,6 +104,33 @@ TEST(PeerFiles, WrittenWhereThePeersLook) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(PeerFiles, AiperfExportUnderItsDefinitions) {
+  HandBuiltRun run;
+  run.config.started_at = "2026-12-03T10:00:00Z";
+  const json j = json::parse(aiperf_json(run.input()));
+  EXPECT_EQ(testing::aiperf_json_problems(j), std::vector<std::string>{});
+  EXPECT_EQ(j["time_to_first_token"]["unit"], "ms");
+  EXPECT_DOUBLE_EQ(j["time_to_first_token"]["avg"].get<double>(), 150);
+  EXPECT_DOUBLE_EQ(j["time_to_first_token"]["p50"].get<double>(), 150);  // linear, as numpy
+  // (120 - 100) / 2 and (310 - 50 - 200) / 3 ms: to the last content chunk, not the end.
+  EXPECT_DOUBLE_EQ(j["inter_token_latency"]["min"].get<double>(), 10);
+  EXPECT_DOUBLE_EQ(j["inter_token_latency"]["max"].get<double>(), 20);
+  EXPECT_DOUBLE_EQ(j["request_latency"]["max"].get<double>(), 260);
+  EXPECT_DOUBLE_EQ(j["time_to_second_token"]["avg"].get<double>(), 15);  // 10 and 20 ms
+  EXPECT_EQ(j["request_count"], json({{"unit", "requests"}, {"avg", 2.0}}));
+  EXPECT_DOUBLE_EQ(j["error_request_count"]["avg"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(j["benchmark_duration"]["avg"].get<double>(), 0.31);  // 0 to 310 ms
+  EXPECT_EQ(j["error_summary"][0]["error_details"]["message"], "Service Unavailable");
+  EXPECT_EQ(j["start_time"], "2026-12-03T10:00:00.000000");
+  EXPECT_EQ(j["end_time"], "2026-12-03T10:00:00.310000");
+  const std::string csv = aiperf_csv(run.input());
+  EXPECT_EQ(testing::aiperf_csv_problems(csv), std::vector<std::string>{});
+  EXPECT_NE(csv.find("\r\nTime to First Token (ms),150.00,100.00,200.00,"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\r\nRequest Count,2\r\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\r\nRequest Throughput (requests/sec),6.45\r\n"), std::string::npos) << csv;
+}
+
 TEST(PeerFiles, ExportNames) {
   EXPECT_TRUE(is_peer_export("vllm"));
   EXPECT_TRUE(is_peer_export("evalscope"));

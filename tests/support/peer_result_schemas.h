@@ -4,6 +4,7 @@
 // (--export vllm, evalscope), read from the peer's repository at the commit named. Each check
 // returns the problems found, empty when the file would load.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -161,6 +162,102 @@ inline bool evalscope_run_dir_matches(const std::string& name) {
   static const std::regex parallel(R"(^parallel_(\d+)_number_(\d+)$)");
   static const std::regex rate(R"(^rate_(-?[\d.]+)_number_(\d+)$)");
   return std::regex_match(name, parallel) || std::regex_match(name, rate);
+}
+
+// ai-dynamo/aiperf aiperf/common/models/export_models.py @ db4f6397: JsonExportData, read by
+// JsonExportData.model_validate_json (its tests' loader): every field optional, extra keys
+// allowed; a metric is an object with a string `unit` and numbers (or null) for avg, p1 ... p99,
+// min, max, std; error_summary's items {error_details: {message: str, ...}, count: int};
+// start_time and end_time datetimes; was_cancelled a bool.
+inline std::vector<std::string> aiperf_json_problems(const nlohmann::json& j) {
+  const std::set<std::string> stats = {"avg", "p1",  "p5",  "p10", "p25", "p50", "p75",
+                                       "p90", "p95", "p99", "min", "max", "std"};
+  const std::set<std::string> tags = {"request_throughput",
+                                      "request_latency",
+                                      "request_count",
+                                      "time_to_first_token",
+                                      "time_to_second_token",
+                                      "inter_token_latency",
+                                      "output_token_throughput",
+                                      "output_token_throughput_per_user",
+                                      "output_sequence_length",
+                                      "input_sequence_length",
+                                      "goodput",
+                                      "good_request_count",
+                                      "output_token_count",
+                                      "reasoning_token_count",
+                                      "min_request_timestamp",
+                                      "max_response_timestamp",
+                                      "inter_chunk_latency",
+                                      "total_output_tokens",
+                                      "total_reasoning_tokens",
+                                      "benchmark_duration",
+                                      "total_isl",
+                                      "total_osl",
+                                      "error_request_count",
+                                      "error_isl",
+                                      "total_error_isl"};
+  std::vector<std::string> problems;
+  if (!j.is_object()) return {"not an object"};
+  static const std::regex datetime(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?$)");
+  for (const auto& [key, value] : j.items()) {
+    if (tags.contains(key)) {
+      if (!value.is_object() || !value.contains("unit") || !value["unit"].is_string()) {
+        problems.push_back(key + " has no string unit");
+        continue;
+      }
+      for (const auto& [stat, v] : value.items()) {
+        if (stat == "unit") continue;
+        if (!stats.contains(stat)) problems.push_back(key + "." + stat + " is not a statistic");
+        if (!v.is_number() && !v.is_null()) problems.push_back(key + "." + stat + " not a number");
+      }
+    } else if (key == "was_cancelled") {
+      if (!value.is_boolean()) problems.push_back("was_cancelled is not a bool");
+    } else if (key == "error_summary") {
+      for (const auto& e : value) {
+        if (!e.contains("count") || !e["count"].is_number_integer() ||
+            !e.contains("error_details") || !e["error_details"].contains("message") ||
+            !e["error_details"]["message"].is_string()) {
+          problems.push_back("an error_summary item lacks its message or count");
+        }
+      }
+    } else if (key == "start_time" || key == "end_time") {
+      if (!value.is_string() || !std::regex_match(value.get<std::string>(), datetime)) {
+        problems.push_back(key + " is not a datetime");
+      }
+    }
+  }
+  return problems;
+}
+
+// aiperf/exporters/csv_exporter.py @ db4f6397: a section of record metrics under
+// "Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std", an empty line, then
+// "Metric,Value" rows; CRLF line ends; each row's cells as many as its header's.
+inline std::vector<std::string> aiperf_csv_problems(const std::string& csv) {
+  std::vector<std::string> problems;
+  const std::string records = "Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\r\n";
+  if (csv.rfind(records, 0) != 0) problems.push_back("the record metrics' header is not first");
+  const auto blank = csv.find("\r\n\r\nMetric,Value\r\n");
+  if (blank == std::string::npos) problems.push_back("no blank line before Metric,Value");
+  std::size_t at = 0;
+  std::size_t columns = 14;
+  while (at < csv.size()) {
+    const auto end = csv.find("\r\n", at);
+    if (end == std::string::npos) {
+      problems.push_back("a line without CRLF");
+      break;
+    }
+    const std::string line = csv.substr(at, end - at);
+    at = end + 2;
+    if (line.empty()) {
+      columns = 2;
+      continue;
+    }
+    if (static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1 != columns) {
+      problems.push_back("a row of another width: " + line);
+    }
+  }
+  return problems;
 }
 
 }  // namespace tokenbench::testing

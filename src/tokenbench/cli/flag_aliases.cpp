@@ -244,6 +244,11 @@ class Rewriter {
   }
 
   void rename(const Arg& a, const Rename& r) {
+    if (a.name == "--save-result") {  // vLLM writes its result JSON: so does --export vllm
+      emit("--export", "vllm");
+      note(a.name, r.tool, "--export vllm (vLLM's result JSON, beside tokenbench's files)");
+      return;
+    }
     if (*r.flag == '\0') {
       note(a.name, r.tool, "what tokenbench always does: ignored");
       return;

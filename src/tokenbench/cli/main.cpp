@@ -118,6 +118,13 @@ void peer_command(std::vector<std::string>& args) {
       args.insert(args.end(), {"--backend", "vllm"});
       std::fprintf(stderr, "tokenbench: bench serve: no --backend is vLLM's default, vllm\n");
     }
+    // EvalScope always writes its run's files: so does perf, beside tokenbench's.
+    if (!bench_serve) {
+      args.insert(args.end(), {"--export", "evalscope"});
+      std::fprintf(stderr,
+                   "tokenbench: perf: EvalScope's benchmark_summary.json and "
+                   "benchmark_percentile.json are written too (--export evalscope)\n");
+    }
     args.insert(args.begin(), "run");
   }
 }

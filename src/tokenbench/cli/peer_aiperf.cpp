@@ -176,6 +176,10 @@ class AiperfTranslator final : public PeerTranslator {
 
   void finish() override {
     aiperf_defaults();
+    emit("--export", "aiperf");
+    note("the command",
+         "--export aiperf (AIPerf's profile_export_aiperf.json and .csv, beside "
+         "tokenbench's files)");
     const bool streamable = api_.empty() || api_ == "openai-chat" || api_ == "openai";
     if (!streaming_ && streamable) {
       emit("--no-stream");

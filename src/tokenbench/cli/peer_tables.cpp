@@ -77,8 +77,9 @@ constexpr PeerFlag kAiperf[] = {
      "",
      "not translated yet: a trace replays with --dataset mooncake, lengths mix with --input-dist"},
     {"--profile-export-file", kOne, kRefuse, "",
-     "AIPerf's export files are not written yet: tokenbench writes summary.json, requests.jsonl "
-     "and report.html into --artifact-dir"},
+     "AIPerf's per-request profile_export.jsonl is not written: its profile_export_aiperf.json "
+     "and .csv are (tokenbench profile adds --export aiperf), with tokenbench's requests.jsonl, "
+     "into --artifact-dir"},
     {"--conversation-num, --num-sessions, --conversation-turn-mean, --session-turns-mean", kOne,
      kRefuse, "", "AIPerf's synthetic sessions: use tokenbench --multi-turn --turns N"},
     {"--request-cancellation-rate", kOne, kRefuse, "",

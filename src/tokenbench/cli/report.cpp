@@ -227,8 +227,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
                               "levels.csv and each level's requests.csv), or write a peer's "
                               "result files from the records: vllm (vllm bench serve's result "
                               "JSON with --save-detailed's fields), evalscope (evalscope perf's "
-                              "benchmark_summary.json and benchmark_percentile.json)"),
-              {"csv", "vllm", "evalscope"})
+                              "benchmark_summary.json and benchmark_percentile.json), aiperf "
+                              "(profile_export_aiperf.json and .csv)"),
+              {"csv", "vllm", "evalscope", "aiperf"})
       ->delimiter(',');
   CLI::Option* as = cmd->add_option(
       "--as", flags->as,

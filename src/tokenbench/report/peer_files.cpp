@@ -123,7 +123,17 @@ std::vector<std::string> write_peer_files(const std::vector<std::string>& format
   };
   for (const auto& format : formats) {
     if (format == "vllm") {
-      write(vllm_result_name(in.summary), vllm_result(in), -1);
+      // vLLM's --result-filename names its result file; else vLLM's own name.
+      write(in.config.result_filename.empty() ? vllm_result_name(in.summary)
+                                              : in.config.result_filename,
+            vllm_result(in), -1);
+    } else if (format == "aiperf") {
+      for (const auto& [name, text] :
+           {std::pair{"profile_export_aiperf.json", aiperf_json(in) + "\n"},
+            std::pair{"profile_export_aiperf.csv", aiperf_csv(in)}}) {
+        records::write_text_file((fs::path(dir) / name).string(), text);
+        written.emplace_back(name);
+      }
     } else if (format == "evalscope") {
       const fs::path run = fs::path("evalscope") / evalscope_run_dir(in.summary);
       write(run / "benchmark_summary.json", evalscope_summary(in), 4);

@@ -1,7 +1,7 @@
 #pragma once
 
-// `--export vllm,evalscope` (also spelled --emit; run and `report DIR`): each peer tool's own
-// result files, in its documented layout and with its definitions, from the run's records, so
+// `--export vllm,evalscope,aiperf` (also spelled --emit; run and `report DIR`): each peer tool's
+// own result files, in its documented layout and with its definitions, from the run's records, so
 // that dashboards and scripts built on the peer's output keep working (docs/REPORTS.md, "Peer
 // result files"). Pure layout: the figures are the records' under the peer's own formulas.
 
@@ -16,7 +16,7 @@
 namespace tokenbench::report {
 
 /// The peers whose result files --export writes. "csv" is the export of tokenbench's own.
-inline constexpr std::string_view kPeerExports[] = {"vllm", "evalscope"};
+inline constexpr std::string_view kPeerExports[] = {"vllm", "evalscope", "aiperf"};
 
 /// `format` is a peer's result files (kPeerExports).
 bool is_peer_export(std::string_view format);
@@ -43,9 +43,15 @@ std::string evalscope_run_dir(const nlohmann::json& summary);
 nlohmann::json evalscope_summary(const PeerFileInput& in);
 nlohmann::json evalscope_percentiles(const PeerFileInput& in);
 
-/// Writes each of `formats`' files into `dir` (vLLM's JSON at its root, EvalScope's under
-/// evalscope/RUN/); returns their paths relative to `dir`. Throws std::runtime_error when a file
-/// cannot be written.
+/// AIPerf `aiperf profile`'s profile_export_aiperf.json (its metrics in display units, each
+/// {unit, avg, p1 ... p99, min, max, std}; aggregates avg only) and profile_export_aiperf.csv
+/// (its two sections, CRLF).
+std::string aiperf_json(const PeerFileInput& in);
+std::string aiperf_csv(const PeerFileInput& in);
+
+/// Writes each of `formats`' files into `dir` (vLLM's JSON and AIPerf's two at its root,
+/// EvalScope's under evalscope/RUN/); returns their paths relative to `dir`. Throws
+/// std::runtime_error when a file cannot be written.
 std::vector<std::string> write_peer_files(const std::vector<std::string>& formats,
                                           const std::string& dir, const PeerFileInput& in);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "tokenbench/core/secret_fields.h"
@@ -209,8 +210,10 @@ RunOutputs write_run_outputs(const std::string& dir, const RunFigures& figures,
     out.not_saved = e.what();
   }
   records::write_optional_file(dir + "/" + records::kReportFile, [&] { return out.console; });
-  // vLLM's --result-filename: the same result under the name a vLLM script looks for.
-  if (!config.result_filename.empty()) {
+  // vLLM's --result-filename: the same result under the name a vLLM script looks for (with
+  // --export vllm, vLLM's own result file takes the name: peer_files.h).
+  if (!config.result_filename.empty() &&
+      std::find(config.exports.begin(), config.exports.end(), "vllm") == config.exports.end()) {
     records::write_optional_file(dir + "/" + config.result_filename, [&] { return summary_text; });
   }
   // The page shows config.yaml as stored (secrets redacted), so that `report` rebuilds the same.
