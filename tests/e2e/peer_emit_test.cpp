@@ -31,7 +31,7 @@ std::map<std::string, std::string> emitted(const std::string& dir) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
     const std::string rel = std::filesystem::relative(e.path(), dir).string();
     const bool vllm = rel.find('/') == std::string::npos && rel.find("qps") != std::string::npos;
-    const bool aiperf = rel.rfind("profile_export_aiperf.", 0) == 0;
+    const bool aiperf = rel.rfind("profile_export_aiperf.", 0) == 0 || rel == "benchmarks.json";
     if (e.is_regular_file() && (vllm || aiperf || rel.rfind("evalscope/", 0) == 0)) {
       out[rel] = text_of(e.path().string());
     }
@@ -42,16 +42,16 @@ std::map<std::string, std::string> emitted(const std::string& dir) {
 TEST(PeerEmit, RunAndReportWriteThePeersFiles) {
   SimProcess sim({"--ttft-ms", "2", "--itl-ms", "0.5"});
   const std::string dir = make_temp_dir("peer_emit");
-  const auto r =
-      run_process({TOKENBENCH_BINARY,   "run",       "--base-url",    sim.url(),
-                   "--model",           "sim-model", "--num-prompts", "12",
-                   "--max-concurrency", "4",         "--input-len",   "32",
-                   "--output-len",      "8",         "--emit",        "vllm,evalscope,aiperf",
-                   "--output-dir",      dir,         "--gpu-metrics", "off"},
-                  std::chrono::seconds(60));
+  const auto r = run_process(
+      {TOKENBENCH_BINARY,   "run",       "--base-url",    sim.url(),
+       "--model",           "sim-model", "--num-prompts", "12",
+       "--max-concurrency", "4",         "--input-len",   "32",
+       "--output-len",      "8",         "--emit",        "vllm,evalscope,aiperf,guidellm",
+       "--output-dir",      dir,         "--gpu-metrics", "off"},
+      std::chrono::seconds(60));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto files = emitted(dir);
-  ASSERT_EQ(files.size(), 5u);
+  ASSERT_EQ(files.size(), 6u);
   const std::string run = "evalscope/parallel_4_number_12/";
   ASSERT_TRUE(files.contains(run + "benchmark_summary.json"));
   ASSERT_TRUE(files.contains(run + "benchmark_percentile.json"));
@@ -67,6 +67,9 @@ TEST(PeerEmit, RunAndReportWriteThePeersFiles) {
       EXPECT_DOUBLE_EQ(j["Avg Output Tokens"].get<double>(), 8);
     } else if (name.ends_with("benchmark_percentile.json")) {
       EXPECT_EQ(testing::evalscope_percentile_problems(j), std::vector<std::string>{});
+    } else if (name == "benchmarks.json") {
+      EXPECT_EQ(testing::guidellm_benchmarks_problems(j), std::vector<std::string>{});
+      EXPECT_EQ(j["benchmarks"][0]["request_totals"]["successful"], 12);
     } else if (name == "profile_export_aiperf.json") {
       EXPECT_EQ(testing::aiperf_json_problems(j), std::vector<std::string>{});
       EXPECT_DOUBLE_EQ(j["request_count"]["avg"].get<double>(), 12);
@@ -83,7 +86,7 @@ TEST(PeerEmit, RunAndReportWriteThePeersFiles) {
   // report DIR --emit rebuilds them from requests.jsonl, byte for byte.
   for (const auto& [name, text] : files) std::filesystem::remove(dir + "/" + name);
   const auto rebuilt =
-      run_process({TOKENBENCH_BINARY, "report", dir, "--emit", "vllm,evalscope,aiperf"});
+      run_process({TOKENBENCH_BINARY, "report", dir, "--emit", "vllm,evalscope,aiperf,guidellm"});
   ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
   EXPECT_EQ(emitted(dir), files);
   // An unknown format is one line naming the ones there are.
@@ -128,6 +131,29 @@ TEST(PeerEmit, PeerCommandsWriteTheirOwnFiles) {
   EXPECT_TRUE(files.begin()->first.starts_with("openai-infqps-sim-model-")) << files.begin()->first;
   EXPECT_EQ(testing::vllm_result_problems(nlohmann::json::parse(files.begin()->second)),
             std::vector<std::string>{});
+}
+
+// GuideLLM's own command line writes its benchmarks.json; a sweep's levels are gathered at the
+// root as GuideLLM lists them (one benchmark a level), and EvalScope's runs side by side.
+TEST(PeerEmit, GuidellmSweepListsEveryLevel) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "0.2"});
+  const std::string dir = make_temp_dir("peer_emit_guidellm");
+  const auto r = run_process(
+      {TOKENBENCH_BINARY, "benchmark", "--target", sim.url(), "--rate-type", "concurrent", "--rate",
+       "1,2", "--max-requests", "4", "--data", "prompt_tokens=16,output_tokens=4", "--output-path",
+       dir, "--emit", "evalscope", "--gpu-metrics", "off"},
+      std::chrono::seconds(60));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = read_json(dir + "/benchmarks.json");
+  EXPECT_EQ(testing::guidellm_benchmarks_problems(j), std::vector<std::string>{});
+  ASSERT_EQ(j["benchmarks"].size(), 2u);
+  EXPECT_EQ(j["benchmarks"][1]["args"]["strategy_index"], 1);
+  EXPECT_EQ(j["benchmarks"][1]["args"]["strategy"]["streams"], 2);
+  EXPECT_EQ(j["benchmarks"][0]["requests"]["successful"][0]["request_type"], "text_completions");
+  for (const char* run : {"parallel_1_number_4", "parallel_2_number_4"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/evalscope/" + run + "/benchmark_summary.json"))
+        << run;
+  }
 }
 
 }  // namespace

@@ -131,6 +131,32 @@ TEST(PeerFiles, AiperfExportUnderItsDefinitions) {
   EXPECT_NE(csv.find("\r\nRequest Throughput (requests/sec),6.45\r\n"), std::string::npos) << csv;
 }
 
+TEST(PeerFiles, GuidellmBenchmarksUnderItsDefinitions) {
+  HandBuiltRun run;
+  run.config.started_at = "2026-12-03T10:00:00Z";
+  run.config.max_concurrency = 2;
+  const json j = json::parse(guidellm_benchmarks(run.input()));
+  EXPECT_EQ(testing::guidellm_benchmarks_problems(j), std::vector<std::string>{});
+  const json& b = j["benchmarks"][0];
+  EXPECT_EQ(b["args"]["strategy"], json({{"type_", "concurrent"}, {"streams", 2}}));
+  EXPECT_EQ(b["request_totals"],
+            json({{"successful", 2}, {"errored", 1}, {"incomplete", 0}, {"total", 3}}));
+  EXPECT_DOUBLE_EQ(b["start_time"].get<double>(), 1796292000.0);  // the start label, epoch s
+  const json& m = b["metrics"];
+  EXPECT_NEAR(m["request_latency"]["successful"]["mean"].get<double>(), 0.1975, 1e-6);
+  EXPECT_NEAR(m["time_to_first_token_ms"]["successful"]["median"].get<double>(), 100, 1e-3);
+  // TPOT (last - first) / output tokens, weighted by them: 20/3 ms (x3) and 60/4 ms (x4).
+  EXPECT_NEAR(m["time_per_output_token_ms"]["successful"]["mean"].get<double>(), 80.0 / 7, 1e-3);
+  EXPECT_NEAR(m["time_per_output_token_ms"]["successful"]["median"].get<double>(), 15, 1e-3);
+  // ITL (last - first) / (output - 1), weighted by output - 1: 10 ms (x2) and 20 ms (x3).
+  EXPECT_NEAR(m["inter_token_latency_ms"]["successful"]["mean"].get<double>(), 16, 1e-3);
+  EXPECT_EQ(m["output_token_count"]["errored"]["count"], 0);  // a failed request has no tokens
+  EXPECT_EQ(m["request_latency"]["total"]["count"], 3);
+  // Concurrency over 0 .. 400 ms: 1 to 50, 2 to 100, 3 to 125, then 2, 1 after 320.
+  EXPECT_NEAR(m["request_concurrency"]["total"]["max"].get<double>(), 3, 1e-9);
+  EXPECT_EQ(b["requests"]["errored"][0]["error"], "Service Unavailable");
+}
+
 TEST(PeerFiles, ExportNames) {
   EXPECT_TRUE(is_peer_export("vllm"));
   EXPECT_TRUE(is_peer_export("evalscope"));

@@ -260,4 +260,150 @@ inline std::vector<std::string> aiperf_csv_problems(const std::string& csv) {
   return problems;
 }
 
+// vllm-project/guidellm v0.3.1 (121dcdc4) src/guidellm/benchmark/output.py, benchmark.py,
+// objects/statistics.py, scheduler/strategy.py, benchmark/profile.py: what
+// GenerativeBenchmarksReport.load_file (json.load, then model_validate) requires, model by
+// model: required fields present (nullable ones may be null), discriminators (`type_`) present
+// and known, every metric a StatusDistributionSummary whose statuses hold full
+// DistributionSummary objects (the console that `benchmark from-file` prints reads successful,
+// errored and incomplete), Percentiles' eleven keys, and the requests' stats.
+inline std::vector<std::string> guidellm_benchmarks_problems(const nlohmann::json& j) {
+  std::vector<std::string> problems;
+  const auto need = [&problems](const nlohmann::json& o, const std::string& where,
+                                std::initializer_list<const char*> keys, bool nullable) {
+    for (const char* k : keys) {
+      if (!o.is_object() || !o.contains(k)) {
+        problems.push_back(where + "." + k + " is missing");
+      } else if (!nullable && o[k].is_null()) {
+        problems.push_back(where + "." + k + " is null");
+      }
+    }
+  };
+  const auto number = [&problems](const nlohmann::json& o, const std::string& where,
+                                  const char* key) {
+    if (o.contains(key) && !o[key].is_number())
+      problems.push_back(where + "." + key + " not a number");
+  };
+  if (!j.is_object() || !j.contains("benchmarks") || !j["benchmarks"].is_array()) {
+    return {"no benchmarks list"};
+  }
+  for (std::size_t b = 0; b < j["benchmarks"].size(); ++b) {
+    const auto& g = j["benchmarks"][b];
+    const std::string at = "benchmarks[" + std::to_string(b) + "]";
+    if (g.contains("type_") && g["type_"] != "generative_benchmark") {
+      problems.push_back(at + ".type_ is not generative_benchmark");
+    }
+    need(g, at,
+         {"run_id", "args", "run_stats", "worker", "request_loader", "extras", "metrics",
+          "start_time", "end_time", "request_totals", "requests"},
+         false);
+    if (!problems.empty()) return problems;
+    const auto& args = g["args"];
+    need(args, at + ".args", {"profile", "strategy_index", "strategy"}, false);
+    need(args, at + ".args",
+         {"max_number", "max_duration", "warmup_number", "warmup_duration", "cooldown_number",
+          "cooldown_duration"},
+         true);
+    static const std::set<std::string> profiles = {"synchronous", "concurrent", "throughput",
+                                                   "async",       "sweep",      "profile"};
+    static const std::set<std::string> strategies = {"synchronous", "concurrent", "throughput",
+                                                     "constant",    "poisson",    "strategy"};
+    const auto& profile = args["profile"];
+    if (!profile.contains("type_") || !profiles.contains(profile["type_"].get<std::string>())) {
+      problems.push_back(at + ".args.profile has no known type_");
+    } else if (profile["type_"] == "concurrent") {
+      need(profile, at + ".args.profile", {"streams"}, false);
+    } else if (profile["type_"] == "async") {
+      need(profile, at + ".args.profile", {"strategy_type", "rate"}, false);
+    }
+    const auto& strategy = args["strategy"];
+    if (!strategy.contains("type_") || !strategies.contains(strategy["type_"].get<std::string>())) {
+      problems.push_back(at + ".args.strategy has no known type_");
+    } else if (strategy["type_"] == "concurrent") {
+      need(strategy, at + ".args.strategy", {"streams"}, false);
+    } else if (strategy["type_"] == "constant" || strategy["type_"] == "poisson") {
+      need(strategy, at + ".args.strategy", {"rate"}, false);
+    }
+    const auto& stats = g["run_stats"];
+    need(stats, at + ".run_stats",
+         {"start_time", "end_time", "requests_made", "queued_time_avg", "scheduled_time_delay_avg",
+          "scheduled_time_sleep_avg", "worker_start_delay_avg", "worker_time_avg",
+          "worker_start_time_targeted_delay_avg", "request_start_time_delay_avg",
+          "request_start_time_targeted_delay_avg", "request_time_delay_avg", "request_time_avg"},
+         false);
+    const auto& worker = g["worker"];
+    need(worker, at + ".worker", {"backend_type", "backend_target", "backend_model"}, false);
+    if (worker.value("backend_type", std::string()) != "openai_http") {
+      problems.push_back(at + ".worker.backend_type is not openai_http");
+    }
+    need(g["request_loader"], at + ".request_loader", {"data", "processor"}, false);
+    need(g["request_loader"], at + ".request_loader", {"data_args", "processor_args"}, true);
+    for (const char* status : {"successful", "errored", "incomplete", "total"}) {
+      const auto& totals = g["request_totals"];
+      if (totals.contains(status) && !totals[status].is_number_integer()) {
+        problems.push_back(at + ".request_totals." + status + " is not an integer");
+      }
+    }
+    const char* metrics[] = {"requests_per_second",      "request_concurrency",
+                             "request_latency",          "prompt_token_count",
+                             "output_token_count",       "time_to_first_token_ms",
+                             "time_per_output_token_ms", "inter_token_latency_ms",
+                             "output_tokens_per_second", "tokens_per_second"};
+    for (const char* metric : metrics) {
+      const std::string where = at + ".metrics." + metric;
+      if (!g["metrics"].contains(metric)) {
+        problems.push_back(where + " is missing");
+        continue;
+      }
+      for (const char* status : {"successful", "errored", "incomplete", "total"}) {
+        const auto& d = g["metrics"][metric];
+        const std::string in = where + "." + status;
+        need(d, where, {status}, false);
+        if (!d.contains(status) || d[status].is_null()) continue;
+        need(d[status], in,
+             {"mean", "median", "mode", "variance", "std_dev", "min", "max", "count", "total_sum",
+              "percentiles"},
+             false);
+        for (const char* k :
+             {"mean", "median", "mode", "variance", "std_dev", "min", "max", "total_sum"}) {
+          number(d[status], in, k);
+        }
+        if (d[status].contains("count") && !d[status]["count"].is_number_integer()) {
+          problems.push_back(in + ".count is not an integer");
+        }
+        if (d[status].contains("percentiles")) {
+          need(d[status]["percentiles"], in + ".percentiles",
+               {"p001", "p01", "p05", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "p999"},
+               false);
+        }
+      }
+    }
+    const auto& requests = g["requests"];
+    for (const char* status : {"successful", "errored", "incomplete"}) {
+      if (!requests.contains(status) || !requests[status].is_array()) {
+        problems.push_back(at + ".requests." + status + " is not a list");
+        continue;
+      }
+      for (const auto& r : requests[status]) {
+        const std::string where = at + ".requests." + status + "[]";
+        need(r, where,
+             {"request_type", "scheduler_info", "prompt", "prompt_tokens", "output_tokens",
+              "start_time", "end_time"},
+             false);
+        need(r, where, {"request_id"}, true);
+        if (std::string_view(status) == "successful") {
+          need(r, where, {"output", "first_token_time", "last_token_time"}, false);
+        } else {
+          need(r, where, {"error"}, false);
+        }
+        const std::string type = r.value("request_type", std::string());
+        if (type != "text_completions" && type != "chat_completions") {
+          problems.push_back(where + ".request_type is " + type);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 }  // namespace tokenbench::testing

@@ -137,6 +137,9 @@ class GuidellmTranslator final : public PeerTranslator {
       emit("--api", "openai");
       note("no --request-type", "--api openai (GuideLLM's default route, text_completions)");
     }
+    emit("--export", "guidellm");
+    note("the command",
+         "--export guidellm (GuideLLM's benchmarks.json, beside tokenbench's files)");
     rates();
   }
 

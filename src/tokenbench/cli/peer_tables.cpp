@@ -115,7 +115,8 @@ constexpr PeerFlag kGuidellm[] = {
      "_stdev, _min, _max: --input-dist/--output-dist); a .jsonl file: --dataset jsonl",
      "Hugging Face dataset names are refused: give a local file"},
     {"--output-path", kOne, kRule, "--output-dir: the file's folder, or the folder given",
-     "GuideLLM's benchmarks.json itself is not written yet: summary.json and report.html are"},
+     "benchmarks.json is written there (tokenbench benchmark adds --export guidellm), beside "
+     "summary.json and report.html"},
     {"--random-seed", kOne, kRename, "--seed", ""},
     {"--backend-args, --processor-args, --data-args, --data-sampler, --scenario", kOne, kRefuse, "",
      "not translated: give tokenbench's own flags (--header, --tokenizer, --dataset, ...)"},

@@ -228,8 +228,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
                               "result files from the records: vllm (vllm bench serve's result "
                               "JSON with --save-detailed's fields), evalscope (evalscope perf's "
                               "benchmark_summary.json and benchmark_percentile.json), aiperf "
-                              "(profile_export_aiperf.json and .csv)"),
-              {"csv", "vllm", "evalscope", "aiperf"})
+                              "(profile_export_aiperf.json and .csv), guidellm (benchmarks.json)"),
+              {"csv", "vllm", "evalscope", "aiperf", "guidellm"})
       ->delimiter(',');
   CLI::Option* as = cmd->add_option(
       "--as", flags->as,

@@ -134,7 +134,8 @@ void add_run_flags(CLI::App* cmd, RunFlags& flags) {
   });
   cmd->get_option("--http2-streams")->check(CLI::Range(1, 1 << 20));
   cmd->get_option("--cacert")->check(CLI::ExistingFile);
-  only_values(cmd->get_option("--export"), {"csv", "vllm", "evalscope", "aiperf"})->delimiter(',');
+  only_values(cmd->get_option("--export"), {"csv", "vllm", "evalscope", "aiperf", "guidellm"})
+      ->delimiter(',');
   offer_table_values(cmd);  // the enums' names, for the completions and the man page
   cmd->footer(
       "Flags of vLLM's bench serve, EvalScope perf and GenAI-Perf (--random-input-len, "

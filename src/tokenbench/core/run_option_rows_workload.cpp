@@ -384,7 +384,8 @@ std::vector<RunOption> output_rows() {
                "per run, levels.csv at a sweep's root), vllm (vllm bench serve's result JSON "
                "with --save-detailed's fields), evalscope (evalscope perf's "
                "benchmark_summary.json and benchmark_percentile.json), aiperf "
-               "(profile_export_aiperf.json and .csv); docs/REPORTS.md",
+               "(profile_export_aiperf.json and .csv), guidellm (benchmarks.json); "
+               "docs/REPORTS.md",
        .cli = OptionCli::kValueBare,
        .rule = ConfigRule::kRepeat,
        .compared = false,

@@ -16,6 +16,7 @@
 #include "tokenbench/experiment/serve_configs.h"
 #include "tokenbench/records/results_dir.h"
 #include "tokenbench/report/csv_export.h"
+#include "tokenbench/report/peer_files.h"
 
 namespace tokenbench::experiment {
 namespace {
@@ -387,6 +388,11 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
       records::write_optional_file(base.output_dir + "/" + report::kLevelsCsvFile, [&] {
         return report::levels_to_csv(sweep_to_json(result, options));
       });
+    }
+    if (const auto peers = report::peer_exports(base.exports); !peers.empty()) {
+      std::vector<std::string> dirs;
+      for (const SweepPoint& p : result.points) dirs.push_back(p.level.dir);
+      records::write_optional([&] { report::gather_peer_files(peers, base.output_dir, dirs); });
     }
   };
   std::vector<SweepLevel> todo = levels;

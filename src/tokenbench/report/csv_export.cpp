@@ -181,7 +181,7 @@ bool wants_csv_export(const std::vector<std::string>& formats) {
     if (f != "csv" && !is_peer_export(f)) {
       throw std::invalid_argument("--export " + f +
                                   ": unknown format; the ones there are: csv (tokenbench's own), "
-                                  "vllm, evalscope and aiperf (their result files)");
+                                  "vllm, evalscope, aiperf and guidellm (their result files)");
     }
   }
   return csv;

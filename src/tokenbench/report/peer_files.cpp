@@ -134,6 +134,10 @@ std::vector<std::string> write_peer_files(const std::vector<std::string>& format
         records::write_text_file((fs::path(dir) / name).string(), text);
         written.emplace_back(name);
       }
+    } else if (format == "guidellm") {
+      records::write_text_file((fs::path(dir) / "benchmarks.json").string(),
+                               guidellm_benchmarks(in) + "\n");
+      written.emplace_back("benchmarks.json");
     } else if (format == "evalscope") {
       const fs::path run = fs::path("evalscope") / evalscope_run_dir(in.summary);
       write(run / "benchmark_summary.json", evalscope_summary(in), 4);
@@ -141,6 +145,41 @@ std::vector<std::string> write_peer_files(const std::vector<std::string>& format
     }
   }
   return written;
+}
+
+void gather_peer_files(const std::vector<std::string>& formats, const std::string& dir,
+                       const std::vector<std::string>& levels) {
+  namespace fs = std::filesystem;
+  const auto wants = [&formats](const char* f) {
+    return std::find(formats.begin(), formats.end(), f) != formats.end();
+  };
+  if (wants("guidellm")) {
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const auto& level : levels) {
+      const fs::path file = fs::path(dir) / level / "benchmarks.json";
+      if (!fs::is_regular_file(file)) continue;
+      auto one = nlohmann::ordered_json::parse(records::read_text_file(file.string()));
+      for (auto& b : one["benchmarks"]) {
+        b["args"]["strategy_index"] = all.size();
+        all.push_back(std::move(b));
+      }
+    }
+    nlohmann::ordered_json out;
+    out["benchmarks"] = std::move(all);
+    records::write_text_file((fs::path(dir) / "benchmarks.json").string(), out.dump(4) + "\n");
+  }
+  if (wants("evalscope")) {
+    for (const auto& level : levels) {
+      const fs::path runs = fs::path(dir) / level / "evalscope";
+      if (!fs::is_directory(runs)) continue;
+      for (const auto& run : fs::directory_iterator(runs)) {
+        const fs::path to = fs::path(dir) / "evalscope" / run.path().filename();
+        fs::create_directories(to);
+        fs::copy(run.path(), to,
+                 fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+      }
+    }
+  }
 }
 
 }  // namespace tokenbench::report

@@ -1,9 +1,9 @@
 #pragma once
 
-// `--export vllm,evalscope,aiperf` (also spelled --emit; run and `report DIR`): each peer tool's
-// own result files, in its documented layout and with its definitions, from the run's records, so
-// that dashboards and scripts built on the peer's output keep working (docs/REPORTS.md, "Peer
-// result files"). Pure layout: the figures are the records' under the peer's own formulas.
+// `--export vllm,evalscope,aiperf,guidellm` (also spelled --emit; run and `report DIR`): each peer
+// tool's own result files, in its documented layout and with its definitions, from the run's
+// records, so that dashboards and scripts built on the peer's output keep working (docs/REPORTS.md,
+// "Peer result files"). Pure layout: the figures are the records' under the peer's own formulas.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,7 +16,7 @@
 namespace tokenbench::report {
 
 /// The peers whose result files --export writes. "csv" is the export of tokenbench's own.
-inline constexpr std::string_view kPeerExports[] = {"vllm", "evalscope", "aiperf"};
+inline constexpr std::string_view kPeerExports[] = {"vllm", "evalscope", "aiperf", "guidellm"};
 
 /// `format` is a peer's result files (kPeerExports).
 bool is_peer_export(std::string_view format);
@@ -49,8 +49,20 @@ nlohmann::json evalscope_percentiles(const PeerFileInput& in);
 std::string aiperf_json(const PeerFileInput& in);
 std::string aiperf_csv(const PeerFileInput& in);
 
-/// Writes each of `formats`' files into `dir` (vLLM's JSON and AIPerf's two at its root,
-/// EvalScope's under evalscope/RUN/); returns their paths relative to `dir`. Throws
+/// GuideLLM `guidellm benchmark`'s benchmarks.json (v0.3.1): one GenerativeBenchmark with its
+/// args, run stats, metrics (each a distribution per status) and requests.
+std::string guidellm_benchmarks(const PeerFileInput& in);
+
+/// At a sweep's root `dir`: the peers' files of its levels (subdirectories `levels`, in order)
+/// gathered as each peer lays out several runs: GuideLLM's benchmarks.json listing every level's
+/// benchmark (strategy_index the level's place), EvalScope's run directories side by side under
+/// evalscope/. Levels without the files are skipped. Throws std::runtime_error when a file cannot
+/// be written.
+void gather_peer_files(const std::vector<std::string>& formats, const std::string& dir,
+                       const std::vector<std::string>& levels);
+
+/// Writes each of `formats`' files into `dir` (vLLM's JSON, AIPerf's two and GuideLLM's at its
+/// root, EvalScope's under evalscope/RUN/); returns their paths relative to `dir`. Throws
 /// std::runtime_error when a file cannot be written.
 std::vector<std::string> write_peer_files(const std::vector<std::string>& formats,
                                           const std::string& dir, const PeerFileInput& in);
