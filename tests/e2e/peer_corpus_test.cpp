@@ -17,21 +17,6 @@
 namespace tokenbench::e2e {
 namespace {
 
-// A serve-sim that logs each request, with short fixed delays.
-struct LoggedSim {
-  explicit LoggedSim(const std::string& name,
-                     std::vector<std::string> timing = {"--ttft-ms", "1", "--itl-ms", "0.05"})
-      : log(make_temp_dir(name) + "/requests.log"), sim(with_log(std::move(timing), log)) {}
-  static std::vector<std::string> with_log(std::vector<std::string> args, const std::string& log) {
-    args.insert(args.end(), {"--request-log", log});
-    return args;
-  }
-  const std::string& url() const { return sim.url(); }
-  std::vector<nlohmann::json> saw() const { return read_records(log); }
-  std::string log;
-  SimProcess sim;
-};
-
 ProcessResult tokenbench(std::vector<std::string> args,
                          const std::map<std::string, std::string>& env = {}) {
   args.insert(args.begin(), TOKENBENCH_BINARY);

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "../support/peer_result_schemas.h"
@@ -16,13 +15,6 @@
 
 namespace tokenbench::e2e {
 namespace {
-
-std::string text_of(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The files under `dir` that --emit writes: vLLM's *.json at the root (not tokenbench's own),
 // and everything under evalscope/.
@@ -33,7 +25,7 @@ std::map<std::string, std::string> emitted(const std::string& dir) {
     const bool vllm = rel.find('/') == std::string::npos && rel.find("qps") != std::string::npos;
     const bool aiperf = rel.rfind("profile_export_aiperf.", 0) == 0 || rel == "benchmarks.json";
     if (e.is_regular_file() && (vllm || aiperf || rel.rfind("evalscope/", 0) == 0)) {
-      out[rel] = text_of(e.path().string());
+      out[rel] = slurp(e.path().string());
     }
   }
   return out;

@@ -23,20 +23,6 @@ ProcessResult run(std::vector<std::string> args, const std::string& dir = "") {
   return run_process(args, std::chrono::seconds(90));
 }
 
-// The requests serve-sim logged, warmup included.
-std::vector<nlohmann::json> server_saw(const std::string& log) { return read_records(log); }
-
-// A serve-sim that logs each request, with short fixed delays.
-struct LoggedSim {
-  explicit LoggedSim(const std::string& name)
-      : log(make_temp_dir(name) + "/requests.log"),
-        sim({"--ttft-ms", "1", "--itl-ms", "0.05", "--request-log", log}) {}
-  std::string port() const { return url().substr(url().rfind(':') + 1); }
-  const std::string& url() const { return sim.url(); }
-  std::string log;
-  SimProcess sim;
-};
-
 // The documented commands as they are: each is refused in one line with its reason.
 TEST(PeerSglang, DocumentedCommandsThatCannotRunSayWhy) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -106,7 +92,7 @@ TEST(PeerSglang, RandomLengthsRatesAndTheOpenAiBackend) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("no --warmup-requests (SGLang) is --warmup 1"), std::string::npos);
-  const auto saw = server_saw(server.log);
+  const auto saw = server.saw();
   ASSERT_EQ(saw.size(), 21u);  // one warmup, then the 20
   std::int64_t lo = 1 << 30;
   std::int64_t hi = 0;
@@ -137,7 +123,7 @@ TEST(PeerSglang, ChatBackendWithItsDefaults) {
                       "--dataset-name", "random", "--num-prompts", "20", "--apply-chat-template"},
                      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto saw = server_saw(server.log);
+  const auto saw = server.saw();
   ASSERT_EQ(saw.size(), 21u);
   for (const auto& q : saw) {
     EXPECT_EQ(q["api"], "chat");
@@ -187,7 +173,7 @@ TEST(PeerSglang, GeneratedSharedPrefix) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("--num-prompts 1024 (SGLang) is --num-prompts 12"), std::string::npos)
       << r.err;
-  const auto saw = server_saw(server.log);
+  const auto saw = server.saw();
   ASSERT_EQ(saw.size(), 13u);  // a warmup and the 12
   for (const auto& q : saw) {
     EXPECT_EQ(q["max_tokens"], 16);
@@ -213,7 +199,7 @@ TEST(PeerSglang, ShareGptFromALocalFile) {
                       "--num-prompts", "4", "--sharegpt-output-len", "256"},
                      dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto saw = server_saw(server.log);
+  const auto saw = server.saw();
   ASSERT_EQ(saw.size(), 5u);
   for (const auto& q : saw) {
     EXPECT_EQ(q["api"], "completions");
@@ -234,7 +220,7 @@ TEST(PeerSglang, ASharedLineIsVllmsAndSaysSo) {
       << r.err;
   EXPECT_NE(r.err.find("SGLang's bench_serving draws [LEN x R, LEN]: add --peer sglang"),
             std::string::npos);
-  for (const auto& q : server_saw(server.log)) EXPECT_EQ(q["api"], "completions");
+  for (const auto& q : server.saw()) EXPECT_EQ(q["api"], "completions");
 }
 
 }  // namespace

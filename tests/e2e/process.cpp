@@ -214,4 +214,18 @@ std::vector<nlohmann::json> read_records(const std::string& path) {
   return records;
 }
 
+namespace {
+
+std::vector<std::string> with_request_log(std::vector<std::string> args, const std::string& log) {
+  args.insert(args.end(), {"--request-log", log});
+  return args;
+}
+
+}  // namespace
+
+LoggedSim::LoggedSim(const std::string& name, std::vector<std::string> args)
+    : log_(make_temp_dir(name) + "/requests.log"), sim_(with_request_log(std::move(args), log_)) {}
+
+std::vector<nlohmann::json> LoggedSim::saw() const { return read_jsonl(log_); }
+
 }  // namespace tokenbench::e2e

@@ -58,6 +58,23 @@ class SimProcess {
   std::string url_;
 };
 
+/// serve-sim with --request-log: what the server was asked, request by request (API, stream,
+/// prompt tokens, max_tokens, ignore_eos, LoRA adapter), for checking a client's workload from the
+/// server's side. Short fixed delays unless `args` say otherwise.
+class LoggedSim {
+ public:
+  explicit LoggedSim(const std::string& name,
+                     std::vector<std::string> args = {"--ttft-ms", "1", "--itl-ms", "0.05"});
+  const std::string& url() const { return sim_.url(); }
+  std::string port() const { return url().substr(url().rfind(':') + 1); }
+  /// The requests logged so far, warmup included, in arrival order.
+  std::vector<nlohmann::json> saw() const;
+
+ private:
+  std::string log_;
+  SimProcess sim_;
+};
+
 /// The arguments of `tokenbench run --base-url URL --output-dir DIR --quiet` followed by `extra`.
 std::vector<std::string> run_args(const std::string& url, const std::string& dir,
                                   std::vector<std::string> extra);
