@@ -1,5 +1,6 @@
 // The tables of the peers' flags (peer_verbs.h): what each becomes here, or why it is refused.
-// The translation (peer_verbs.cpp) and docs/CLI.md's tables are both read from these rows.
+// The translation (peer_translator.h, a peer_*.cpp file a peer) and docs/CLI.md's tables are
+// both read from these rows.
 
 #include <fmt/format.h>
 

@@ -3,9 +3,10 @@
 // Other benchmark clients' whole command lines as ways into a run (docs/CLI.md, "Peers' command
 // lines"): `tokenbench profile ...` takes AIPerf's and GenAI-Perf's `profile` flags,
 // `tokenbench benchmark ...` GuideLLM's, `tokenbench bench serve ...` vLLM's and
-// `tokenbench perf ...` EvalScope's (these two are `run` with its peer aliases, flag_aliases.h).
-// Each peer's flags are rows of one table (peer_tables.cpp): the translation reads them, and so
-// does the table docs/CLI.md prints, so that the two cannot drift.
+// `tokenbench perf ...` EvalScope's (these two are `run` with its peer aliases, flag_aliases.h),
+// and `run` takes LLMPerf's and SGLang's (peer_on_run). Each peer's flags are rows of one table
+// (peer_tables.cpp): the translation reads them (peer_translator.h), and so does the table
+// docs/CLI.md prints, so that the two cannot drift.
 
 #include <CLI/CLI.hpp>
 #include <span>
@@ -22,7 +23,7 @@ enum class PeerRule {
   kRename,  ///< the tokenbench flag `becomes`, with the value unchanged (or none)
   kIgnore,  ///< what tokenbench does anyway: accepted, said, dropped
   kRefuse,  ///< cannot be honoured: the command fails with `note` as the reason
-  kRule,    ///< translated by a rule of its own (peer_verbs.cpp); `becomes` says what in words
+  kRule,    ///< translated by a rule of its own (its peer_*.cpp); `becomes` says what in words
 };
 
 /// How many values a peer's flag takes.
