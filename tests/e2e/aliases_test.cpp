@@ -159,7 +159,7 @@ TEST(EndToEndAliases, PeersLengthSpreadsBecomeDistributions) {
 TEST(EndToEndAliases, AliasesThatMeanSomethingElseAreRefused) {
   for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--backend", "tgi"}, "--backend tgi (vLLM) is not an OpenAI-compatible API"},
-           {{"--number", "10", "20"}, "pairs one count with each --parallel"},
+           {{"--number", "10", "20"}, "pairs one count with each --parallel (or --rate) level"},
            {{"--min-tokens", "10", "--max-tokens", "100"}, "must be equal here"},
            {{"--output-tokens-stddev", "30"}, "needs --output-tokens-mean"},
            {{"--result-filename", "a/x.json"}, "give a file name; the directory is --output-dir"},

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -555,45 +556,11 @@ TEST(PeerCorpus, EvalscopePerfDocs) {
   for (const auto& q : saw) EXPECT_EQ(q["api"], "embeddings");
 }
 
-// EvalScope's commands that cannot run here say why: the quick start's counts paired with its
-// concurrency levels (quick_start.md), a local model (examples.md), datasets it downloads
-// (openqa) or builds (speed_benchmark.md), and the open loop's paired rates (examples.md).
+// EvalScope's commands that cannot run here say why: a local model (examples.md), and datasets
+// it downloads (openqa) or builds (speed_benchmark.md).
 TEST(PeerCorpus, EvalscopePerfRefusals) {
   const std::string url = "http://127.0.0.1:1/v1/chat/completions";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--parallel",
-        "1",
-        "10",
-        "50",
-        "100",
-        "200",
-        "--number",
-        "10",
-        "20",
-        "100",
-        "200",
-        "400",
-        "--model",
-        "Qwen2.5-0.5B-Instruct",
-        "--url",
-        url,
-        "--api",
-        "openai",
-        "--dataset",
-        "random",
-        "--max-tokens",
-        "1024",
-        "--min-tokens",
-        "1024",
-        "--prefix-length",
-        "0",
-        "--min-prompt-length",
-        "1024",
-        "--max-prompt-length",
-        "1024",
-        "--extra-args",
-        R"({"ignore_eos": true})"},
-       "--number with several values (EvalScope) pairs one count with each --parallel"},
       {{"--model", "Qwen/Qwen2.5-0.5B-Instruct", "--number", "20", "--parallel", "2", "--api",
         "local", "--dataset", "openqa"},
        "--api local"},
@@ -624,11 +591,6 @@ TEST(PeerCorpus, EvalscopePerfRefusals) {
         "speed_benchmark",
         "--debug"},
        "--dataset speed_benchmark (EvalScope) is its fixed set of prompt lengths"},
-      {{"--url",  url,         "--model",      "qwen2.5",     "--api",
-        "openai", "--dataset", "random",       "--open-loop", "--rate",
-        "5",      "10",        "20",           "--number",    "500",
-        "1000",   "2000",      "--max-tokens", "1024",        "--stream"},
-       "--number with several values"},
   };
   for (const auto& [args, why] : cases) {
     std::vector<std::string> all = {"perf"};
@@ -637,6 +599,73 @@ TEST(PeerCorpus, EvalscopePerfRefusals) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
   }
+}
+
+// quick_start.md's sweep (a count per --parallel level: --number 10 20 100 200 400 beside
+// --parallel 1 10 50 100 200, 1024 tokens each way), cut to three levels of 16 tokens; and
+// examples.md's open loop (--open-loop --rate 5 10 20 --number 500 1000 2000), cut to two rates:
+// each level sends its own count, and EvalScope's run directories are named by them.
+TEST(PeerCorpus, EvalscopePairedCountsAndTheOpenLoop) {
+  LoggedSim server("corpus_evalscope_quickstart");
+  const std::string dir = make_temp_dir("corpus_evalscope_quickstart_run");
+  auto r = tokenbench({"perf",
+                       "--parallel",
+                       "1",
+                       "2",
+                       "4",
+                       "--number",
+                       "3",
+                       "6",
+                       "12",
+                       "--model",
+                       "sim-model",
+                       "--url",
+                       server.url() + "/v1/chat/completions",
+                       "--api",
+                       "openai",
+                       "--dataset",
+                       "random",
+                       "--max-tokens",
+                       "16",
+                       "--min-tokens",
+                       "16",
+                       "--prefix-length",
+                       "0",
+                       "--min-prompt-length",
+                       "64",
+                       "--max-prompt-length",
+                       "64",
+                       "--extra-args",
+                       R"({"ignore_eos": true})",
+                       "--outputs-dir",
+                       dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.saw().size(), 21u);  // 3 + 6 + 12
+  for (const std::string run :
+       {"parallel_1_number_3", "parallel_2_number_6", "parallel_4_number_12"}) {
+    const auto summary = read_json(dir + "/evalscope/" + run + "/benchmark_summary.json");
+    EXPECT_EQ(summary["Total Requests"], summary["Success Requests"]) << run;
+  }
+  EXPECT_EQ(read_json(dir + "/c4/summary.json")["completed"], 12);
+
+  LoggedSim open("corpus_evalscope_open_loop");
+  const std::string loop = make_temp_dir("corpus_evalscope_open_loop_run");
+  r = tokenbench({"perf",        "--url",         open.url() + "/v1/chat/completions",
+                  "--model",     "sim-model",     "--api",
+                  "openai",      "--dataset",     "random",
+                  "--open-loop", "--rate",        "20",
+                  "40",          "--number",      "10",
+                  "20",          "--max-tokens",  "8",
+                  "--stream",    "--outputs-dir", loop});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(open.saw().size(), 30u);
+  EXPECT_TRUE(
+      std::filesystem::exists(loop + "/evalscope/rate_40_number_20/benchmark_summary.json"));
+  const auto parallel = tokenbench({"perf", "--url", open.url() + "/v1/chat/completions",
+                                    "--open-loop", "--parallel", "4", "--rate", "20"});
+  EXPECT_EQ(parallel.exit_code, 1);
+  EXPECT_NE(parallel.err.find("--open-loop (EvalScope) ignores --parallel"), std::string::npos)
+      << parallel.err;
 }
 
 }  // namespace

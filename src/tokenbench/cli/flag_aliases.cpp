@@ -44,6 +44,7 @@ constexpr Rename kRenames[] = {
     {"--stream", "", "EvalScope", false},
     {"--log-every-n-query", "", "EvalScope"},  // its console's logging; the measure is the same
     {"--debug", "", "EvalScope", false},       // requests.jsonl keeps every request's stamps
+    {"--open-loop", "", "EvalScope", false},   // --request-rate without --max-concurrency
     {"--prefix-length", "--random-prefix-len", "EvalScope"},
     {"--read-timeout", "--stall-timeout", "EvalScope"},
     {"--total-timeout", "--timeout", "EvalScope"},
@@ -244,6 +245,16 @@ class Rewriter {
   }
 
   void rename(const Arg& a, const Rename& r) {
+    if (a.name == "--open-loop") {
+      if (has_flag(args_, "--parallel")) {
+        throw UsageError(
+            "--open-loop (EvalScope) ignores --parallel: leave --parallel out (--request-rate "
+            "without --max-concurrency is an open loop here)");
+      }
+      note(a.name, r.tool,
+           "what --request-rate without --max-concurrency is: arrivals never wait for a slot");
+      return;
+    }
     if (a.name == "--save-result") {  // vLLM writes its result JSON: so does --export vllm
       emit("--export", "vllm");
       note(a.name, r.tool, "--export vllm (vLLM's result JSON, beside tokenbench's files)");
@@ -286,13 +297,33 @@ class Rewriter {
       emit("--max-concurrency", list);
       note("--parallel", "EvalScope", "--max-concurrency " + list);
     } else if (n == "--number") {
-      if (a.values.size() != 1) {
-        throw UsageError(
-            "--number with several values (EvalScope) pairs one count with each --parallel; "
-            "tokenbench's --num-prompts applies to every level: give one value");
+      if (a.values.empty()) throw UsageError("--number needs a value");
+      if (a.values.size() == 1) {
+        emit("--num-prompts", a.values.front());
+        note("--number", "EvalScope", "--num-prompts " + a.values.front());
+        return;
       }
-      emit("--num-prompts", a.values.front());
-      note("--number", "EvalScope", "--num-prompts " + a.values.front());
+      // A count per level of --parallel (or of --rate): each level's own, as many as its levels.
+      std::size_t levels = 0;
+      for (const Arg& g : group(args_)) {
+        if (g.name == "--parallel" || g.name == "--rate")
+          levels = std::max(levels, g.values.size());
+      }
+      if (levels != a.values.size()) {
+        throw UsageError(
+            "--number with several values (EvalScope) pairs one count with each --parallel (or "
+            "--rate) level: give as many counts as levels, or one for every level");
+      }
+      std::string list;
+      std::string most = a.values.front();
+      for (const auto& v : a.values) {
+        list += (list.empty() ? "" : ",") + v;
+        if (as_number(v) && as_number(most) && *as_number(v) > *as_number(most)) most = v;
+      }
+      emit("--num-prompts", most);
+      emit("--level-prompts", list);
+      note("--number " + list, "EvalScope",
+           "--level-prompts " + list + " (each level's own count, paired in order)");
     } else if (n == "--rate") {
       rate(a);
     } else {

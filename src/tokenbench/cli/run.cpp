@@ -43,6 +43,9 @@ struct ExperimentFlags {
   int repeats = 1;     // runs of each measurement, with seeds seed, seed+1, ...
   int rate_sweep = 0;  // --rate-sweep N: GuideLLM's sweep of N levels; 0: none
   std::string peer;    // --peer NAME: read by main() before parsing (peer_verbs.h, peer_on_run)
+  // --level-prompts N,N,...: each level's request count, paired in order with the list of
+  // --max-concurrency (or of --request-rate) given
+  std::vector<std::int64_t> level_prompts;
 };
 
 // What a sweep (of levels, or of server configurations) checks, stops on and runs around each
@@ -235,6 +238,17 @@ int sweep_run(measure::Runner& runner, const core::RunConfig& c, const RunFlags&
               const ExperimentFlags& x) {
   experiment::SweepOptions options = sweep_options(c, x, c.output_dir);
   auto levels = experiment::sweep_levels(f.concurrencies, f.rates);
+  if (!x.level_prompts.empty()) {
+    // Paired by value with the list that varies, as given (the levels run in load order).
+    const bool by_rate = f.rates.size() > 1;
+    for (auto& level : levels) {
+      for (std::size_t i = 0; i < x.level_prompts.size(); ++i) {
+        const bool same = by_rate ? f.rates[i] == level.request_rate
+                                  : f.concurrencies[i] == level.max_concurrency;
+        if (same) level.num_prompts = x.level_prompts[i];
+      }
+    }
+  }
   if (x.rate_sweep > 0) {
     // GuideLLM's sweep: the two extremes, then the rates between their throughputs.
     const int cap = c.max_concurrency;
@@ -382,6 +396,19 @@ int run_command(RunFlags& f, ExperimentFlags& x) {
           "every request at once, N - 2 rates between): leave out --request-rate and lists of "
           "--max-concurrency, and --target");
     }
+    if (!x.level_prompts.empty()) {
+      const std::size_t levels = std::max(f.concurrencies.size(), f.rates.size());
+      const bool one_list = f.concurrencies.size() <= 1 || f.rates.size() <= 1;
+      if (levels < 2 || !one_list || x.level_prompts.size() != levels || x.rate_sweep != 0 ||
+          c.duration_s > 0 ||
+          std::any_of(x.level_prompts.begin(), x.level_prompts.end(),
+                      [](std::int64_t n) { return n < 1; })) {
+        throw UsageError(
+            "--level-prompts gives each level of one list (--max-concurrency or --request-rate) "
+            "its own request count: as many counts of 1 or more as that list has levels, "
+            "without --duration or --rate-sweep");
+      }
+    }
     if (x.stop_on_slo_breach && c.slo.empty()) {
       throw UsageError("--stop-on-slo-breach needs at least one --slo");
     }
@@ -441,6 +468,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "A sweep of N levels as GuideLLM's: one request at a time, every request at "
                   "once (at most --max-concurrency), then N-2 constant rates evenly between "
                   "their request throughputs");
+  cmd->add_option("--level-prompts", x->level_prompts,
+                  "Each sweep level's own request count, in the order of the --max-concurrency "
+                  "(or --request-rate) list given: EvalScope's --number with a count per "
+                  "--parallel level")
+      ->delimiter(',');
   cmd->add_option("--peer", x->peer,
                   "Read the command line as this peer's: vllm (vllm bench serve), sglang "
                   "(python -m sglang.bench_serving) or llmperf (token_benchmark_ray.py); "

@@ -85,8 +85,6 @@ constexpr PeerFlag kPeerFlags[] = {
     {"--stop-token-ids", "EvalScope", kExtraBody},
     {"--tokenize-prompt", "EvalScope",
      "is not supported: tokenbench sends text prompts, token-exact with --tokenizer"},
-    {"--open-loop", "EvalScope",
-     "is --request-rate R without --max-concurrency: arrivals never wait for a free slot"},
     {"--sleep-interval", "EvalScope", "is not supported: a sweep's levels run back to back"},
     {"--sla-auto-tune", "EvalScope",
      "is tokenbench search --slo EXPR: the largest load that meets every SLO"},

@@ -406,6 +406,7 @@ SweepResult run_sweep(Runner& runner, const core::RunConfig& base,
     core::RunConfig c = base;
     c.max_concurrency = level.max_concurrency;
     c.request_rate = level.request_rate;
+    if (level.num_prompts > 0) c.num_prompts = level.num_prompts;
     c.output_dir = base.output_dir + "/" + level.dir;
     if (const auto it = done.find(level.dir); it != done.end()) {
       check_same_configuration(c);

@@ -23,6 +23,9 @@ struct SweepLevel {
   int max_concurrency = 0;  ///< 0: unlimited
   double request_rate = 0;  ///< inf: every request at once
   std::string dir;
+  /// > 0: this level's own request count instead of --num-prompts (--level-prompts: EvalScope's
+  /// --number with a count per --parallel level).
+  std::int64_t num_prompts = 0;
 };
 
 /// Every combination of the given concurrencies and rates, ascending in load (rate-major; 0
