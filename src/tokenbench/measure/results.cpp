@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "tokenbench/client/otlp_post.h"
 #include "tokenbench/records/records_io.h"
@@ -60,15 +61,19 @@ LevelResult write_part(const Part& part, const report::RunFigures& figures,
       notes.probe_rate > 0) {
     records::write_optional([&] { records::write_telemetry(dir, notes); });
   }
+  // The exports read requests.jsonl back, once for all of them.
+  std::optional<std::vector<core::RequestRecord>> read_back;
+  const auto all_records = [&]() -> const std::vector<core::RequestRecord>& {
+    if (!read_back) read_back = records::read_records_jsonl(requests_file);
+    return *read_back;
+  };
   if (report::wants_csv_export(config.exports)) {
-    records::write_optional_file(dir + "/" + report::kRequestsCsvFile, [&] {
-      return report::requests_to_csv(records::read_records_jsonl(requests_file));
-    });
+    records::write_optional_file(dir + "/" + report::kRequestsCsvFile,
+                                 [&] { return report::requests_to_csv(all_records()); });
   }
   if (const auto peers = report::peer_exports(config.exports); !peers.empty()) {
     records::write_optional([&] {
-      const auto records = records::read_records_jsonl(requests_file);
-      report::write_peer_files(peers, dir, {records, out.summary_json, config});
+      report::write_peer_files(peers, dir, {all_records(), out.summary_json, config});
     });
   }
   // After every file: a collector that fails costs a warning, nothing more.

@@ -12,6 +12,7 @@
 
 #include "tokenbench/core/clock.h"
 #include "tokenbench/metrics/percentile.h"
+#include "tokenbench/report/otlp_export.h"
 #include "tokenbench/report/peer_files.h"
 
 namespace tokenbench::report {
@@ -25,8 +26,8 @@ struct Metric {
   std::string tag;
   std::string header;
   std::string unit;
-  std::vector<double> values;  // a record metric's values
-  double value = 0;            // an aggregate's
+  std::vector<double> values{};  // a record metric's values
+  double value = 0;              // an aggregate's
   bool record = true;
   bool integral = false;  // an aggregate counted in whole numbers (its CSV cell is %d)
 };
@@ -77,7 +78,7 @@ std::vector<Metric> metrics_of(const PeerFileInput& in, std::int64_t& errors,
   double total_isl = 0;
   std::int64_t ok = 0;
   for (const auto& r : in.records) {
-    if (r.phase != core::Phase::kMeasure || r.retried || r.sent == core::kNever) continue;
+    if (!measured_request(r)) continue;
     first_sent = first_sent == core::kNever ? r.sent : std::min(first_sent, r.sent);
     if (!r.ok()) {
       ++errors;
@@ -143,14 +144,9 @@ std::vector<Metric> metrics_of(const PeerFileInput& in, std::int64_t& errors,
 // A naive ISO 8601 datetime (AIPerf writes datetime.now().isoformat()), `offset_s` after the
 // run's start label (config.yaml's started_at, "2026-12-03T10:00:00Z").
 std::string iso_after(const std::string& started_at, double offset_s) {
-  std::tm tm{};
-  if (std::sscanf(started_at.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
-    return "1970-01-01T00:00:00";
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  const double at = static_cast<double>(timegm(&tm)) + offset_s;
+  const std::int64_t started_ns = iso8601_to_unix_ns(started_at);
+  if (started_ns < 0) return "1970-01-01T00:00:00";
+  const double at = static_cast<double>(started_ns) / 1e9 + offset_s;
   const auto whole = static_cast<std::time_t>(std::floor(at));
   std::tm out{};
   gmtime_r(&whole, &out);

@@ -43,8 +43,7 @@ struct Sample {
 std::vector<Sample> samples_of(const std::vector<core::RequestRecord>& records) {
   std::vector<Sample> out;
   for (const auto& r : records) {
-    // Warmup requests are left out, as EvalScope leaves them; a retried attempt is not a request.
-    if (r.phase != core::Phase::kMeasure || r.retried || r.sent == core::kNever) continue;
+    if (!measured_request(r)) continue;  // warmup left out, as EvalScope leaves it
     Sample s;
     s.ok = r.ok() && r.done != core::kNever;
     s.stream = r.streamed;

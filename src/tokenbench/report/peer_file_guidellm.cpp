@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <map>
 
 #include "tokenbench/core/clock.h"
+#include "tokenbench/report/otlp_export.h"
 #include "tokenbench/report/peer_files.h"
 
 namespace tokenbench::report {
@@ -201,31 +201,21 @@ std::vector<std::pair<double, double>> iterations(const std::vector<const Reques
   return time_weighted(flattened({events.begin(), events.end()}), true);
 }
 
-double epoch_of(const std::string& started_at) {
-  std::tm tm{};
-  if (std::sscanf(started_at.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
-    return 0;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<double>(timegm(&tm));
-}
-
 // The requests of the measure phase in epoch seconds: the run's start label plus each stamp's
 // offset from the first request sent.
 std::vector<Request> requests_of(const PeerFileInput& in) {
   core::Nanos first_sent = core::kNever;
   for (const auto& r : in.records) {
-    if (r.phase == core::Phase::kMeasure && !r.retried && r.sent != core::kNever) {
+    if (measured_request(r)) {
       first_sent = first_sent == core::kNever ? r.sent : std::min(first_sent, r.sent);
     }
   }
-  const double epoch = epoch_of(in.config.started_at);
+  const std::int64_t started_ns = iso8601_to_unix_ns(in.config.started_at);
+  const double epoch = started_ns < 0 ? 0.0 : static_cast<double>(started_ns) / 1e9;
   const auto at = [&](core::Nanos t) { return epoch + static_cast<double>(t - first_sent) / 1e9; };
   std::vector<Request> out;
   for (const auto& r : in.records) {
-    if (r.phase != core::Phase::kMeasure || r.retried || r.sent == core::kNever) continue;
+    if (!measured_request(r)) continue;
     Request q;
     q.record = &r;
     q.status = r.ok() ? "successful" : "error";

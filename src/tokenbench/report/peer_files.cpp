@@ -19,11 +19,6 @@ using nlohmann::json;
 
 double seconds(core::Nanos ns) { return static_cast<double>(ns) / 1e9; }
 
-// The requests vLLM's client counts: the measure phase's last attempts, failed ones included.
-bool counted_by_vllm(const core::RequestRecord& r) {
-  return r.phase == core::Phase::kMeasure && !r.retried && !r.nonstream_sample;
-}
-
 // Python's str(float): "10.0", "2.5", "inf".
 std::string python_float(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -34,6 +29,10 @@ std::string python_float(const json& v) {
 }
 
 }  // namespace
+
+bool measured_request(const core::RequestRecord& r) {
+  return r.phase == core::Phase::kMeasure && !r.retried && r.sent != core::kNever;
+}
 
 bool is_peer_export(std::string_view format) {
   return std::find(std::begin(kPeerExports), std::end(kPeerExports), format) !=
@@ -72,7 +71,8 @@ json vllm_result(const PeerFileInput& in) {
   // sent; times in seconds, start_times from the first request sent.
   std::vector<const core::RequestRecord*> counted;
   for (const auto& r : in.records) {
-    if (counted_by_vllm(r) && r.sent != core::kNever) counted.push_back(&r);
+    // vLLM's client sends no --nonstream-sample requests among its streams.
+    if (measured_request(r) && !r.nonstream_sample) counted.push_back(&r);
   }
   std::sort(counted.begin(), counted.end(),
             [](const auto* a, const auto* b) { return a->sent < b->sent; });
@@ -114,10 +114,8 @@ std::vector<std::string> write_peer_files(const std::vector<std::string>& format
                                           const std::string& dir, const PeerFileInput& in) {
   namespace fs = std::filesystem;
   std::vector<std::string> written;
-  const auto write = [&](const fs::path& relative, const nlohmann::json& j, int indent) {
+  const auto write = [&](const fs::path& relative, const std::string& text) {
     fs::create_directories((fs::path(dir) / relative).parent_path());
-    std::string text = j.dump(indent);
-    text += '\n';
     records::write_text_file((fs::path(dir) / relative).string(), text);
     written.push_back(relative.string());
   };
@@ -126,22 +124,16 @@ std::vector<std::string> write_peer_files(const std::vector<std::string>& format
       // vLLM's --result-filename names its result file; else vLLM's own name.
       write(in.config.result_filename.empty() ? vllm_result_name(in.summary)
                                               : in.config.result_filename,
-            vllm_result(in), -1);
+            vllm_result(in).dump() + "\n");
     } else if (format == "aiperf") {
-      for (const auto& [name, text] :
-           {std::pair{"profile_export_aiperf.json", aiperf_json(in) + "\n"},
-            std::pair{"profile_export_aiperf.csv", aiperf_csv(in)}}) {
-        records::write_text_file((fs::path(dir) / name).string(), text);
-        written.emplace_back(name);
-      }
+      write("profile_export_aiperf.json", aiperf_json(in) + "\n");
+      write("profile_export_aiperf.csv", aiperf_csv(in));
     } else if (format == "guidellm") {
-      records::write_text_file((fs::path(dir) / "benchmarks.json").string(),
-                               guidellm_benchmarks(in) + "\n");
-      written.emplace_back("benchmarks.json");
+      write("benchmarks.json", guidellm_benchmarks(in) + "\n");
     } else if (format == "evalscope") {
       const fs::path run = fs::path("evalscope") / evalscope_run_dir(in.summary);
-      write(run / "benchmark_summary.json", evalscope_summary(in), 4);
-      write(run / "benchmark_percentile.json", evalscope_percentiles(in), 4);
+      write(run / "benchmark_summary.json", evalscope_summary(in).dump(4) + "\n");
+      write(run / "benchmark_percentile.json", evalscope_percentiles(in).dump(4) + "\n");
     }
   }
   return written;

@@ -24,6 +24,10 @@ bool is_peer_export(std::string_view format);
 /// The peers' formats among --export's `formats`, in order.
 std::vector<std::string> peer_exports(const std::vector<std::string>& formats);
 
+/// A request the peers' files count: of the measure phase, sent, its last attempt (a retried
+/// attempt is not a request), failed or not.
+bool measured_request(const core::RequestRecord& r);
+
 /// What the files of one run are made from: its records (every phase; the peer's own rules pick
 /// which count), its summary.json (vLLM's keys) and its config.
 struct PeerFileInput {
