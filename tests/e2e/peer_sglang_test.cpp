@@ -46,6 +46,9 @@ TEST(PeerSglang, DocumentedCommandsThatCannotRunSayWhy) {
       {{"--backend", "sglang-oai", "--dataset-name", "mmmu"}, "its datasets here"},
       {{"--backend", "sglang-oai", "--apply-chat-template"}, "use --backend sglang-oai-chat"},
       {{"--peer", "nobody"}, "--peer nobody is not a peer"},
+      {{"--backend", "sglang-oai", "--dataset-name", "generated-shared-prefix", "--gsp-num-groups",
+        "many"},
+       "--gsp-num-groups many (SGLang) is refused: a whole number of 1 or more"},
   };
   for (const auto& [args, why] : cases) {
     const auto r = run(args);

@@ -161,29 +161,11 @@ std::vector<Arg> group(const std::vector<std::string>& args) {
   return parsed;
 }
 
-bool has_flag(const std::vector<std::string>& args, const std::string& name) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
-    return a == name || a.rfind(name + "=", 0) == 0;
-  });
-}
-
 std::string only_value(const Arg& a) {
   if (a.values.size() != 1 || a.values.front().empty()) {
     throw UsageError(a.name + " needs one value");
   }
   return a.values.front();
-}
-
-// The value given to the first of `names` found in `args` ("--flag V" or "--flag=V").
-std::optional<std::string> value_in(const std::vector<std::string>& args,
-                                    std::initializer_list<const char*> names) {
-  for (const char* name : names) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      if (args[i] == name && i + 1 < args.size()) return args[i + 1];
-      if (args[i].rfind(std::string(name) + "=", 0) == 0) return args[i].substr(strlen(name) + 1);
-    }
-  }
-  return std::nullopt;
 }
 
 double number_of(const Arg& a) {
@@ -589,6 +571,23 @@ std::optional<double> as_number(const std::string& text) {
     const double d = std::stod(text, &used);
     if (used == text.size()) return d;
   } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+bool has_flag(const std::vector<std::string>& args, const std::string& name) {
+  return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
+    return a == name || a.rfind(name + "=", 0) == 0;
+  });
+}
+
+std::optional<std::string> value_in(const std::vector<std::string>& args,
+                                    std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (args[i] == name && i + 1 < args.size()) return args[i + 1];
+      if (args[i].rfind(std::string(name) + "=", 0) == 0) return args[i].substr(strlen(name) + 1);
+    }
   }
   return std::nullopt;
 }

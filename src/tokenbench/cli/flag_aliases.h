@@ -1,5 +1,6 @@
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,14 @@ Rewritten rewrite_aliases(const std::vector<std::string>& args);
 
 /// `text`, whole, as a number ("-1", "0.5"); nullopt when it is not one.
 std::optional<double> as_number(const std::string& text);
+
+/// `name` is among `args`, as "--name" or "--name=value".
+bool has_flag(const std::vector<std::string>& args, const std::string& name);
+
+/// The value given to the first of `names` found in `args` ("--flag V" or "--flag=V"); nullopt
+/// when none is.
+std::optional<std::string> value_in(const std::vector<std::string>& args,
+                                    std::initializer_list<const char*> names);
 
 /// An argument that is a flag ("--rate", "-m"), not a value: a negative number is a value.
 bool is_flag(const std::string& arg);

@@ -108,11 +108,7 @@ void peer_command(std::vector<std::string>& args) {
     std::fprintf(stderr, "tokenbench: %s (%s) is tokenbench run, which takes its flags\n",
                  bench_serve ? "bench serve" : "perf", bench_serve ? "vLLM" : "EvalScope");
     args.erase(args.begin(), args.begin() + (bench_serve ? 2 : 1));
-    const auto given = [&args](const char* flag) {
-      return std::any_of(args.begin(), args.end(), [flag](const std::string& a) {
-        return a == flag || a.rfind(std::string(flag) + "=", 0) == 0;
-      });
-    };
+    const auto given = [&args](const char* flag) { return tokenbench::cli::has_flag(args, flag); };
     // vLLM's default --backend is vllm: its completions API, not tokenbench's default chat.
     if (bench_serve && !given("--backend") && !given("--endpoint") && !given("--api")) {
       args.insert(args.end(), {"--backend", "vllm"});

@@ -215,10 +215,10 @@ class SglangTranslator final : public PeerTranslator {
     }
     note(given, became + (defaults.empty() ? "" : defaults + " (SGLang's defaults)"));
     const auto count = [this](const char* peer, const char* own, const char* fallback) {
-      for (std::size_t i = 0; i + 1 < args_.size(); ++i) {
-        if (args_[i] == peer || args_[i] == own) return *as_number(args_[i + 1]);
-      }
-      return *as_number(fallback);
+      const std::string v = value_in(args_, {peer, own}).value_or(fallback);
+      const auto n = as_number(v);
+      if (!n || *n < 1) refuse(std::string(peer) + " " + v, "a whole number of 1 or more");
+      return *n;
     };
     const auto n = static_cast<long>(count("--gsp-num-groups", "--prefix-groups", "64") *
                                      count("--gsp-prompts-per-group", "--prompts-per-group", "16"));

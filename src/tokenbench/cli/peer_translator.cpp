@@ -79,11 +79,7 @@ std::string PeerTranslator::joined(const std::vector<std::string>& values, const
   return out;
 }
 
-bool PeerTranslator::has_own(const char* flag) const {
-  return std::any_of(args_.begin(), args_.end(), [flag](const std::string& a) {
-    return a == flag || a.rfind(std::string(flag) + "=", 0) == 0;
-  });
-}
+bool PeerTranslator::has_own(const char* flag) const { return has_flag(args_, flag); }
 
 std::string PeerTranslator::input_mean(const char* fallback) const {
   for (std::size_t i = 0; i + 1 < args_.size(); ++i) {
