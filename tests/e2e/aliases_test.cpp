@@ -286,7 +286,11 @@ TEST(EndToEndAliases, UnknownFlagsSayWhatTheyAreInOneLine) {
             "--num-concurrent-requests (LLMPerf) is --max-concurrency N"},
            {{"run", "--rate-type", "constant", "--rate", "4"},
             "--rate-type (GuideLLM) is: synchronous --max-concurrency 1;"},
-           {{"run", "--headers", "a=b"}, "--headers (EvalScope) is --header 'Name: value'"},
+           {{"run", "--query-template", "{}"},
+            "--query-template (EvalScope) is not supported: --extra-body JSON"},
+           {{"run", "--logprobs", "1"},
+            "--logprobs (vLLM, EvalScope) has no tokenbench flag: send the request field with "
+            "--extra-body JSON"},
            {{"run", "--endpoint-type", "chat"}, "--endpoint-type (GenAI-Perf) is --endpoint PATH"},
            {{"rn", "--num-prompts", "3"}, "unknown command 'rn': did you mean run?"}}) {
     std::vector<std::string> cmd{TOKENBENCH_BINARY};

@@ -183,7 +183,9 @@ TEST(EndToEndDatasets, BadDatasetsAreOneLineErrors) {
             "leave out --request-rate"},
            {{"--replay-speed", "2"}, "--replay-speed applies to --replay"},
            {{"--input-dist", "normal:5"},
-            "--input-dist 'normal:5': normal needs two numbers MEAN,SD; use fixed, uniform:LO,HI"},
+            "--input-dist 'normal:5': normal needs two numbers MEAN,SD (or four: MEAN,SD,MIN,MAX); "
+            "use "
+            "fixed, uniform:LO,HI"},
            {{"--dataset", "sharegpt", "--dataset-path", sample("sharegpt.json"), "--output-dist",
              "uniform:1,2"},
             "--output-dist draws the lengths of --dataset random and shared-prefix"},

@@ -264,7 +264,7 @@ TEST(PeerCommands, BenchServeAndPerfAreRun) {
                  "--random-input-len", "16", "--random-output-len", "4"},
                 vllm);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("no --backend is vLLM's default, vllm"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--backend vllm: vLLM's default backend"), std::string::npos) << r.err;
   EXPECT_EQ(config_of(read_json(vllm + "/summary.json"))["endpoint"], "/v1/completions");
   const std::string evalscope = make_temp_dir("perf");
   r = peer("perf",
@@ -338,13 +338,14 @@ TEST(PeerCommands, InferencePerfConfigRuns) {
   SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1"});
   const std::string dir = make_temp_dir("inference_perf");
   const std::string config = dir + "-config.yml";
-  std::ofstream(config) << "load:\n  type: constant\n  stages:\n  - rate: 8\n    duration: 1\n"
-                           "  - rate: 16\n    duration: 1\napi:\n  type: completion\n"
-                           "server:\n  type: vllm\n  model_name: sim-model\n  base_url: "
-                        << sim.url()
-                        << "\n  ignore_eos: true\ndata:\n  type: random\n"
-                           "  input_distribution:\n    min: 10\n    max: 100\n    mean: 50\n"
-                           "    std_dev: 10\n  output_distribution:\n    mean: 8\n";
+  std::ofstream(config)
+      << "load:\n  type: constant\n  stages:\n  - rate: 8\n    duration: 1\n"
+         "  - rate: 16\n    duration: 1\napi:\n  type: completion\n"
+         "server:\n  type: vllm\n  model_name: sim-model\n  base_url: "
+      << sim.url()
+      << "\n  ignore_eos: true\ndata:\n  type: random\n"
+         "  input_distribution:\n    min: 10\n    max: 100\n    mean: 50\n"
+         "    std_dev: 10\n  output_distribution:\n    type: fixed\n    mean: 8\n";
   const auto r = run_process(
       {TOKENBENCH_BINARY, "run", "--config", config, "--output-dir", dir, "--gpu-metrics", "off"},
       std::chrono::seconds(60));
@@ -365,7 +366,8 @@ TEST(PeerCommands, InferencePerfConfigRuns) {
   std::ofstream(config) << "server:\n  base_url: http://x\n  api_key: sk-in-a-file\n";
   const auto key = run_process({TOKENBENCH_BINARY, "run", "--config", config});
   EXPECT_EQ(key.exit_code, 1);
-  EXPECT_NE(key.err.find("server.api_key is a secret in a file"), std::string::npos) << key.err;
+  EXPECT_NE(key.err.find("server.api_key is refused: a secret in a file"), std::string::npos)
+      << key.err;
   EXPECT_EQ(key.err.find("sk-in-a-file"), std::string::npos);
 }
 

@@ -30,6 +30,13 @@ struct Rewritten {
 /// one line saying why and what to use. Flags it does not know pass unchanged.
 Rewritten rewrite_aliases(const std::vector<std::string>& args);
 
+/// The defaults of vLLM's `vllm bench serve` (`tool` "vLLM") or EvalScope's `evalscope perf`
+/// ("EvalScope") that differ from run's, as flags to add to the peer's line `args`, a note each
+/// in `notes`: what `tokenbench bench serve` and `tokenbench perf` add to `run`.
+std::vector<std::string> peer_line_defaults(const std::string& tool,
+                                            const std::vector<std::string>& args,
+                                            std::vector<std::string>& notes);
+
 /// `text`, whole, as a number ("-1", "0.5"); nullopt when it is not one.
 std::optional<double> as_number(const std::string& text);
 

@@ -3,14 +3,86 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "tokenbench/cli/peer_verbs.h"
 #include "tokenbench/cli/run_flags.h"
 
 namespace tokenbench::cli {
 namespace {
+
+// Each key of the file against inference-perf's rows (peer_rows_inference_perf.cpp): a refused
+// one ends the command with its reason, an ignored one is said, and one without a row is not a
+// key tokenbench knows. What the kept keys become is InferencePerf's.
+class KeyWalk {
+ public:
+  KeyWalk(const std::string& path, std::vector<std::string>& notes) : path_(path), notes_(notes) {}
+
+  void walk(const YAML::Node& node, const std::string& key) {
+    if (!key.empty() && (node.IsMap() || node.IsSequence())) {
+      if (const PeerFlag* whole = row(key + ".*")) return apply(*whole, key);
+      if (const PeerFlag* own = row(key); own != nullptr && !has_rows_under(key)) {
+        return apply(*own, key);
+      }
+    }
+    if (node.IsMap()) {
+      for (const auto& item : node) {
+        std::string child = key.empty() ? "" : key + ".";
+        child += item.first.as<std::string>();
+        walk(item.second, child);
+      }
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) walk(item, key + "[]");
+    } else if (const PeerFlag* leaf = row(key)) {
+      apply(*leaf, key);
+    } else {
+      throw UsageError(
+          fmt::format("--config {}: {} is not a key of inference-perf's config (kubernetes-sigs/"
+                      "inference-perf at 7de5ef2e) that tokenbench knows: docs/CLI.md lists them",
+                      path_, key));
+    }
+  }
+
+ private:
+  static const PeerFlag* row(const std::string& key) {
+    for (const auto& f : inference_perf_rows()) {
+      std::string_view rest = f.names;
+      while (!rest.empty()) {
+        const auto comma = rest.find(", ");
+        if (rest.substr(0, comma) == key) return &f;
+        rest = comma == std::string_view::npos ? "" : rest.substr(comma + 2);
+      }
+    }
+    return nullptr;
+  }
+
+  static bool has_rows_under(const std::string& key) {
+    for (const auto& f : inference_perf_rows()) {
+      for (const std::string& under : {key + ".", key + "[]"}) {
+        if (f.names.find(under) != std::string_view::npos) return true;
+      }
+    }
+    return false;
+  }
+
+  void apply(const PeerFlag& f, const std::string& key) {
+    if (f.rule == PeerRule::kRefuse) {
+      throw UsageError(
+          fmt::format("--config {}: inference-perf's {} is refused: {}", path_, key, f.note));
+    }
+    if (f.rule == PeerRule::kIgnore && said_.insert(&f).second) {
+      notes_.push_back(fmt::format("inference-perf's {} is not read: {}", key, f.note));
+    }
+  }
+
+  const std::string& path_;
+  std::vector<std::string>& notes_;
+  std::set<const PeerFlag*> said_;
+};
 
 // inference-perf's config (kubernetes-sigs/inference-perf at 7de5ef2e, docs/config.md) as
 // tokenbench flags, section by section; what does not map is refused with the reason.
@@ -20,6 +92,8 @@ class InferencePerf {
       : path_(path), notes_(notes) {}
 
   std::vector<std::string> translate(const YAML::Node& root) {
+    KeyWalk(path_, notes_).walk(root, "");
+    if (!root["data"]) data(YAML::Node());
     for (const auto& item : root) {
       const std::string key = item.first.as<std::string>();
       if (key == "load") {
@@ -34,10 +108,9 @@ class InferencePerf {
         if (const auto t = item.second["pretrained_model_name_or_path"]) {
           emit("--tokenizer", t.as<std::string>(), "tokenizer.pretrained_model_name_or_path");
         }
-      } else if (key == "metrics" || key == "report" || key == "storage") {
-        note(key,
-             "not read: tokenbench scrapes the server's /metrics and writes its own "
-             "results directory");
+      } else if (key == "metrics" || key == "report" || key == "storage" ||
+                 key == "circuit_breakers") {
+        // Said by the walk: not read.
       } else {
         fail(key, "is not an inference-perf section tokenbench reads");
       }
@@ -69,7 +142,6 @@ class InferencePerf {
 
   void load(const YAML::Node& l) {
     const std::string type = l["type"] ? text(l["type"]) : "constant";
-    if (l["sweep"]) fail("load.sweep", "finds its rates itself: use tokenbench search");
     const YAML::Node stages = l["stages"];
     if (!stages || !stages.IsSequence() || stages.size() == 0) {
       fail("load.stages", "must list the stages");
@@ -107,6 +179,8 @@ class InferencePerf {
            "not applied: each stage starts when the one before it ends");
     }
     if (const YAML::Node split = l["lora_traffic_split"]) lora_split(split);
+    if (l["request_timeout"]) emit("--timeout", text(l["request_timeout"]), "load.request_timeout");
+    if (l["base_seed"]) emit("--seed", text(l["base_seed"]), "load.base_seed");
   }
 
   // load.lora_traffic_split: each adapter's name and share of the requests.
@@ -148,36 +222,66 @@ class InferencePerf {
   }
 
   void server(const YAML::Node& s) {
-    if (s["api_key"]) {
-      fail("server.api_key",
-           "is a secret in a file: put it in an environment variable and "
-           "give --api-key-env VAR");
-    }
     if (s["type"] && text(s["type"]) == "mock") fail("server.type mock", "is not a server");
+    if (s["type"]) note("server.type " + text(s["type"]), "its OpenAI-compatible API, as here");
     if (s["base_url"]) emit("--base-url", text(s["base_url"]), "server.base_url");
     if (s["model_name"]) emit("--model", text(s["model_name"]), "server.model_name");
     if (s["ignore_eos"]) ignore_eos_ = s["ignore_eos"].as<bool>();
   }
 
-  // A length distribution: normal with a deviation, uniform between min and max, or the mean.
+  // A length distribution as inference-perf's random generator draws it (utils/numeric/
+  // distribution/utils.py generate_distribution): normal by default, each key defaulting as its
+  // Distribution does, the lengths clamped to [min, max].
   void lengths(const YAML::Node& d, const char* side, const std::string& key) {
     if (!d) return;
     const std::string flag = std::string("--") + side;
-    const double sd = d["std_dev"] ? d["std_dev"].as<double>() : 0;
-    if (d["mean"] && sd > 0) {
-      emit(flag + "-dist", fmt::format("normal:{},{}", text(d["mean"]), sd), key);
-      if (d["min"] || d["max"]) note(key + "'s min and max", "not applied (no clamp here)");
-    } else if (d["mean"]) {
-      emit(flag + "-len", text(d["mean"]), key);
-    } else if (d["min"] && d["max"]) {
-      emit(flag + "-dist", fmt::format("uniform:{},{}", text(d["min"]), text(d["max"])), key);
+    const std::string type = d["type"] ? text(d["type"]) : "normal";
+    const double mean = d["mean"] ? d["mean"].as<double>() : 512;
+    double sd = d["std_dev"] ? d["std_dev"].as<double>() : 200;
+    if (d["variance"]) {
+      if (d["std_dev"] && sd > 0) fail(key + ".variance", "and std_dev > 0 cannot both be set");
+      sd = std::sqrt(d["variance"].as<double>());
+    }
+    if (d["skew"] && d["skew"].as<double>() != 0) fail(key + ".skew", "is skew_normal's: refused");
+    const auto lo = d["min"] ? d["min"].as<long long>() : 10;
+    const auto hi = d["max"] ? d["max"].as<long long>() : 1024;
+    if (lo < 1 || hi < lo) fail(key, fmt::format("min {} and max {} need 1 <= min <= max", lo, hi));
+    if (type == "fixed") {
+      emit(flag + "-len", fmt::format("{}", static_cast<long long>(mean)), key + " (fixed)");
+    } else if (type == "normal") {
+      if (mean < static_cast<double>(lo) || mean > static_cast<double>(hi)) {
+        fail(key, fmt::format("mean {} lies outside min {} and max {}, which inference-perf "
+                              "refuses too",
+                              mean, lo, hi));
+      }
+      emit(flag + "-dist", fmt::format("normal:{},{},{},{}", mean, sd, lo, hi), key);
+    } else if (type == "uniform") {
+      emit(flag + "-dist", fmt::format("uniform:{},{}", lo, hi), key);
     } else {
-      fail(key, "needs mean (with std_dev) or min and max");
+      fail(key + ".type " + type,
+           "is not translated: normal, uniform and fixed are (inference-perf's random data "
+           "shifts a lognormal by min; skew_normal and poisson it does not draw)");
     }
   }
 
   void data(const YAML::Node& d) {
-    const std::string type = d["type"] ? text(d["type"]) : "random";
+    const std::string type = d && d["type"] ? text(d["type"]) : "mock";
+    if (type == "mock") {
+      // Its placeholder prompts, "1 2 3 N" (chat: "mock prompt N"), with no max_tokens.
+      emit("--input-len", "4", d && d["type"] ? "data.type mock" : "data.type (its default mock)");
+      note("data.type mock",
+           "placeholder prompts asking no max_tokens: here random 4-token prompts asking "
+           "--output-len tokens");
+      return;
+    }
+    if (d["use_chat_template"] && d["use_chat_template"].as<bool>()) {
+      fail("data.use_chat_template true", "is refused: tokenbench applies no chat template itself");
+    }
+    if (d["shared_prefix"] && d["shared_prefix"]["enable_multi_turn_chat"] &&
+        d["shared_prefix"]["enable_multi_turn_chat"].as<bool>()) {
+      fail("data.shared_prefix.enable_multi_turn_chat true",
+           "is refused: each group's prompts as turns of one chat is not translated");
+    }
     if (type == "random" || type == "synthetic") {
       lengths(d["input_distribution"], "input", "data.input_distribution");
       lengths(d["output_distribution"], "output", "data.output_distribution");

@@ -97,32 +97,22 @@ void peer_command(std::vector<std::string>& args) {
     throw tokenbench::cli::UsageError(
         "tokenbench bench takes vLLM's `bench serve` only: tokenbench bench serve --model M ...");
   }
-  if ((bench_serve || args[0] == "perf") && help) {
-    std::printf(
-        "tokenbench %s ... is tokenbench run ... with %s's flags (tokenbench run --help; "
-        "docs/CLI.md, \"Coming from another tool\")\n",
-        bench_serve ? "bench serve" : "perf", bench_serve ? "vLLM" : "EvalScope");
+  if (!bench_serve && args[0] != "perf") return;
+  const tokenbench::cli::PeerCli& peer =
+      *tokenbench::cli::peer_alias_cli(bench_serve ? "bench serve" : "perf");
+  if (help) {
+    std::fputs(tokenbench::cli::peer_help(peer).c_str(), stdout);
     throw HelpShown{};
   }
-  if (bench_serve || args[0] == "perf") {
-    std::fprintf(stderr, "tokenbench: %s (%s) is tokenbench run, which takes its flags\n",
-                 bench_serve ? "bench serve" : "perf", bench_serve ? "vLLM" : "EvalScope");
-    args.erase(args.begin(), args.begin() + (bench_serve ? 2 : 1));
-    const auto given = [&args](const char* flag) { return tokenbench::cli::has_flag(args, flag); };
-    // vLLM's default --backend is vllm: its completions API, not tokenbench's default chat.
-    if (bench_serve && !given("--backend") && !given("--endpoint") && !given("--api")) {
-      args.insert(args.end(), {"--backend", "vllm"});
-      std::fprintf(stderr, "tokenbench: bench serve: no --backend is vLLM's default, vllm\n");
-    }
-    // EvalScope always writes its run's files: so does perf, beside tokenbench's.
-    if (!bench_serve) {
-      args.insert(args.end(), {"--export", "evalscope"});
-      std::fprintf(stderr,
-                   "tokenbench: perf: EvalScope's benchmark_summary.json and "
-                   "benchmark_percentile.json are written too (--export evalscope)\n");
-    }
-    args.insert(args.begin(), "run");
-  }
+  const std::string verb(peer.verb);
+  std::fprintf(stderr, "tokenbench: %s (%s) is tokenbench run, which takes its flags\n",
+               verb.c_str(), std::string(peer.tool).c_str());
+  args.erase(args.begin(), args.begin() + (bench_serve ? 2 : 1));
+  std::vector<std::string> notes;
+  const auto add = tokenbench::cli::peer_line_defaults(std::string(peer.tool), args, notes);
+  args.insert(args.end(), add.begin(), add.end());
+  for (const auto& n : notes) std::fprintf(stderr, "tokenbench: %s: %s\n", verb.c_str(), n.c_str());
+  args.insert(args.begin(), "run");
 }
 
 // `run` and `search` take other tools' flag names (flag_aliases.h) and --config FILE

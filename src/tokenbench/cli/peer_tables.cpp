@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "tokenbench/cli/peer_verbs.h"
 #include "tokenbench/cli/run_flags.h"
@@ -244,25 +245,49 @@ constexpr std::string_view kSharedWithVllm[] = {
     "--profile",
 };
 
-constexpr PeerCli kPeers[] = {
-    {"profile", "AIPerf / GenAI-Perf", "aiperf profile",
-     "ai-dynamo/aiperf at db4f6397 (aiperf/common/config/*_config.py) and GenAI-Perf's "
-     "`genai-perf profile`, triton-inference-server/perf_analyzer at 263c5f6e "
-     "(genai-perf/genai_perf/parser.py)",
-     kAiperf},
-    {"benchmark", "GuideLLM", "guidellm benchmark",
-     "vllm-project/guidellm v0.3.1 (121dcdc4, src/guidellm/__main__.py); `guidellm benchmark` "
-     "was renamed `guidellm run` in v0.7.0",
-     kGuidellm},
-    {"run", "LLMPerf", "python token_benchmark_ray.py",
-     "ray-project/llmperf at f1d6bed4 (token_benchmark_ray.py); $OPENAI_API_BASE is --base-url "
-     "and $OPENAI_API_KEY the key (--api-key-env OPENAI_API_KEY) when --base-url is not given",
-     kLlmperf},
-    {"run", "SGLang", "python -m sglang.bench_serving",
-     "sgl-project/sglang at 0033168f (python/sglang/bench_serving.py); a line is SGLang's when it "
-     "carries a flag or --backend only SGLang has, or --peer sglang",
-     kSglang},
-};
+// Every peer, in the order docs/CLI.md lists their tables.
+std::span<const PeerCli> all_peers() {
+  static const PeerCli peers[] = {
+      {"profile", "AIPerf / GenAI-Perf", "aiperf profile",
+       "ai-dynamo/aiperf at db4f6397 (aiperf/common/config/*_config.py) and GenAI-Perf's "
+       "`genai-perf profile`, triton-inference-server/perf_analyzer at 263c5f6e "
+       "(genai-perf/genai_perf/parser.py)",
+       kAiperf},
+      {"benchmark", "GuideLLM", "guidellm benchmark",
+       "vllm-project/guidellm v0.3.1 (121dcdc4, src/guidellm/__main__.py); `guidellm benchmark` "
+       "was renamed `guidellm run` in v0.7.0",
+       kGuidellm},
+      {"bench serve", "vLLM", "vllm bench serve",
+       "vllm-project/vllm at 21964e04 (vllm/benchmarks/serve.py, "
+       "vllm/benchmarks/datasets/datasets.py); `tokenbench run` takes these flags too, and "
+       "`bench serve` adds `--peer vllm` and vLLM's defaults",
+       vllm_rows(), PeerRoute::kAliases},
+      {"perf", "EvalScope", "evalscope perf",
+       "modelscope/evalscope at fde259d2 (evalscope/perf/arguments.py); `tokenbench run` takes "
+       "these flags too, and `perf` adds EvalScope's defaults and its result files",
+       evalscope_rows(), PeerRoute::kAliases},
+      {"run", "LLMPerf", "python token_benchmark_ray.py",
+       "ray-project/llmperf at f1d6bed4 (token_benchmark_ray.py); $OPENAI_API_BASE is --base-url "
+       "and $OPENAI_API_KEY the key (--api-key-env OPENAI_API_KEY) when --base-url is not given",
+       kLlmperf, PeerRoute::kOnRun},
+      {"run", "SGLang", "python -m sglang.bench_serving",
+       "sgl-project/sglang at 0033168f (python/sglang/bench_serving.py); a line is SGLang's when "
+       "it carries a flag or --backend only SGLang has, or --peer sglang",
+       kSglang, PeerRoute::kOnRun},
+      {"run --config", "inference-perf", "inference-perf --config_file FILE",
+       "kubernetes-sigs/inference-perf at 7de5ef2e (inference_perf/config/, version 0.5.0); "
+       "a key without a row is refused, and `KEY.*` stands for every key under KEY",
+       inference_perf_rows(), PeerRoute::kConfig},
+  };
+  return peers;
+}
+
+const PeerCli& peer_of_tool(std::string_view tool) {
+  for (const auto& p : all_peers()) {
+    if (p.tool == tool) return p;
+  }
+  throw std::logic_error("no peer " + std::string(tool));
+}
 
 // Each ", "-separated spelling of `names`.
 std::vector<std::string_view> spellings(std::string_view names) {
@@ -275,6 +300,11 @@ std::vector<std::string_view> spellings(std::string_view names) {
   return out;
 }
 
+// A row that is tokenbench's own flag of the same name.
+bool same_flag(const PeerFlag& f) {
+  return f.rule == PeerRule::kRename && f.becomes == spellings(f.names).front();
+}
+
 std::string cell(std::string_view text) {
   std::string out(text);
   std::replace(out.begin(), out.end(), '|', '/');
@@ -283,18 +313,48 @@ std::string cell(std::string_view text) {
 
 }  // namespace
 
-std::span<const PeerCli> peer_clis() { return kPeers; }
+std::span<const PeerCli> peer_clis() { return all_peers(); }
 
 const PeerCli* peer_cli(std::string_view verb) {
-  for (const auto& p : kPeers) {
-    if (p.verb == verb && verb != "run") return &p;
+  for (const auto& p : all_peers()) {
+    if (p.verb == verb && p.route == PeerRoute::kVerb) return &p;
   }
   return nullptr;
 }
 
+const PeerCli* peer_alias_cli(std::string_view verb) {
+  for (const auto& p : all_peers()) {
+    if (p.verb == verb && p.route == PeerRoute::kAliases) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<AliasRow> alias_row(std::string_view flag) {
+  for (const auto& p : all_peers()) {
+    if (p.route != PeerRoute::kAliases) continue;
+    if (const PeerFlag* f = peer_flag(p, flag)) {
+      return AliasRow{f, p.tool, spellings(f->names).front()};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<std::string, std::string_view>> alias_refusal(std::string_view flag) {
+  std::string tools;
+  std::string_view why;
+  for (const auto& p : all_peers()) {
+    const PeerFlag* f = p.route == PeerRoute::kAliases ? peer_flag(p, flag) : nullptr;
+    if (f == nullptr || f->rule != PeerRule::kRefuse) continue;
+    tools += (tools.empty() ? "" : ", ") + std::string(p.tool);
+    if (why.empty()) why = f->note;
+  }
+  if (tools.empty()) return std::nullopt;
+  return std::pair{tools, why};
+}
+
 const PeerCli* peer_on_run(const std::vector<std::string>& args) {
-  const PeerCli& llmperf = kPeers[2];
-  const PeerCli& sglang = kPeers[3];
+  const PeerCli& llmperf = peer_of_tool("LLMPerf");
+  const PeerCli& sglang = peer_of_tool("SGLang");
   // The name of the flag args[i] and its value (--flag=value, or the next argument).
   const auto flag_at = [&args](std::size_t i) {
     const std::string name = args[i].substr(0, args[i].find('='));
@@ -308,9 +368,9 @@ const PeerCli* peer_on_run(const std::vector<std::string>& args) {
     if (name != "--peer") continue;
     if (value == "sglang") return &sglang;
     if (value == "llmperf") return &llmperf;
-    if (value == "vllm") return nullptr;
-    throw UsageError("--peer " + value + " is not a peer whose flags run takes: vllm, sglang or " +
-                     "llmperf");
+    if (value == "vllm" || value == "evalscope") return nullptr;  // run's own aliases
+    throw UsageError("--peer " + value +
+                     " is not a peer whose flags run takes: vllm, evalscope, sglang or llmperf");
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto [name, value] = flag_at(i);
@@ -344,13 +404,19 @@ const PeerFlag* peer_flag(const PeerCli& peer, std::string_view flag) {
 
 std::string peer_tables_markdown() {
   std::string out;
-  for (const auto& p : kPeers) {
-    out += p.verb == "run"
+  for (const auto& p : all_peers()) {
+    out += p.route == PeerRoute::kOnRun
                ? fmt::format("#### `tokenbench run` with {}'s flags (`{}`)\n\nRead from {}.\n\n",
                              p.tool, p.command, p.source)
+           : p.route == PeerRoute::kConfig
+               ? fmt::format(
+                     "#### `tokenbench run --config FILE`: {}'s YAML (`{}`)\n\nRead from "
+                     "{}.\n\n",
+                     p.tool, p.command, p.source)
                : fmt::format("#### `tokenbench {}`: {} (`{}`)\n\nRead from {}.\n\n", p.verb, p.tool,
                              p.command, p.source);
-    out += "| flag | here | note |\n|---|---|---|\n";
+    out += p.route == PeerRoute::kConfig ? "| key | here | note |\n|---|---|---|\n"
+                                         : "| flag | here | note |\n|---|---|---|\n";
     for (const auto& f : p.flags) {
       std::string names;
       for (const auto n : spellings(f.names)) {
@@ -358,6 +424,7 @@ std::string peer_tables_markdown() {
       }
       const std::string here = f.rule == PeerRule::kRefuse   ? "refused"
                                : f.rule == PeerRule::kIgnore ? "ignored"
+                               : same_flag(f)                ? "the same"
                                : f.rule == PeerRule::kRename ? fmt::format("`{}`", f.becomes)
                                                              : cell(f.becomes);
       out += fmt::format("| {} | {} | {} |\n", names, here, cell(f.note));
@@ -367,38 +434,49 @@ std::string peer_tables_markdown() {
   return out;
 }
 
-void add_peer_commands(CLI::App& app) {
-  for (const auto& p : kPeers) {
-    if (p.verb == "run") continue;  // run's own flags; main() translates LLMPerf's
-    CLI::App* cmd =
-        app.add_subcommand(std::string(p.verb),
-                           fmt::format("{}'s `{}` command line, translated into a run (tokenbench "
-                                       "{} --help: its flags)",
-                                       p.tool, p.command, p.verb));
-    cmd->allow_extras();
-    // The peer's flags as the command's own, for the man page and the completions (main()
-    // translates the command line before CLI11 reads it).
-    for (const auto& f : p.flags) {
-      std::string names;
-      for (const auto n : spellings(f.names)) names += (names.empty() ? "" : ",") + std::string(n);
+// A peer's flags as `cmd`'s own, for --help, the man page and the completions (main() translates
+// the command line before CLI11 reads it).
+void add_peer_flags(CLI::App* cmd, const PeerCli& p) {
+  cmd->allow_extras();
+  for (const auto& f : p.flags) {
+    for (const auto n : spellings(f.names)) {
       const std::string help = f.rule == PeerRule::kRefuse   ? "refused: " + std::string(f.note)
                                : f.rule == PeerRule::kIgnore ? "ignored: " + std::string(f.note)
+                               : same_flag(f)                ? "the same"
                                                              : std::string(f.becomes);
+      // A row of several flags (as vLLM's dataset options) is one option per flag.
+      const std::string name(n);
+      if (cmd->get_option_no_throw(name) != nullptr) continue;
       if (f.arity == PeerArity::kNone) {
-        cmd->add_flag(names, help);
+        cmd->add_flag(name, help);
       } else {
-        cmd->add_option(names, help);
+        cmd->add_option(name, help);
       }
     }
   }
-  app.add_subcommand("bench",
-                     "vLLM's `vllm bench serve` command line: tokenbench bench serve "
-                     "... is tokenbench run ...")
-      ->allow_extras();
-  app.add_subcommand("perf",
-                     "EvalScope's `evalscope perf` command line: tokenbench perf ... is "
-                     "tokenbench run ...")
-      ->allow_extras();
+}
+
+void add_peer_commands(CLI::App& app) {
+  for (const auto& p : all_peers()) {
+    if (p.route == PeerRoute::kVerb) {
+      add_peer_flags(app.add_subcommand(std::string(p.verb),
+                                        fmt::format("{}'s `{}` command line, translated into a "
+                                                    "run (tokenbench {} --help: its flags)",
+                                                    p.tool, p.command, p.verb)),
+                     p);
+    } else if (p.route == PeerRoute::kAliases && p.verb == "perf") {
+      add_peer_flags(app.add_subcommand("perf",
+                                        "EvalScope's `evalscope perf` command line: tokenbench "
+                                        "perf ... is tokenbench run ... with its flags"),
+                     p);
+    } else if (p.route == PeerRoute::kAliases) {
+      CLI::App* bench = app.add_subcommand(
+          "bench",
+          "vLLM's `vllm bench serve` command line: tokenbench bench serve ... is "
+          "tokenbench run ... with its flags");
+      add_peer_flags(bench->add_subcommand("serve", "vLLM's `vllm bench serve` flags"), p);
+    }
+  }
   // Hidden: docs/CLI.md's tables of the peers' flags, generated (a test compares them).
   CLI::App* tables = app.add_subcommand("peer-tables", "Print the peers' flag tables as Markdown");
   tables->group("");
@@ -414,6 +492,7 @@ std::string peer_help(const PeerCli& peer) {
   for (const auto& f : peer.flags) {
     const std::string here = f.rule == PeerRule::kRefuse   ? "refused: " + std::string(f.note)
                              : f.rule == PeerRule::kIgnore ? "ignored: " + std::string(f.note)
+                             : same_flag(f)                ? "the same"
                                                            : std::string(f.becomes);
     out += fmt::format("  {:<46} {}\n", f.names, here);
   }

@@ -5,13 +5,16 @@
 // `tokenbench benchmark ...` GuideLLM's, `tokenbench bench serve ...` vLLM's and
 // `tokenbench perf ...` EvalScope's (these two are `run` with its peer aliases, flag_aliases.h),
 // and `run` takes LLMPerf's and SGLang's (peer_on_run). Each peer's flags are rows of one table
-// (peer_tables.cpp): the translation reads them (peer_translator.h), and so does the table
+// (peer_tables.cpp, peer_rows_vllm.cpp, peer_rows_evalscope.cpp): the translation reads them
+// (peer_translator.h, or flag_aliases.h for vLLM's and EvalScope's), and so does the table
 // docs/CLI.md prints, so that the two cannot drift.
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tokenbench/cli/flag_aliases.h"
@@ -42,6 +45,14 @@ struct PeerFlag {
   std::string_view note;     ///< kRefuse: why; otherwise an optional remark
 };
 
+/// How a peer's command line becomes a run.
+enum class PeerRoute {
+  kVerb,     ///< a verb of its own (profile, benchmark), translated by its rows (translate_peer)
+  kOnRun,    ///< run's arguments carry its flags (peer_on_run), translated by its rows
+  kAliases,  ///< run's own aliases (flag_aliases.h) read its rows: vLLM's, EvalScope's
+  kConfig,   ///< a config file's keys (`run --config`): inference-perf's YAML
+};
+
 /// One peer's command: its verb here, the tool, the version and source its table was read from.
 struct PeerCli {
   std::string_view verb;     ///< "profile", "benchmark"
@@ -49,13 +60,37 @@ struct PeerCli {
   std::string_view command;  ///< the peer's own command: "aiperf profile"
   std::string_view source;   ///< "ai-dynamo/aiperf v0.2.0, aiperf/common/config/..."
   std::span<const PeerFlag> flags;
+  PeerRoute route = PeerRoute::kVerb;
 };
+
+/// The rows of vLLM's `vllm bench serve` and EvalScope's `evalscope perf` (peer_rows_*.cpp).
+std::span<const PeerFlag> vllm_rows();
+std::span<const PeerFlag> evalscope_rows();
+/// inference-perf's YAML keys (peer_rows_inference_perf.cpp): "load.stages[].rate", "metrics.*".
+std::span<const PeerFlag> inference_perf_rows();
+
+/// A flag of a peer whose flags run's aliases take: its row, under its first spelling.
+struct AliasRow {
+  const PeerFlag* row = nullptr;
+  std::string_view tool;       ///< "vLLM", "EvalScope"
+  std::string_view canonical;  ///< the row's first spelling
+};
+
+/// The row of `flag` among vLLM's rows, then EvalScope's; nullopt when neither has it.
+std::optional<AliasRow> alias_row(std::string_view flag);
+
+/// The tools whose rows refuse `flag` ("vLLM, EvalScope") and the first such row's reason;
+/// nullopt when none does.
+std::optional<std::pair<std::string, std::string_view>> alias_refusal(std::string_view flag);
 
 /// The peers whose whole command lines tokenbench takes under a verb of its own.
 std::span<const PeerCli> peer_clis();
 
-/// The peer command `verb` names ("profile", "benchmark"), or null.
+/// The peer command `verb` names ("profile", "benchmark"; a kVerb route), or null.
 const PeerCli* peer_cli(std::string_view verb);
+
+/// The peer whose flags run's aliases take under `verb` ("bench serve", "perf"), or null.
+const PeerCli* peer_alias_cli(std::string_view verb);
 
 /// The peer whose flags `run`'s arguments carry (LLMPerf's), or null.
 const PeerCli* peer_on_run(const std::vector<std::string>& args);

@@ -474,10 +474,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "--parallel level")
       ->delimiter(',');
   cmd->add_option("--peer", x->peer,
-                  "Read the command line as this peer's: vllm (vllm bench serve), sglang "
-                  "(python -m sglang.bench_serving) or llmperf (token_benchmark_ray.py); "
-                  "needed only where their flags are the same, as --backend sglang")
-      ->check(CLI::IsMember({"vllm", "sglang", "llmperf"}));
+                  "Read the command line as this peer's: vllm (vllm bench serve), evalscope "
+                  "(evalscope perf), sglang (python -m sglang.bench_serving) or llmperf "
+                  "(token_benchmark_ray.py); needed only where their flags are the same, as "
+                  "--backend sglang (bench serve and perf add theirs)")
+      ->check(CLI::IsMember({"vllm", "evalscope", "sglang", "llmperf"}));
   cmd->add_option("--resume", x->resume,
                   "Continue an interrupted sweep in DIR, skipping its complete levels");
   // Targets

@@ -9,95 +9,26 @@
 #include <functional>
 #include <string_view>
 
+#include "tokenbench/cli/peer_verbs.h"
+
 namespace tokenbench::cli {
 namespace {
 
-struct PeerFlag {
+struct PeerHint {
   const char* flag;
   const char* tool;
   const char* hint;  // completes "--flag (tool) ..."
 };
 
-constexpr const char* kExtraBody =
-    "has no tokenbench flag: send the request field with --extra-body JSON";
-
 // Flags of other benchmark clients that flag_aliases.h does not rewrite: what they are here, or
-// why tokenbench does not take them. Where a flag name is shared by several tools, the entry
-// names them all.
-constexpr PeerFlag kPeerFlags[] = {
-    // vLLM (vllm bench serve)
-    {"--append-result", "vLLM",
-     "is not supported: every run writes its own results directory (tokenbench compare DIR ... "
-     "puts runs side by side)"},
-    {"--metadata", "vLLM, LLMPerf", "is --label KEY=VALUE (repeatable; kept in environment.json)"},
-    {"--tokenizer-mode", "vLLM",
-     "is not needed: --tokenizer loads tokenizer.json, tokenizer.model or a .tiktoken file"},
-    {"--served-model-name", "vLLM",
-     "is --model NAME (the name sent; --tokenizer gives the tokenizer)"},
-    {"--lora-modules", "vLLM",
-     "is not supported: one model per request stream; --model a,b,c compares several"},
-    {"--use-beam-search", "vLLM", "is not supported: tokenbench measures sampled requests"},
-    {"--request-id-prefix", "vLLM",
-     "is not supported: tokenbench sends its own X-Request-Id with every request (--no-request-id "
-     "turns it off)"},
-    {"--ramp-up-strategy", "vLLM",
-     "is --ramp-up linear|exponential (with --ramp-up-start-rps, --ramp-up-duration and "
-     "--request-rate as the end rate)"},
-    {"--ramp-up-end-rps", "vLLM", "is --request-rate R, the rate --ramp-up climbs to"},
-    {"--ready-check-timeout-sec", "vLLM",
-     "is not supported: tokenbench asks GET /v1/models once before the run; tokenbench check "
-     "says whether a server is ready"},
-    {"--hf-name", "vLLM",
-     "is not supported: tokenbench downloads no Hugging Face dataset; save it as JSONL and use "
-     "--dataset jsonl --dataset-path FILE"},
-    {"--hf-split", "vLLM", "is not supported: see --hf-name; --dataset jsonl reads a saved split"},
+// why tokenbench does not take them. vLLM's bench serve and EvalScope's perf refuse theirs by
+// their rows (alias_refusal, peer_verbs.h); these are the other tools'.
+constexpr PeerHint kPeerFlags[] = {
     // vLLM (vllm bench sweep serve)
     {"--serve-params", "vLLM bench sweep",
      "is --serve-param NAME=V1,V2 per parameter (repeatable; the product of them, or --link "
      "A,B to take values together)"},
     {"--link-vars", "vLLM bench sweep", "is --link A,B (parameters whose values go together)"},
-    {"--hf-subset", "vLLM",
-     "is not supported: see --hf-name; --dataset jsonl reads a saved subset"},
-    {"--hf-output-len", "vLLM", "is --output-len N"},
-    {"--sharegpt-output-len", "vLLM", "is --output-len N"},
-    {"--custom-output-len", "vLLM", "is --output-len N"},
-    {"--random-batch-size", "vLLM", "is --batch-size N (embeddings)"},
-    {"--min-p", "vLLM", kExtraBody},
-    {"--frequency-penalty", "vLLM, EvalScope", kExtraBody},
-    {"--presence-penalty", "vLLM", kExtraBody},
-    {"--repetition-penalty", "vLLM, EvalScope", kExtraBody},
-    {"--logprobs", "vLLM, EvalScope", kExtraBody},
-    // EvalScope (evalscope perf)
-    {"--headers", "EvalScope", "is --header 'Name: value' (one header per --header)"},
-    {"--wandb-api-key", "EvalScope",
-     "is not supported: tokenbench uploads nothing; its results are files"},
-    {"--swanlab-api-key", "EvalScope",
-     "is not supported: tokenbench uploads nothing; its results are files"},
-    {"--visualizer", "EvalScope", "is not supported: report.html holds the charts"},
-    {"--name", "EvalScope", "is not supported: name the results with --output-dir DIR"},
-    {"--query-template", "EvalScope",
-     "is not supported: --extra-body JSON merges fields into every request body"},
-    {"--image-width", "EvalScope", "is --image-size WxH"},
-    {"--image-height", "EvalScope", "is --image-size WxH"},
-    {"--n-choices", "EvalScope",
-     "is not supported: several choices would share one stream's stamps"},
-    {"--stop", "EvalScope", kExtraBody},
-    {"--stop-token-ids", "EvalScope", kExtraBody},
-    {"--tokenize-prompt", "EvalScope",
-     "is not supported: tokenbench sends text prompts, token-exact with --tokenizer"},
-    {"--sleep-interval", "EvalScope", "is not supported: a sweep's levels run back to back"},
-    {"--sla-auto-tune", "EvalScope",
-     "is tokenbench search --slo EXPR: the largest load that meets every SLO"},
-    {"--sla-variable", "EvalScope", "is tokenbench search --vary max-concurrency|request-rate"},
-    {"--sla-params", "EvalScope", "is tokenbench search --slo EXPR (repeatable)"},
-    {"--no-timestamp", "EvalScope", "is not needed: --output-dir DIR names the directory"},
-    {"--dataset-args", "EvalScope",
-     "is not supported: see docs/WORKLOADS.md for each dataset's flags"},
-    {"--apply-chat-template", "EvalScope",
-     "is not needed: the chat API sends messages (the server applies its template); --api openai "
-     "sends raw prompts"},
-    {"--min-turns", "EvalScope", "is --turns N with --multi-turn"},
-    {"--max-turns", "EvalScope", "is --turns N with --multi-turn"},
     // GenAI-Perf / AIPerf
     {"--endpoint-type", "GenAI-Perf",
      "is --endpoint PATH: chat is /v1/chat/completions, completions /v1/completions, embeddings "
@@ -179,6 +110,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::optional<std::string> peer_flag_hint(const std::string& flag) {
+  if (const auto refused = alias_refusal(flag)) {
+    return fmt::format("{} ({}) {}", flag, refused->first, refused->second);
+  }
   for (const auto& p : kPeerFlags) {
     if (flag == p.flag) return fmt::format("{} ({}) {}", p.flag, p.tool, p.hint);
   }

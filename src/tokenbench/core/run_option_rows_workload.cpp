@@ -203,15 +203,17 @@ std::vector<RunOption> workload_rows() {
        .section = "workload",
        .key = "input_dist",
        .field = &C::input_dist,
-       .help = "random, shared-prefix: prompt lengths drawn from fixed (--input-len), "
-               "uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE",
+       .help =
+           "random, shared-prefix: prompt lengths drawn from fixed (--input-len), "
+           "uniform:LO,HI, normal:MEAN,SD[,MIN,MAX], lognormal:MEAN,SD[,MIN,MAX] or empirical:FILE",
        .written = [](const C& c) { return c.input_dist != "fixed"; }},
       {.flag = "--output-dist",
        .section = "workload",
        .key = "output_dist",
        .field = &C::output_dist,
-       .help = "random, shared-prefix: output lengths drawn from fixed (--output-len), "
-               "uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE",
+       .help =
+           "random, shared-prefix: output lengths drawn from fixed (--output-len), "
+           "uniform:LO,HI, normal:MEAN,SD[,MIN,MAX], lognormal:MEAN,SD[,MIN,MAX] or empirical:FILE",
        .written = [](const C& c) { return c.output_dist != "fixed"; }},
       {.flag = "--image-count",
        .section = "workload",

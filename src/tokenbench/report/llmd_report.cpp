@@ -51,7 +51,7 @@ json rate(const json& summary, const char* key, const char* units) {
   return {{"units", units}, {"mean", summary[key]}};
 }
 
-// "uniform:LO,HI" or "normal:MEAN,SD" as a SequenceLength; null for any other spec.
+// "uniform:LO,HI" or "normal:MEAN,SD[,MIN,MAX]" as a SequenceLength; null for any other spec.
 json length_spec(const std::string& spec) {
   double a = 0;
   double b = 0;
@@ -61,9 +61,17 @@ json length_spec(const std::string& spec) {
             {"min", static_cast<std::int64_t>(a)},
             {"max", static_cast<std::int64_t>(b)}};
   }
-  if (std::sscanf(spec.c_str(), "normal:%lf,%lf", &a, &b) == 2) {
-    return {{"distribution", "gaussian"}, {"value", a}, {"std_dev", b}};
+  double lo = 0;
+  double hi = 0;
+  const int n = std::sscanf(spec.c_str(), "normal:%lf,%lf,%lf,%lf", &a, &b, &lo, &hi);
+  if (n == 4) {
+    return {{"distribution", "gaussian"},
+            {"value", a},
+            {"std_dev", b},
+            {"min", static_cast<std::int64_t>(lo)},
+            {"max", static_cast<std::int64_t>(hi)}};
   }
+  if (n == 2) return {{"distribution", "gaussian"}, {"value", a}, {"std_dev", b}};
   return nullptr;
 }
 

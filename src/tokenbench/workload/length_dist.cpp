@@ -40,11 +40,18 @@ bool to_whole(const std::string& s, std::int64_t& out) {
   return true;
 }
 
-// "A,B" as two numbers.
-bool two_numbers(const std::string& args, double& a, double& b) {
-  const auto comma = args.find(',');
-  if (comma == std::string::npos) return false;
-  return to_number(args.substr(0, comma), a) && to_number(args.substr(comma + 1), b);
+// "A,B,..." as numbers; empty when any is not one.
+std::vector<double> numbers(const std::string& args) {
+  std::vector<double> out;
+  std::size_t from = 0;
+  while (true) {
+    const auto comma = args.find(',', from);
+    double d = 0;
+    if (!to_number(args.substr(from, comma - from), d)) return {};
+    out.push_back(d);
+    if (comma == std::string::npos) return out;
+    from = comma + 1;
+  }
 }
 
 LengthDist read_empirical(const std::string& path, const std::string& flag,
@@ -102,6 +109,11 @@ std::int64_t clamp_length(double x) {
   return std::max<std::int64_t>(1, std::llround(x));
 }
 
+// A drawn length within the distribution's own bounds, when it has them.
+std::int64_t bounded(const LengthDist& d, std::int64_t len) {
+  return d.max > 0 ? std::clamp(len, d.min, d.max) : len;
+}
+
 }  // namespace
 
 LengthDist parse_length_dist(const std::string& spec, const std::string& flag) {
@@ -135,9 +147,22 @@ LengthDist parse_length_dist(const std::string& spec, const std::string& flag) {
     return d;
   }
   if (kind == "normal" || kind == "lognormal") {
-    if (!two_numbers(args, d.a, d.b)) bad(flag, spec, kind + " needs two numbers MEAN,SD");
+    const std::vector<double> n = numbers(args);
+    if (n.size() != 2 && n.size() != 4) {
+      bad(flag, spec, kind + " needs two numbers MEAN,SD (or four: MEAN,SD,MIN,MAX)");
+    }
+    d.a = n[0];
+    d.b = n[1];
     if (!(d.a > 0) || d.a > static_cast<double>(core::kMaxTokens) || d.b < 0) {
       bad(flag, spec, kind + " needs 0 < MEAN <= " + max_text + " and SD >= 0 (in tokens)");
+    }
+    if (n.size() == 4) {
+      if (n[2] != std::floor(n[2]) || n[3] != std::floor(n[3]) || n[2] < 1 || n[3] < n[2] ||
+          n[3] > static_cast<double>(core::kMaxTokens)) {
+        bad(flag, spec, kind + "'s bounds need whole numbers 1 <= MIN <= MAX <= " + max_text);
+      }
+      d.min = static_cast<std::int64_t>(n[2]);
+      d.max = static_cast<std::int64_t>(n[3]);
     }
     d.kind = kind == "normal" ? LengthDist::Kind::kNormal : LengthDist::Kind::kLognormal;
     return d;
@@ -179,15 +204,15 @@ std::int64_t draw_length(const LengthDist& d, std::mt19937_64& rng) {
       return dist(rng);
     }
     case LengthDist::Kind::kNormal: {
-      if (d.b <= 0) return clamp_length(d.a);
+      if (d.b <= 0) return bounded(d, clamp_length(d.a));
       std::normal_distribution<double> dist(d.a, d.b);
-      return clamp_length(dist(rng));
+      return bounded(d, clamp_length(dist(rng)));
     }
     case LengthDist::Kind::kLognormal: {
-      if (d.b <= 0) return clamp_length(d.a);
+      if (d.b <= 0) return bounded(d, clamp_length(d.a));
       const auto [mu, sigma] = lognormal_params(d.a, d.b);
       std::lognormal_distribution<double> dist(mu, sigma);
-      return clamp_length(dist(rng));
+      return bounded(d, clamp_length(dist(rng)));
     }
     case LengthDist::Kind::kEmpirical: {
       // The first entry whose running sum passes the draw: zero weights are never picked.

@@ -18,6 +18,8 @@ struct LengthDist {
   Kind kind = Kind::kFixed;
   double a = 0;                      ///< fixed: the length; uniform: LO; normal, lognormal: MEAN
   double b = 0;                      ///< fixed: the range ratio; uniform: HI; normal, lognormal: SD
+  std::int64_t min = 0;              ///< normal, lognormal: lengths drawn are clamped to at least
+  std::int64_t max = 0;              ///< this and at most this (0: no bound but 1 and kMaxTokens)
   std::vector<std::int64_t> values;  ///< empirical: the lengths of the file
   std::vector<double> weights;       ///< empirical: their weights (1 where the file gives none)
   std::vector<double> cumulative;    ///< empirical: running sums of the weights, for drawing
@@ -25,10 +27,13 @@ struct LengthDist {
 
 /// The forms --input-dist and --output-dist accept, for help and errors.
 inline constexpr const char* kLengthDistForms =
-    "fixed, uniform:LO,HI, normal:MEAN,SD, lognormal:MEAN,SD or empirical:FILE";
+    "fixed, uniform:LO,HI, normal:MEAN,SD[,MIN,MAX], lognormal:MEAN,SD[,MIN,MAX] or "
+    "empirical:FILE";
 
 /// Parses a spec: `fixed`, `uniform:LO,HI` (whole numbers, 1 <= LO <= HI), `normal:MEAN,SD`,
-/// `lognormal:MEAN,SD` (MEAN > 0, SD >= 0), or `empirical:FILE` (a file read now: one length per
+/// `lognormal:MEAN,SD` (MEAN > 0, SD >= 0; each may add `,MIN,MAX`, whole numbers 1 <= MIN <=
+/// MAX that the lengths drawn are clamped to, as inference-perf's distributions are), or
+/// `empirical:FILE` (a file read now: one length per
 /// line, or `length,weight`; blank lines and `#` comments skipped, a header line of words allowed
 /// first). Lengths and means are at most core::kMaxTokens. `fixed` parses to kFixed with a = b = 0:
 /// see fixed_length. Throws std::invalid_argument with one line naming `flag`, the problem and the
