@@ -25,8 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes = tokenbench::fuzz::as_view(data, size);
   volatile std::size_t sink = 0;
   using tokenbench::core::ApiKind;
-  for (const auto api : {ApiKind::kOpenAIChat, ApiKind::kOpenAICompletions, ApiKind::kEmbeddings,
-                         ApiKind::kAnthropicMessages, ApiKind::kOpenAIResponses}) {
+  for (const auto api :
+       {ApiKind::kOpenAIChat, ApiKind::kOpenAICompletions, ApiKind::kEmbeddings,
+        ApiKind::kAnthropicMessages, ApiKind::kOpenAIResponses, ApiKind::kSglangGenerate}) {
     const auto adapter = tokenbench::client::make_adapter(api);
     const ApiEvent event = adapter->parse_event(bytes);
     sink = sink + touch(event);

@@ -220,6 +220,57 @@ TEST(ResponsesAdapter, WholeReplyAndBody) {
   EXPECT_EQ(body["input"][0]["content"][1]["image_url"], "data:image/png;base64,AAAA");
 }
 
+// SGLang's /generate (bench_serving.py's async_request_sglang_generate at 0033168f): the body, and
+// events whose text is cumulative (the worker takes each one's new part) with a running count.
+TEST(GenerateAdapter, BodyAndCumulativeEvents) {
+  const auto adapter = make_adapter(core::ApiKind::kSglangGenerate);
+  core::RequestSpec spec;
+  spec.prompt = "Tell me";
+  spec.max_tokens = 32;
+  BodyOptions options;
+  options.model = "served";
+  options.ignore_eos = true;
+  options.extra_body = R"({"temperature":0,"top_p":0.9,"return_logprob":false})";
+  auto body = nlohmann::json::parse(adapter->build_body(spec, options));
+  EXPECT_EQ(body["text"], "Tell me");
+  EXPECT_EQ(body["stream"], true);
+  EXPECT_EQ(body["sampling_params"]["max_new_tokens"], 32);
+  EXPECT_EQ(body["sampling_params"]["ignore_eos"], true);
+  EXPECT_EQ(body["sampling_params"]["temperature"], 0);  // moved where /generate reads it
+  EXPECT_EQ(body["sampling_params"]["top_p"], 0.9);
+  EXPECT_FALSE(body.contains("temperature"));
+  EXPECT_EQ(body["return_logprob"], false);  // not a sampling field: stays at the top
+  EXPECT_FALSE(body.contains("model"));
+  EXPECT_FALSE(body.contains("lora_path"));
+  spec.mix = 1;  // a LoRA adapter of the run's mix
+  options.model = "adapter-b";
+  EXPECT_EQ(nlohmann::json::parse(adapter->build_body(spec, options))["lora_path"], "adapter-b");
+
+  ApiEvent ev = adapter->parse_event(
+      R"({"text":" a b","output_ids":[5,6],"meta_info":{"id":"9f3","finish_reason":null,"prompt_tokens":7,"completion_tokens":2,"cached_tokens":3}})");
+  EXPECT_EQ(ev.kind, Kind::kData);
+  EXPECT_TRUE(ev.cumulative_text);
+  EXPECT_EQ(ev.content_text, " a b");
+  EXPECT_EQ(ev.completion_tokens, 2);
+  EXPECT_EQ(ev.prompt_tokens, 7);
+  EXPECT_EQ(ev.cached_tokens, 3);
+  EXPECT_EQ(ev.response_id, "9f3");
+  EXPECT_TRUE(ev.finish_reason.empty());
+  ev = adapter->parse_event(
+      R"({"text":" a b c","meta_info":{"id":"9f3","finish_reason":{"type":"length","length":3},"prompt_tokens":7,"completion_tokens":3}})");
+  EXPECT_EQ(ev.finish_reason, "length");
+  EXPECT_EQ(adapter->parse_event("[DONE]").kind, Kind::kDone);
+  ev = adapter->parse_event(R"({"error":{"message":"context too long"}})");
+  EXPECT_EQ(ev.kind, Kind::kError);
+  EXPECT_EQ(ev.error_message, "context too long");
+  EXPECT_EQ(adapter->parse_event("{not json").kind, Kind::kMalformed);
+  ev = adapter->parse_response(
+      R"({"text":" x y","meta_info":{"finish_reason":{"type":"stop","matched":2},"prompt_tokens":4,"completion_tokens":2}})");
+  EXPECT_FALSE(ev.cumulative_text);
+  EXPECT_EQ(ev.content_bytes, 4);
+  EXPECT_EQ(ev.finish_reason, "stop");
+}
+
 TEST(EmbeddingsAdapter, BatchBodyAndReply) {
   const auto adapter = make_adapter(core::ApiKind::kEmbeddings);
   core::RequestSpec spec;

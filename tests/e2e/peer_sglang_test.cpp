@@ -1,8 +1,9 @@
 // End to end: SGLang's bench_serving command lines on `run` (docs/CLI.md, "A peer's whole command
 // line"), copied from sgl-project/sglang: docs/developer_guide/bench_serving.md at 2409eacc and
 // the docstring of python/sglang/bench_serving.py at 0033168f. Each is refused with its reason or
-// runs against serve-sim, whose --request-log says what the server was asked: the API, the
-// lengths SGLang draws ([LEN x R, LEN]), ignore_eos, streaming and the count.
+// runs against serve-sim, whose --request-log says what the server was asked: the API (its
+// native /generate too), the lengths SGLang draws ([LEN x R, LEN]), ignore_eos, streaming and the
+// count.
 
 #include <gtest/gtest.h>
 
@@ -26,23 +27,13 @@ ProcessResult run(std::vector<std::string> args, const std::string& dir = "") {
 // The documented commands as they are: each is refused in one line with its reason.
 TEST(PeerSglang, DocumentedCommandsThatCannotRunSayWhy) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      // bench_serving.md: the native API (SGLang's default backend), with --peer sglang as the
-      // line carries no flag of SGLang's own.
-      {{"--peer", "sglang", "--backend", "sglang", "--host", "127.0.0.1", "--port", "30000",
-        "--num-prompts", "1000", "--model", "meta-llama/Llama-3.1-8B-Instruct"},
-       "SGLang's native /generate API is not spoken here: measure its OpenAI API with --backend "
-       "sglang-oai"},
-      // bench_serving.py's docstring.
-      {{"--backend", "sglang", "--dataset-name", "random", "--num-prompts", "3000",
-        "--random-input", "1024", "--random-output", "1024", "--random-range-ratio", "0.5"},
-       "--backend sglang (SGLang) is refused"},
       // bench_serving.md: SGLang downloads ShareGPT; tokenbench reads a local file.
       {{"--peer", "sglang", "--backend", "vllm", "--base-url", "http://127.0.0.1:8000",
         "--num-prompts", "1000", "--model", "meta-llama/Llama-3.1-8B-Instruct"},
        "give --dataset-path FILE"},
       {{"--backend", "trt", "--base-url", "http://127.0.0.1:8000", "--model", "your-trt-llm-model",
         "--dataset-name", "random", "--num-prompts", "100", "--disable-ignore-eos"},
-       "tokenbench speaks OpenAI-compatible APIs"},
+       "tokenbench speaks SGLang's /generate and OpenAI-compatible APIs"},
       {{"--backend", "sglang-oai", "--dataset-name", "mmmu"}, "its datasets here"},
       {{"--backend", "sglang-oai", "--apply-chat-template"}, "use --backend sglang-oai-chat"},
       {{"--peer", "nobody"}, "--peer nobody is not a peer"},
@@ -208,6 +199,77 @@ TEST(PeerSglang, ShareGptFromALocalFile) {
     EXPECT_EQ(q["api"], "completions");
     EXPECT_EQ(q["max_tokens"], 256);
     EXPECT_EQ(q["prompt_tokens"], 5);
+  }
+}
+
+// SGLang's default backend, its native /generate (bench_serving.md, --peer sglang as the line
+// carries no flag of SGLang's own; and bench_serving.py's docstring, 3000 prompts of 1024 tokens
+// each way cut to 12 of 64 and 8): the server is asked POST /generate with sampling_params'
+// max_new_tokens and ignore_eos, streamed; each event's cumulative text counts once, each
+// event's running completion_tokens gives its tokens.
+TEST(PeerSglang, TheNativeGenerateApi) {
+  LoggedSim server("sglang_native");
+  const std::string dir = make_temp_dir("sglang_native_run");
+  auto r = run({"--peer",
+                "sglang",
+                "--backend",
+                "sglang",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                server.port(),
+                "--num-prompts",
+                "6",
+                "--model",
+                "sim-model",
+                "--dataset-name",
+                "random",
+                "--random-input-len",
+                "64",
+                "--random-output-len",
+                "8",
+                "--random-range-ratio",
+                "1",
+                "--save-detailed"},
+               dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--api sglang-generate (POST /generate, SGLang's native API)"),
+            std::string::npos)
+      << r.err;
+  auto saw = server.saw();
+  ASSERT_EQ(saw.size(), 7u);  // SGLang's one warmup request, then 6
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "generate");
+    EXPECT_EQ(q["max_tokens"], 8);
+    EXPECT_TRUE(q["ignore_eos"].get<bool>());
+    EXPECT_TRUE(q["stream"].get<bool>());
+  }
+  for (const auto& rec : read_records(dir + "/requests.jsonl")) {
+    if (rec["phase"] != "measure") continue;
+    EXPECT_EQ(rec["output_tokens"], 8);
+    EXPECT_EQ(rec["output_source"], "usage");
+    EXPECT_TRUE(rec["chunk_usage"].get<bool>());
+    // Eight words of the simulator's vocabulary, each once: the events' new parts, not their
+    // cumulative texts.
+    const std::string text = rec["output_text"];
+    EXPECT_EQ(std::count(text.begin(), text.end(), ' '), 8) << text;
+    EXPECT_EQ(rec["output_chars"], text.size());
+  }
+  EXPECT_EQ(read_json(dir + "/summary.json")["total_output_tokens"], 48);
+
+  LoggedSim docstring("sglang_native_docstring");
+  r = run({"--backend", "sglang", "--base-url", docstring.url(), "--model", "sim-model",
+           "--dataset-name", "random", "--num-prompts", "12", "--random-input", "64",
+           "--random-output", "8", "--random-range-ratio", "0.5", "--disable-stream"},
+          make_temp_dir("sglang_native_docstring_run"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  saw = docstring.saw();
+  ASSERT_EQ(saw.size(), 13u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "generate");
+    EXPECT_FALSE(q["stream"].get<bool>());
+    EXPECT_GE(q["max_tokens"].get<int>(), 4);  // [8 x 0.5, 8]
+    EXPECT_LE(q["max_tokens"].get<int>(), 8);
   }
 }
 

@@ -1,10 +1,12 @@
 // The simulator's further APIs end to end over real sockets: embeddings, Anthropic Messages,
-// OpenAI Responses, and chat's reasoning tokens, tool calls and image parts. Every reply is
+// OpenAI Responses, SGLang's native /generate, and chat's reasoning tokens, tool calls and image
+// parts. Every reply is
 // checked against real counts; the servers use short fixed delays, so each test takes
 // milliseconds.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -345,6 +347,48 @@ TEST(SimApisTest, ResponsesWholeReplyCompleted) {
   EXPECT_EQ(whole["output"][0]["content"][0]["type"], "output_text");
   EXPECT_EQ(whole["usage"]["input_tokens"], 2);
   EXPECT_EQ(whole["usage"]["output_tokens_details"]["reasoning_tokens"], 0);
+}
+
+// SGLang's /generate (python/sglang/srt/entrypoints/http_server.py): one event per token whose
+// "text" is the whole text so far and meta_info.completion_tokens the tokens so far, the last
+// one's finish_reason {"type":"length"}, then [DONE]; a whole reply is that last object.
+TEST(SimApisTest, GenerateStreamsCumulativeText) {
+  auto server = start_server(fixed_config());
+  const HttpReply reply = post(
+      server->port(), "/generate",
+      R"({"text":"one two three","sampling_params":{"max_new_tokens":4,"ignore_eos":true,"temperature":0},"stream":true})");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  ASSERT_EQ(reply.events.size(), 5u);
+  EXPECT_EQ(reply.events.back().data, "[DONE]");
+  std::string before;
+  for (int i = 0; i < 4; ++i) {
+    const json e = json::parse(reply.events[i].data);
+    const std::string text = e["text"];
+    EXPECT_TRUE(text.starts_with(before)) << text;  // cumulative
+    EXPECT_GT(text.size(), before.size());
+    before = text;
+    EXPECT_EQ(e["meta_info"]["completion_tokens"], i + 1);
+    EXPECT_EQ(e["meta_info"]["prompt_tokens"], 3);
+    if (i < 3) {
+      EXPECT_TRUE(e["meta_info"]["finish_reason"].is_null());
+    } else {
+      EXPECT_EQ(e["meta_info"]["finish_reason"]["type"], "length");
+      EXPECT_EQ(e["meta_info"]["finish_reason"]["length"], 4);
+    }
+  }
+  EXPECT_EQ(std::count(before.begin(), before.end(), ' '), 4);  // four words, each once
+
+  const json whole = json::parse(
+      post(server->port(), "/generate", R"({"text":"one","sampling_params":{"max_new_tokens":3}})")
+          .body);
+  EXPECT_EQ(whole["meta_info"]["completion_tokens"], 3);
+  const std::string text = whole["text"];
+  EXPECT_EQ(std::count(text.begin(), text.end(), ' '), 3);
+  const HttpReply bad = post(server->port(), "/generate", R"({"sampling_params":{}})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("'text'"), std::string::npos);
+  const auto m = scrape(server->port());
+  EXPECT_EQ(m.at(R"(tokenbench_sim:requests_total{model_name="sim-model",api="generate"})"), 2);
 }
 
 }  // namespace

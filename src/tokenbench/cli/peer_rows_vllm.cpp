@@ -26,7 +26,8 @@ constexpr PeerFlag kVllm[] = {
      "openai-chat: --endpoint /v1/chat/completions; openai-embeddings: /v1/embeddings; vllm, "
      "openai (vLLM's default) and the shared names sglang, lmdeploy, scalellm: /v1/completions",
      "the audio, pooling, rerank, CLIP and infinity backends are refused; --backend sglang is "
-     "SGLang's native /generate under --peer sglang; a URL naming a whole endpoint decides it"},
+     "SGLang's native /generate (--api sglang-generate) under --peer sglang; a URL naming a "
+     "whole endpoint decides it"},
     {"--model", kOne, kRename, "--model", ""},
     {"--served-model-name", kOne, kRefuse, "",
      "is --model NAME (the name sent; --tokenizer gives the tokenizer)"},

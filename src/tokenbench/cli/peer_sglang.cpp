@@ -84,7 +84,7 @@ class SglangTranslator final : public PeerTranslator {
     }
   }
 
-  // The API its backend speaks; its native /generate (the default) is not spoken here.
+  // The API its backend speaks: its native /generate (the default), or an OpenAI one.
   void backend() {
     const std::string b = value("--backend", "sglang");
     const std::string given = seen("--backend") ? "--backend " + b : "no --backend";
@@ -93,19 +93,24 @@ class SglangTranslator final : public PeerTranslator {
       return;
     }
     std::string api;
+    if (b == "sglang" || b == "sglang-native") api = "sglang-generate";
     if (b == "sglang-oai" || b == "vllm" || b == "lmdeploy") api = "openai";
     if (b == "sglang-oai-chat" || b == "vllm-chat" || b == "lmdeploy-chat") api = "openai-chat";
     if (api.empty()) {
-      refuse(given + (seen("--backend") ? "" : " (SGLang's default: sglang)"),
-             b == "sglang" || b == "sglang-native"
-                 ? "SGLang's native /generate API is not spoken here: measure its OpenAI API "
-                   "with --backend sglang-oai (completions) or sglang-oai-chat (chat)"
-                 : "tokenbench speaks OpenAI-compatible APIs: --backend sglang-oai, "
-                   "sglang-oai-chat, vllm, vllm-chat, lmdeploy or lmdeploy-chat");
+      refuse(given,
+             "tokenbench speaks SGLang's /generate and OpenAI-compatible APIs: --backend "
+             "sglang, sglang-oai, sglang-oai-chat, vllm, vllm-chat, lmdeploy or "
+             "lmdeploy-chat");
     }
     backend_ = b;
     emit("--api", api);
-    note(given, "--api " + api);
+    note(given + (seen("--backend") ? "" : " (SGLang's default: sglang)"),
+         "--api " + api +
+             (api == "sglang-generate" ? " (POST /generate, SGLang's native API)" : ""));
+    if (api == "sglang-generate" && !has_own("--temperature")) {
+      emit("--temperature", "0");  // its native request's sampling_params
+      note(given, "--temperature 0 too (SGLang's native request asks temperature 0.0)");
+    }
     if (seen("--apply-chat-template")) {
       if (api != "openai-chat") {
         refuse("--apply-chat-template",

@@ -158,10 +158,10 @@ constexpr PeerFlag kLlmperf[] = {
 // vLLM's too (kSharedWithVllm), and a line carrying none of SGLang's own is read as vLLM's.
 constexpr PeerFlag kSglang[] = {
     {"--backend", kOne, kRule,
+     "sglang (SGLang's default), sglang-native: --api sglang-generate (POST /generate); "
      "sglang-oai, vllm, lmdeploy: --api openai (/v1/completions); sglang-oai-chat, vllm-chat, "
      "lmdeploy-chat: --api openai-chat",
-     "sglang and sglang-native (its native /generate API, SGLang's default) are refused, and so "
-     "are trt, gserver and truss"},
+     "trt, gserver and truss are refused"},
     {"--base-url", kOne, kRename, "--base-url", "beside it SGLang ignores --host and --port"},
     {"--host", kOne, kRule, "--base-url http://HOST:PORT",
      "SGLang's default 0.0.0.0 (this machine) is 127.0.0.1 here"},

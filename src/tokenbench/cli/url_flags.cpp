@@ -153,13 +153,15 @@ core::ApiKind resolve_api(const std::string& api, const std::string& endpoint) {
     if (ends_with("/score")) return core::ApiKind::kScore;
     if (ends_with("/messages")) return core::ApiKind::kAnthropicMessages;
     if (ends_with("/responses")) return core::ApiKind::kOpenAIResponses;
+    if (ends_with("/generate")) return core::ApiKind::kSglangGenerate;
     return endpoint.find("chat") != std::string::npos ? core::ApiKind::kOpenAIChat
                                                       : core::ApiKind::kOpenAICompletions;
   }
   if (const auto kind = core::api_kind_from_string(api)) return *kind;
   throw UsageError("--api '" + api +
                    "' is not known: use openai-chat, openai (legacy completions), "
-                   "openai-embeddings, anthropic-messages, openai-responses, rerank or score");
+                   "openai-embeddings, anthropic-messages, openai-responses, rerank, score or "
+                   "sglang-generate");
 }
 
 core::ApiKind settle_api(const std::string& api, std::string& endpoint, bool endpoint_given,

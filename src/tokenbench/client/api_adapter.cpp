@@ -85,6 +85,8 @@ std::unique_ptr<ApiAdapter> make_adapter(core::ApiKind api) {
       return make_anthropic_adapter();
     case core::ApiKind::kOpenAIResponses:
       return make_responses_adapter();
+    case core::ApiKind::kSglangGenerate:
+      return make_generate_adapter();
   }
   return std::make_unique<OpenAIAdapter>(api);
 }

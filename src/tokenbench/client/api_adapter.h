@@ -23,6 +23,9 @@ struct ApiEvent {
     kMalformed,  ///< not parseable as the API's JSON
   };
   Kind kind = Kind::kData;
+  /// content_text is the whole text generated so far, not this event's part (SGLang's
+  /// /generate): the worker takes what follows the text it already has.
+  bool cumulative_text = false;
   /// A kData event after which the API sends nothing more (Anthropic's message_stop, the
   /// Responses API's response.completed): the stream ended cleanly, as with [DONE].
   bool last = false;

@@ -21,6 +21,8 @@ std::unique_ptr<ApiAdapter> make_embeddings_adapter();
 /// Rerank (a query and documents: vLLM's /v1/rerank, Jina's and Cohere's shape; TEI's reply,
 /// a bare array, read too) or score (vLLM's /v1/score: text_1 against each text_2).
 std::unique_ptr<ApiAdapter> make_rerank_adapter(core::ApiKind api);
+/// SGLang's native /generate (generate_adapter.cpp).
+std::unique_ptr<ApiAdapter> make_generate_adapter();
 
 /// `parent[key]` when it is a string, else empty.
 inline std::string_view string_field(const simdjson::dom::element& parent, const char* key) {

@@ -144,7 +144,13 @@ bool Worker::body_bytes(Transfer& transfer, std::string_view bytes, core::Nanos 
 }
 
 void Worker::on_event(Transfer* t, std::string_view data, core::Nanos now) {
-  const ApiEvent ev = adapter_->parse_event(data);
+  ApiEvent ev = adapter_->parse_event(data);
+  if (ev.cumulative_text) {
+    // The whole text so far: this event carried what follows the text already counted.
+    const auto seen = static_cast<std::size_t>(std::max<std::int64_t>(t->rec.output_chars, 0));
+    ev.content_text = seen < ev.content_text.size() ? ev.content_text.substr(seen) : "";
+    ev.content_bytes = static_cast<std::int64_t>(ev.content_text.size());
+  }
   switch (ev.kind) {
     case ApiEvent::Kind::kDone:
       t->done_seen = true;

@@ -43,6 +43,8 @@ std::string default_endpoint(ApiKind api) {
       return "/v1/rerank";
     case ApiKind::kScore:
       return "/v1/score";
+    case ApiKind::kSglangGenerate:
+      return "/generate";
   }
   return "/v1/chat/completions";
 }

@@ -21,6 +21,7 @@ enum class ApiKind {
   kOpenAIResponses,    ///< OpenAI's /v1/responses
   kRerank,             ///< /v1/rerank (vLLM, Jina, Cohere's shape): a query and --documents to rank
   kScore,              ///< /v1/score (vLLM): a text scored against each of --documents
+  kSglangGenerate,     ///< SGLang's native /generate: text and sampling_params, cumulative text
 };
 
 /// The APIs whose replies carry no generated text: a vector or a score per input.
@@ -87,6 +88,7 @@ inline constexpr auto kApiNames = make_names<ApiKind>({
     {ApiKind::kEmbeddings, "openai-embeddings"},
     {ApiKind::kAnthropicMessages, "anthropic-messages"},
     {ApiKind::kOpenAIResponses, "openai-responses"},
+    {ApiKind::kSglangGenerate, "sglang-generate"},
     {ApiKind::kRerank, "rerank"},
     {ApiKind::kScore, "score"},
     {ApiKind::kOpenAIChat, "chat"},
@@ -95,6 +97,7 @@ inline constexpr auto kApiNames = make_names<ApiKind>({
     {ApiKind::kAnthropicMessages, "anthropic"},
     {ApiKind::kAnthropicMessages, "messages"},
     {ApiKind::kOpenAIResponses, "responses"},
+    {ApiKind::kSglangGenerate, "generate"},
 });
 inline constexpr auto kArrivalNames =
     make_names<ArrivalKind>({{ArrivalKind::kGamma, "gamma"}, {ArrivalKind::kConstant, "constant"}});

@@ -32,6 +32,8 @@ std::pair<std::string, std::string> operation_of(core::ApiKind api) {
       return {"embeddings", "openai"};
     case core::ApiKind::kAnthropicMessages:
       return {"chat", "anthropic"};
+    case core::ApiKind::kSglangGenerate:
+      return {"text_completion", "sglang"};
     case core::ApiKind::kRerank:
     case core::ApiKind::kScore:
       break;

@@ -44,7 +44,8 @@ constexpr auto kResponseIdPrefixes = core::make_names<ApiKind>({{ApiKind::kChat,
                                                                 {ApiKind::kResponses, "resp_"},
                                                                 {ApiKind::kEmbeddings, "embd-"},
                                                                 {ApiKind::kRerank, "rerank-"},
-                                                                {ApiKind::kScore, "score-"}});
+                                                                {ApiKind::kScore, "score-"},
+                                                                {ApiKind::kGenerate, ""}});
 
 constexpr std::string_view kChatTokenSuffix = "\"},\"finish_reason\":null}]}\n\n";
 constexpr std::string_view kTextTokenSuffix = "\",\"logprobs\":null,\"finish_reason\":null}]}\n\n";

@@ -12,9 +12,19 @@
 namespace tokenbench::sim {
 
 /// Which generation endpoint a request came to: POST /v1/chat/completions, /v1/completions,
-/// /v1/messages (Anthropic), /v1/responses (OpenAI Responses) or /v1/embeddings.
-enum class ApiKind { kChat, kCompletions, kMessages, kResponses, kEmbeddings, kRerank, kScore };
-inline constexpr std::size_t kApiKinds = 7;
+/// /v1/messages (Anthropic), /v1/responses (OpenAI Responses), /v1/embeddings, rerank and score,
+/// or SGLang's native /generate.
+enum class ApiKind {
+  kChat,
+  kCompletions,
+  kMessages,
+  kResponses,
+  kEmbeddings,
+  kRerank,
+  kScore,
+  kGenerate
+};
+inline constexpr std::size_t kApiKinds = 8;
 /// Each endpoint's name: the /metrics label.
 inline constexpr auto kApiKindNames =
     core::make_names<ApiKind>({{ApiKind::kChat, "chat"},
@@ -23,10 +33,11 @@ inline constexpr auto kApiKindNames =
                                {ApiKind::kResponses, "responses"},
                                {ApiKind::kEmbeddings, "embeddings"},
                                {ApiKind::kRerank, "rerank"},
-                               {ApiKind::kScore, "score"}});
+                               {ApiKind::kScore, "score"},
+                               {ApiKind::kGenerate, "generate"}});
 static_assert(kApiKindNames.rows().size() == kApiKinds);
-/// "chat" | "completions" | "messages" | "responses" | "embeddings" | "rerank" | "score"
-/// (kApiKindNames).
+/// "chat" | "completions" | "messages" | "responses" | "embeddings" | "rerank" | "score" |
+/// "generate" (kApiKindNames).
 std::string_view to_string(ApiKind api);
 
 /// The fields of an OpenAI-style completion request that the simulator acts on. Plain data.

@@ -40,6 +40,8 @@ std::unique_ptr<ReplyRenderer> make_reply_renderer(ApiKind api) {
       return make_rerank_renderer();
     case ApiKind::kScore:
       return make_score_renderer();
+    case ApiKind::kGenerate:
+      return make_generate_renderer();
     default:
       return make_openai_renderer();
   }

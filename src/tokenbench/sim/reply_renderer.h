@@ -61,6 +61,8 @@ std::unique_ptr<ReplyRenderer> make_embeddings_renderer();
 /// (rerank_render.cpp).
 std::unique_ptr<ReplyRenderer> make_rerank_renderer();
 std::unique_ptr<ReplyRenderer> make_score_renderer();
+/// SGLang's native /generate: each event the whole text so far (generate_render.cpp).
+std::unique_ptr<ReplyRenderer> make_generate_renderer();
 
 /// The error body in `api`'s shape: Anthropic's {"type":"error","error":{"type":..,
 /// "message":..}} for kMessages (its type derived from `status`: authentication_error,

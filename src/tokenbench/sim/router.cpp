@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "tokenbench/core/json_parse.h"
+#include "tokenbench/sim/generate_request.h"
 #include "tokenbench/sim/lora_slots.h"
 #include "tokenbench/sim/messages_request.h"
 #include "tokenbench/sim/reply_renderer.h"
@@ -31,6 +32,7 @@ std::optional<ApiKind> generation_api(std::string_view path) {
   if (path == "/v1/embeddings") return ApiKind::kEmbeddings;
   if (path == "/v1/rerank" || path == "/rerank" || path == "/v2/rerank") return ApiKind::kRerank;
   if (path == "/v1/score" || path == "/score") return ApiKind::kScore;
+  if (path == "/generate") return ApiKind::kGenerate;
   return std::nullopt;
 }
 
@@ -64,6 +66,8 @@ std::variant<CompletionRequest, RequestError> parse(ApiKind api, const HttpReque
       return parse_rerank_request(r.body, c.model);
     case ApiKind::kScore:
       return parse_score_request(r.body, c.model);
+    case ApiKind::kGenerate:
+      return parse_generate_request(r.body, c.default_max_tokens, c.hash_block_size);
     default:
       return parse_completion_request(api, r.body, c.model, c.default_max_tokens,
                                       c.hash_block_size);
