@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -121,11 +122,13 @@ TEST(PeerCommands, AiperfRefusalsSayWhy) {
        "--endpoint-type generate (AIPerf / "
        "GenAI-Perf) is refused: tokenbench speaks"},
       {{"-m", "a,b"}, "one model per run here"},
-      {{"-m", "m", "--fixed-schedule", "--input-file", "t.jsonl"}, "--fixed-schedule"},
+      {{"-m", "m", "--fixed-schedule"}, "--fixed-schedule (AIPerf / GenAI-Perf) is refused"},
+      {{"-m", "m", "--input-file", "/nonexistent/inputs.jsonl"}, "cannot be read"},
       {{"-m", "m", "--request-count", "5", "--benchmark-duration", "10"},
        "AIPerf refuses the two together"},
       {{"-m", "m", "--goodput", "output_token_throughput_per_user:600"}, "goodput here is"},
-      {{"-m", "m", "--input-file", "inputs.jsonl"}, "jq -c '{prompt: .text}'"},
+      {{"-m", "m", "--input-file", "x.jsonl", "--custom-dataset-type", "multi_turn"},
+       "multi_turn files are not read here"},
   };
   for (const auto& [args, why] : cases) {
     const auto r = peer("profile", args, "");
@@ -133,6 +136,74 @@ TEST(PeerCommands, AiperfRefusalsSayWhy) {
     EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
   }
+}
+
+// AIPerf's own files (docs/tutorials/custom-dataset.md at db4f6397): a single_turn file's lines,
+// each a "text", are the prompts; a mooncake_trace replays at its timestamps with
+// --fixed-schedule. The type is told by the file's first line when not given.
+TEST(PeerCommands, AiperfInputFiles) {
+  LoggedSim server("aiperf_input_file");
+  const std::string dir = make_temp_dir("aiperf_input_file_run");
+  const std::string single = dir + ".single.jsonl";
+  std::ofstream(single) << R"({"text": "one two three four"})"
+                        << "\n"
+                        << R"({"text": "five six seven eight nine ten"})"
+                        << "\n";
+  auto r = peer(
+      "profile",
+      {"-m", "sim-model", "--url", server.url(), "--endpoint-type", "completions", "--streaming",
+       "--input-file", single, "--request-count", "4", "--output-tokens-mean", "4"},
+      dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--input-file (single_turn) (AIPerf / GenAI-Perf) is --dataset jsonl"),
+            std::string::npos)
+      << r.err;
+  auto saw = server.saw();
+  ASSERT_EQ(saw.size(), 4u);
+  EXPECT_EQ(saw[0]["prompt_tokens"], 4);  // the file's prompts, in order, cycled
+  EXPECT_EQ(saw[1]["prompt_tokens"], 6);
+  EXPECT_EQ(saw[2]["prompt_tokens"], 4);
+
+  LoggedSim traced("aiperf_input_trace");
+  const std::string trace = dir + ".trace.jsonl";
+  std::ofstream(trace)
+      << R"({"timestamp": 0, "input_length": 40, "output_length": 4, "hash_ids": [1]})"
+      << "\n"
+      << R"({"timestamp": 300, "input_length": 40, "output_length": 6, "hash_ids": [1]})"
+      << "\n";
+  r = peer("profile",
+           {"-m", "sim-model", "--url", traced.url(), "--endpoint-type", "completions",
+            "--streaming", "--input-file", trace, "--fixed-schedule", "--request-count", "2"},
+           make_temp_dir("aiperf_input_trace_run"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--dataset mooncake --dataset-path " + trace + " --replay"),
+            std::string::npos)
+      << r.err;
+  saw = traced.saw();
+  ASSERT_EQ(saw.size(), 2u);
+  EXPECT_EQ(saw[0]["max_tokens"], 4);
+  EXPECT_EQ(saw[1]["max_tokens"], 6);
+  EXPECT_GE(saw[1]["at_ms"].get<double>() - saw[0]["at_ms"].get<double>(), 250);  // 300 ms apart
+}
+
+// Without --artifact-dir AIPerf writes under ./artifacts/MODEL-openai-ENDPOINT-STIMULUS
+// (aiperf/common/config/user_config.py at db4f6397): so does profile, in the directory it runs in.
+TEST(PeerCommands, AiperfDefaultArtifactDirectory) {
+  SimProcess sim({"--ttft-ms", "1", "--itl-ms", "1", "--model", "org/sim-model"});
+  const std::string cwd = make_temp_dir("aiperf_artifacts");
+  const auto r = run_process(
+      {"/bin/sh", "-c",
+       "cd '" + cwd + "' && exec '" + std::string(TOKENBENCH_BINARY) +
+           "' profile -m org/sim-model --url " + sim.url() +
+           " --endpoint-type chat --streaming --request-count 3 --request-rate 20 --concurrency 2 "
+           "--gpu-metrics off --no-preflight"},
+      std::chrono::seconds(60));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string dir =
+      cwd + "/artifacts/org_sim-model-openai-chat-concurrency2-request_rate20.0";
+  EXPECT_NE(r.err.find("(AIPerf's default)"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/profile_export_aiperf.json")) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/summary.json"));
 }
 
 // GuideLLM's benchmark with its rates as levels (a tokenbench sweep), its synthetic data, its

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -80,6 +82,15 @@ class AiperfTranslator final : public PeerTranslator {
       if (v != "sharegpt") refuse(given, "its public dataset here: sharegpt");
       emit("--dataset", "sharegpt");
       note(given, "--dataset sharegpt (give the file: --dataset-path FILE)");
+    } else if (flag == "--input-file") {
+      input_file_ = v;
+    } else if (flag == "--custom-dataset-type") {
+      if (v != "single_turn" && v != "mooncake_trace" && v != "multi_turn" && v != "random_pool") {
+        refuse(given, "its types: single_turn, multi_turn, random_pool, mooncake_trace");
+      }
+      dataset_type_ = v;
+    } else if (flag == "--fixed-schedule") {
+      fixed_schedule_ = true;
     } else if (flag == "--api-key") {
       out_.api_key = v;
       emit("--api-key-env", kGivenKeyEnv);
@@ -168,13 +179,90 @@ class AiperfTranslator final : public PeerTranslator {
       emit("--max-concurrency", "1");
       note("no --concurrency", "--max-concurrency 1 (AIPerf's default)");
     }
-    if (!seen("--prompt-input-tokens-mean") && !has_own("--input-len")) {
+    artifact_directory();
+    if (!seen("--prompt-input-tokens-mean") && !has_own("--input-len") && input_file_.empty()) {
       emit("--input-len", "550");
       note("no --synthetic-input-tokens-mean", "--input-len 550 (AIPerf's default)");
     }
   }
 
+  // --input-file: a single-turn file is a JSONL dataset (its "text" the prompt), a mooncake
+  // trace tokenbench's own; the type is the file's first line's, as AIPerf's loaders tell it,
+  // unless --custom-dataset-type says.
+  void input_file() {
+    if (input_file_.empty()) {
+      if (fixed_schedule_) refuse("--fixed-schedule", "it replays --input-file's trace: give one");
+      if (!dataset_type_.empty())
+        refuse("--custom-dataset-type", "it types --input-file: give one");
+      return;
+    }
+    std::string type = dataset_type_;
+    if (type.empty()) {
+      std::ifstream in(input_file_);
+      if (!in) refuse("--input-file " + input_file_, "cannot be read");
+      std::string line;
+      while (std::getline(in, line) && line.find_first_not_of(" \t\r") == std::string::npos) {
+      }
+      const bool trace = line.find("\"input_length\"") != std::string::npos ||
+                         line.find("\"hash_ids\"") != std::string::npos;
+      type = trace                                         ? "mooncake_trace"
+             : line.find("\"turns\"") != std::string::npos ? "multi_turn"
+                                                           : "single_turn";
+    }
+    if (type == "multi_turn" || type == "random_pool") {
+      refuse("--input-file (" + type + ")",
+             "AIPerf's " + type +
+                 " files are not read here: a single_turn file (a \"text\" per line) or a "
+                 "mooncake_trace is, and --multi-turn --session-field NAME reads sessions of a "
+                 "JSONL file");
+    }
+    const bool trace = type == "mooncake_trace";
+    if (fixed_schedule_ && !trace) refuse("--fixed-schedule", "it replays a mooncake_trace file");
+    emit("--dataset", trace ? "mooncake" : "jsonl");
+    emit("--dataset-path", input_file_);
+    if (fixed_schedule_) emit("--replay");
+    note("--input-file (" + type + ")",
+         std::string(trace ? "--dataset mooncake" : "--dataset jsonl (each line's \"text\")") +
+             " --dataset-path " + input_file_ +
+             (fixed_schedule_ ? " --replay (each request at its timestamp)" : ""));
+  }
+
+  // Without --artifact-dir, AIPerf's own: artifacts/MODEL-openai-ENDPOINT-STIMULUS
+  // (aiperf/common/config/user_config.py, _compute_artifact_directory), where its users' scripts
+  // look for profile_export_aiperf.json.
+  void artifact_directory() {
+    if (seen("--output-artifact-dir") || has_own("--output-dir")) return;
+    const auto model = value_in(args_, {"--model-names", "--model", "-m"});
+    if (!model) {
+      note("no --artifact-dir",
+           "tokenbench's results/ directory: AIPerf's artifacts/MODEL-... needs --model");
+      return;
+    }
+    std::string name = *model;
+    std::replace(name.begin(), name.end(), '/', '_');
+    const auto endpoint = value_in(args_, {"--endpoint-type"});
+    name += "-openai-" + (endpoint ? *endpoint : std::string("chat")) + "-";
+    const auto concurrency = value_in(args_, {"--concurrency"});
+    const auto rate = value_in(args_, {"--request-rate"});
+    if (fixed_schedule_) {
+      name += "fixed_schedule";
+    } else {
+      std::string stimulus;
+      if (concurrency || !rate) stimulus = "concurrency" + (concurrency ? *concurrency : "1");
+      if (rate) {
+        // Python's str() of the float AIPerf keeps: 10 is "10.0".
+        std::string r = *rate;
+        if (r.find_first_of(".eE") == std::string::npos) r += ".0";
+        stimulus += (stimulus.empty() ? "" : "-") + std::string("request_rate") + r;
+      }
+      name += stimulus;
+    }
+    emit("--output-dir", "artifacts/" + name);
+    note("no --artifact-dir", "--output-dir artifacts/" + name + " (AIPerf's default)");
+  }
+
   void finish() override {
+    input_file();
     aiperf_defaults();
     emit("--export", "aiperf");
     note("the command",
@@ -217,8 +305,11 @@ class AiperfTranslator final : public PeerTranslator {
     } else if (!has_own("--output-len") && !has_own("--output-dist")) {
       emit("--no-ignore-eos");
       note("no --output-tokens-mean",
-           "--output-len 128 (tokenbench's default) --no-ignore-eos: AIPerf then leaves the "
-           "length to the server, tokenbench has to send one");
+           input_file_.empty()
+               ? "--output-len 128 (tokenbench's default) --no-ignore-eos: AIPerf then leaves the "
+                 "length to the server, tokenbench has to send one"
+               : "--no-ignore-eos: the file's output lengths where it gives them, else "
+                 "tokenbench's --output-len 128, each a limit the model may stop before");
     }
     if (!extra_.empty()) {
       extra_.erase("ignore_eos");  // tokenbench sends it itself, as --no-ignore-eos says
@@ -230,6 +321,9 @@ class AiperfTranslator final : public PeerTranslator {
   }
 
   std::string api_;
+  std::string input_file_;
+  std::string dataset_type_;
+  bool fixed_schedule_ = false;
   bool streaming_ = false;
   std::string rate_;
   std::string arrival_;

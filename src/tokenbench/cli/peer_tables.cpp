@@ -53,16 +53,24 @@ constexpr PeerFlag kAiperf[] = {
      "--extra-inputs ignore_eos:true"},
     {"--prompt-output-tokens-stddev, --output-tokens-stddev, --osl-stddev", kOne, kRule,
      "--output-dist normal:MEAN,STDDEV", "0 keeps every output at the mean"},
-    {"--input-file", kOne, kRefuse, "",
-     "AIPerf's single-turn file (its prompts in \"text\") is not read yet: convert it with jq -c "
-     "'{prompt: .text}' and give --dataset jsonl --dataset-path FILE"},
+    {"--input-file", kOne, kRule,
+     "single_turn: --dataset jsonl --dataset-path FILE (each line's \"text\" a prompt); "
+     "mooncake_trace: --dataset mooncake --dataset-path FILE",
+     "multi_turn and random_pool are refused"},
+    {"--custom-dataset-type", kOne, kRule, "the type of --input-file",
+     "without it the file's first line decides, as AIPerf's loaders do: input_length or "
+     "hash_ids make a mooncake_trace, turns a multi_turn, else single_turn"},
+    {"--fixed-schedule", kNone, kRule, "--replay (a mooncake_trace's timestamps)",
+     "refused without a trace"},
     {"--extra-inputs", kMany, kRule, "--extra-body {\"KEY\": VALUE, ...}",
      "KEY:VALUE pairs (numbers and true/false typed as AIPerf types them) or a JSON object; "
      "ignore_eos:true keeps --output-len exact"},
     {"--header, -H", kMany, kRule, "--header 'Name: value'",
      "AIPerf's 'Name:value' form; Authorization headers should come from --api-key-env"},
     {"--tokenizer", kOne, kRename, "--tokenizer", ""},
-    {"--output-artifact-dir, --artifact-dir", kOne, kRename, "--output-dir", ""},
+    {"--output-artifact-dir, --artifact-dir", kOne, kRename, "--output-dir",
+     "without it, AIPerf's default artifacts/MODEL-openai-ENDPOINT-STIMULUS (concurrency1, "
+     "request_rate10.0, fixed_schedule) in the directory it runs in"},
     {"--goodput, -g", kMany, kRule, "--goodput ttft:MS tpot:MS e2el:MS",
      "time_to_first_token is ttft, inter_token_latency tpot (AIPerf's per-request mean gap), "
      "request_latency e2el; other metrics are refused"},
@@ -75,9 +83,8 @@ constexpr PeerFlag kAiperf[] = {
     {"--log-level", kOne, kIgnore, "", "tokenbench's output is the same"},
     {"--public-dataset", kOne, kRule, "--dataset sharegpt (with --dataset-path FILE)",
      "sharegpt only; tokenbench reads the file, it does not download it"},
-    {"--custom-dataset-type, --fixed-schedule, --seq-dist, --sequence-distribution", kOne, kRefuse,
-     "",
-     "not translated yet: a trace replays with --dataset mooncake, lengths mix with --input-dist"},
+    {"--seq-dist, --sequence-distribution", kOne, kRefuse, "",
+     "not translated yet: lengths mix with --input-dist and --output-dist"},
     {"--profile-export-file", kOne, kRefuse, "",
      "AIPerf's per-request profile_export.jsonl is not written: its profile_export_aiperf.json "
      "and .csv are (tokenbench profile adds --export aiperf), with tokenbench's requests.jsonl, "

@@ -47,8 +47,15 @@ core::RequestSpec jsonl_spec(const std::string& line, const std::string& path, s
         spec.prompt = msg["content"].get<std::string>();
       }
     }
+  } else if (j.contains("text")) {
+    // AIPerf's single_turn file: its "text" is the prompt.
+    if (!j["text"].is_string()) fail(path, line_no, "\"text\" must be a string");
+    spec.prompt = j["text"].get<std::string>();
+    text_for_count = spec.prompt;
   } else {
-    fail(path, line_no, "needs \"prompt\" (string) or \"messages\" (array)");
+    fail(path, line_no,
+         "needs \"prompt\" (string), \"messages\" (array) or \"text\" (string, AIPerf's "
+         "single_turn)");
   }
   spec.max_tokens = default_output_len;
   for (const char* key : {"output_len", "max_tokens"}) {
