@@ -187,5 +187,55 @@ TEST(PeerDefaults, InferencePerfDistributionsKeepTheirDefaultsAndClamps) {
       << m.err;
 }
 
+// inference-perf's README quick start (kubernetes-sigs/inference-perf at 7de5ef2e), its server
+// and 60 s cut to 1: the command line whole, under `tokenbench inference-perf`. Its defaults hold
+// (completions, no ignore_eos, a Distribution's lengths: normal 512/200 in [10, 1024]); a key
+// given on the command line replaces the file's; its report commands are refused.
+TEST(PeerDefaults, InferencePerfCommandLine) {
+  LoggedSim server("peer_defaults_ip_cli");
+  const std::string dir = make_temp_dir("peer_defaults_ip_cli_run");
+  auto r = tokenbench({"inference-perf", "--server.type", "vllm", "--server.base_url", server.url(),
+                       "--data.type", "random", "--load.type", "constant", "--load.stages",
+                       R"([{"rate": 10, "duration": 1}])", "--api.streaming", "true",
+                       "--output-dir", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("inference-perf: inference-perf's load.stages' rates is --request-rate 10"),
+            std::string::npos)
+      << r.err;
+  auto saw = server.saw();
+  ASSERT_GE(saw.size(), 8u);  // 10 a second for 1 s, constant arrivals
+  ASSERT_LE(saw.size(), 11u);
+  for (const auto& q : saw) {
+    EXPECT_EQ(q["api"], "completions");
+    EXPECT_TRUE(q["stream"].get<bool>());
+    EXPECT_FALSE(q["ignore_eos"].get<bool>());
+    EXPECT_GE(q["max_tokens"].get<int>(), 10);
+    EXPECT_LE(q["max_tokens"].get<int>(), 1024);
+  }
+  EXPECT_NE(config_of(dir).find("input_dist: normal:512,200,10,1024"), std::string::npos);
+
+  // --config_file, one key replaced on the command line.
+  LoggedSim other("peer_defaults_ip_cli_file");
+  const std::string file = dir + ".yml";
+  std::ofstream(file) << "load:\n  type: concurrent\n  stages:\n  - concurrency_level: 2\n"
+                         "    num_requests: 40\napi:\n  type: chat\n  streaming: true\n"
+                         "server:\n  base_url: "
+                      << other.url() << "\ndata:\n  type: mock\n";
+  r = tokenbench({"inference-perf", "-c", file, "--load.stages",
+                  R"([{"concurrency_level": 1, "num_requests": 3}])", "--log-level", "INFO",
+                  "--output-len", "4", "--output-dir",
+                  make_temp_dir("peer_defaults_ip_cli_file_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  saw = other.saw();
+  ASSERT_EQ(saw.size(), 3u);
+  for (const auto& q : saw) EXPECT_EQ(q["api"], "chat");
+
+  for (const char* report : {"--analyze", "-u"}) {
+    const auto refused = tokenbench({"inference-perf", report, "reports/"});
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_NE(refused.err.find("tokenbench report DIR"), std::string::npos) << refused.err;
+  }
+}
+
 }  // namespace
 }  // namespace tokenbench::e2e

@@ -262,6 +262,11 @@ std::vector<std::string> expand_config(const std::vector<std::string>& args,
   std::vector<std::string> from_file = is_inference_perf_config(root)
                                            ? inference_perf_args(root, path, notes)
                                            : Expander(path, known_flag, notes).expand(root);
+  return flags_over(from_file, rest);
+}
+
+std::vector<std::string> flags_over(const std::vector<std::string>& from_file,
+                                    const std::vector<std::string>& rest) {
   // A flag on the command line replaces every value the file gave it.
   std::set<std::string> given;
   for (const auto& a : rest) {

@@ -20,4 +20,9 @@ std::vector<std::string> expand_config(const std::vector<std::string>& args,
                                        const std::function<bool(const std::string&)>& known_flag,
                                        std::vector<std::string>& notes);
 
+/// `from_file`'s flags (a config's), less those `rest` gives again, followed by `rest`: a flag on
+/// the command line replaces every value the file gave it.
+std::vector<std::string> flags_over(const std::vector<std::string>& from_file,
+                                    const std::vector<std::string>& rest);
+
 }  // namespace tokenbench::cli

@@ -11,9 +11,15 @@
 
 #include "tokenbench/cli/peer_verbs.h"
 #include "tokenbench/cli/run_flags.h"
+#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::cli {
 namespace {
+
+// What a message names: the config file, or inference-perf's command line (no file).
+std::string where(const std::string& path) {
+  return path.empty() ? "inference-perf" : "--config " + path;
+}
 
 // Each key of the file against inference-perf's rows (peer_rows_inference_perf.cpp): a refused
 // one ends the command with its reason, an ignored one is said, and one without a row is not a
@@ -41,9 +47,9 @@ class KeyWalk {
       apply(*leaf, key);
     } else {
       throw UsageError(
-          fmt::format("--config {}: {} is not a key of inference-perf's config (kubernetes-sigs/"
+          fmt::format("{}: {} is not a key of inference-perf's config (kubernetes-sigs/"
                       "inference-perf at 7de5ef2e) that tokenbench knows: docs/CLI.md lists them",
-                      path_, key));
+                      where(path_), key));
     }
   }
 
@@ -72,7 +78,7 @@ class KeyWalk {
   void apply(const PeerFlag& f, const std::string& key) {
     if (f.rule == PeerRule::kRefuse) {
       throw UsageError(
-          fmt::format("--config {}: inference-perf's {} is refused: {}", path_, key, f.note));
+          fmt::format("{}: inference-perf's {} is refused: {}", where(path_), key, f.note));
     }
     if (f.rule == PeerRule::kIgnore && said_.insert(&f).second) {
       notes_.push_back(fmt::format("inference-perf's {} is not read: {}", key, f.note));
@@ -115,6 +121,9 @@ class InferencePerf {
         fail(key, "is not an inference-perf section tokenbench reads");
       }
     }
+    if (!root["api"] || !root["api"]["type"]) {
+      emit("--api", "openai", "api.type (its default completion)");
+    }
     if (!streaming_) {
       out_.push_back("--no-stream");
       note("api.streaming", "false (inference-perf's default): --no-stream");
@@ -128,7 +137,7 @@ class InferencePerf {
 
  private:
   [[noreturn]] void fail(const std::string& key, const std::string& why) const {
-    throw UsageError(fmt::format("--config {}: inference-perf's {} {}", path_, key, why));
+    throw UsageError(fmt::format("{}: inference-perf's {} {}", where(path_), key, why));
   }
   void note(const std::string& key, const std::string& became) {
     notes_.push_back(fmt::format("inference-perf's {} is {}", key, became));
@@ -283,8 +292,13 @@ class InferencePerf {
            "is refused: each group's prompts as turns of one chat is not translated");
     }
     if (type == "random" || type == "synthetic") {
-      lengths(d["input_distribution"], "input", "data.input_distribution");
-      lengths(d["output_distribution"], "output", "data.output_distribution");
+      // Without one, a Distribution's own defaults (inference-perf's random data needs both).
+      for (const auto& [key, side] :
+           {std::pair{"input_distribution", "input"}, std::pair{"output_distribution", "output"}}) {
+        const std::string name = std::string("data.") + key;
+        lengths(d[key] ? d[key] : YAML::Node(YAML::NodeType::Map), side,
+                d[key] ? name : name + " (none given: a Distribution's defaults)");
+      }
     } else if (type == "shareGPT") {
       if (!d["path"]) fail("data.type shareGPT", "needs data.path: tokenbench reads a local file");
       emit("--dataset", "sharegpt", "data.type");
@@ -344,9 +358,81 @@ std::vector<std::string> inference_perf_args(const YAML::Node& root, const std::
   try {
     return InferencePerf(path, notes).translate(root);
   } catch (const YAML::Exception& e) {
-    throw UsageError(fmt::format("--config {}: inference-perf's config: {} (line {})", path, e.msg,
+    throw UsageError(fmt::format("{}: inference-perf's config: {} (line {})", where(path), e.msg,
                                  e.mark.line + 1));
   }
+}
+
+namespace {
+
+// Sets the dotted `key` ("load.stages", "server.base_url") of `root` to `value`, read as YAML
+// (JSON for lists and objects, as inference-perf's command line takes them).
+void set_key(const YAML::Node& root, const std::string& key, const std::string& value) {
+  YAML::Node parsed;
+  try {
+    parsed = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw UsageError(
+        fmt::format("inference-perf: --{} '{}' is not a value ({})", key, value, e.msg));
+  }
+  YAML::Node node = root;
+  std::size_t from = 0;
+  for (auto dot = key.find('.'); dot != std::string::npos; dot = key.find('.', from)) {
+    const std::string part = key.substr(from, dot - from);
+    if (!node[part] || !node[part].IsMap()) node[part] = YAML::Node(YAML::NodeType::Map);
+    node.reset(node[part]);
+    from = dot + 1;
+  }
+  node[key.substr(from)] = parsed;
+}
+
+}  // namespace
+
+std::vector<std::string> inference_perf_command(const std::vector<std::string>& args,
+                                                std::vector<std::string>& rest,
+                                                std::vector<std::string>& notes) {
+  YAML::Node root(YAML::NodeType::Map);
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    const auto value = [&]() -> std::string {
+      if (eq != std::string::npos) return a.substr(eq + 1);
+      if (i + 1 >= args.size()) throw UsageError("inference-perf: " + name + " needs a value");
+      return args[++i];
+    };
+    if (name == "-c" || name == "--config_file" || name == "--config-file") {
+      file = value();
+    } else if (name == "--log-level" || name == "--log_level") {
+      notes.push_back("inference-perf's " + name + " " + value() +
+                      " is ignored: tokenbench's output is the same");
+    } else if (name == "-a" || name == "--analyze" || name == "-u" ||
+               name == "--unified_analysis_dir") {
+      throw UsageError("inference-perf: " + name +
+                       " analyses the reports of finished runs: tokenbench report DIR and "
+                       "tokenbench compare DIR DIR do that for tokenbench's results");
+    } else if (name.starts_with("--") && name.find('.') != std::string::npos) {
+      overrides.emplace_back(name.substr(2), value());
+    } else {
+      rest.push_back(a);  // tokenbench's own, or its value
+    }
+  }
+  if (!file.empty()) {
+    try {
+      root = YAML::Load(records::read_text_file(file));
+    } catch (const YAML::Exception& e) {
+      throw UsageError(fmt::format("inference-perf: --config_file {}: not valid YAML ({}, line {})",
+                                   file, e.msg, e.mark.line + 1));
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("inference-perf: --config_file {}: {}", file, e.what()));
+    }
+    if (!root.IsMap()) throw UsageError("inference-perf: --config_file " + file + " is not a map");
+  }
+  // As inference-perf's main.py: the command line's keys deep-merged over the file's.
+  for (const auto& [key, value] : overrides) set_key(root, key, value);
+  return inference_perf_args(root, file, notes);
 }
 
 }  // namespace tokenbench::cli

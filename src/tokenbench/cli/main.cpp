@@ -11,6 +11,7 @@
 #include "tokenbench/cli/commands.h"
 #include "tokenbench/cli/config_file.h"
 #include "tokenbench/cli/flag_aliases.h"
+#include "tokenbench/cli/inference_perf_config.h"
 #include "tokenbench/cli/number_flags.h"
 #include "tokenbench/cli/peer_verbs.h"
 #include "tokenbench/cli/run_flags.h"
@@ -90,6 +91,20 @@ void peer_command(std::vector<std::string>& args) {
     }
     t.args.insert(t.args.begin(), "run");
     args = std::move(t.args);
+    return;
+  }
+  if (args[0] == "inference-perf") {
+    if (help) {
+      std::fputs(tokenbench::cli::peer_help(*tokenbench::cli::peer_config_cli()).c_str(), stdout);
+      throw HelpShown{};
+    }
+    std::vector<std::string> rest;
+    std::vector<std::string> notes;
+    const auto from_config =
+        tokenbench::cli::inference_perf_command({args.begin() + 1, args.end()}, rest, notes);
+    for (const auto& n : notes) std::fprintf(stderr, "tokenbench: inference-perf: %s\n", n.c_str());
+    args = tokenbench::cli::flags_over(from_config, rest);
+    args.insert(args.begin(), "run");
     return;
   }
   const bool bench_serve = args[0] == "bench" && args.size() > 1 && args[1] == "serve";

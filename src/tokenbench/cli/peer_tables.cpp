@@ -281,9 +281,13 @@ std::span<const PeerCli> all_peers() {
        "sgl-project/sglang at 0033168f (python/sglang/bench_serving.py); a line is SGLang's when "
        "it carries a flag or --backend only SGLang has, or --peer sglang",
        kSglang, PeerRoute::kOnRun},
-      {"run --config", "inference-perf", "inference-perf --config_file FILE",
+      {"inference-perf", "inference-perf", "inference-perf --config_file FILE",
        "kubernetes-sigs/inference-perf at 7de5ef2e (inference_perf/config/, version 0.5.0); "
-       "a key without a row is refused, and `KEY.*` stands for every key under KEY",
+       "a key without a row is refused, and `KEY.*` stands for every key under KEY. `tokenbench "
+       "run --config FILE` reads the file; `tokenbench inference-perf` takes its whole command "
+       "line: `-c/--config_file FILE`, each key as `--KEY VALUE` (JSON for a list or an object) "
+       "over the file's, `--log-level` ignored, `-a/--analyze` and `-u/--unified_analysis_dir` "
+       "refused (tokenbench report and compare read results)",
        inference_perf_rows(), PeerRoute::kConfig},
   };
   return peers;
@@ -332,6 +336,13 @@ const PeerCli* peer_cli(std::string_view verb) {
 const PeerCli* peer_alias_cli(std::string_view verb) {
   for (const auto& p : all_peers()) {
     if (p.verb == verb && p.route == PeerRoute::kAliases) return &p;
+  }
+  return nullptr;
+}
+
+const PeerCli* peer_config_cli() {
+  for (const auto& p : all_peers()) {
+    if (p.route == PeerRoute::kConfig) return &p;
   }
   return nullptr;
 }
@@ -476,6 +487,14 @@ void add_peer_commands(CLI::App& app) {
                                         "EvalScope's `evalscope perf` command line: tokenbench "
                                         "perf ... is tokenbench run ... with its flags"),
                      p);
+    } else if (p.route == PeerRoute::kConfig) {
+      CLI::App* ip =
+          app.add_subcommand("inference-perf",
+                             "inference-perf's command line (--config_file FILE, --KEY VALUE): "
+                             "its config translated into a run (tokenbench inference-perf --help: "
+                             "its keys)");
+      ip->allow_extras();
+      ip->add_option("-c,--config_file", "inference-perf's YAML config");
     } else if (p.route == PeerRoute::kAliases) {
       CLI::App* bench = app.add_subcommand(
           "bench",

@@ -92,6 +92,9 @@ const PeerCli* peer_cli(std::string_view verb);
 /// The peer whose flags run's aliases take under `verb` ("bench serve", "perf"), or null.
 const PeerCli* peer_alias_cli(std::string_view verb);
 
+/// inference-perf's (its config's keys: `run --config FILE`, `tokenbench inference-perf ...`).
+const PeerCli* peer_config_cli();
+
 /// The peer whose flags `run`'s arguments carry (LLMPerf's), or null.
 const PeerCli* peer_on_run(const std::vector<std::string>& args);
 
