@@ -515,6 +515,13 @@ std::string peer_help(const PeerCli& peer) {
       "Each flag below is said on stderr as it is translated; a refused one ends the command with "
       "the reason. tokenbench's own flags (tokenbench run --help) may be added.\n\n",
       peer.verb, peer.tool, peer.command);
+  if (peer.route == PeerRoute::kConfig) {
+    out +=
+        "Usage: tokenbench inference-perf [-c FILE] [--KEY VALUE ...]: its config file, and each "
+        "key below as --KEY VALUE (JSON for a list or an object, e.g. --load.stages "
+        "'[{\"rate\": 10, \"duration\": 60}]') over the file's; the same file runs as "
+        "tokenbench run --config FILE.\n\n";
+  }
   for (const auto& f : peer.flags) {
     const std::string here = f.rule == PeerRule::kRefuse   ? "refused: " + std::string(f.note)
                              : f.rule == PeerRule::kIgnore ? "ignored: " + std::string(f.note)
