@@ -146,6 +146,16 @@ TEST(PeerDefaults, PerfSendsWhatEvalScopeSends) {
   EXPECT_GE(low, 4);
   EXPECT_LE(high, 12);
   EXPECT_LT(low, high);  // drawn, not fixed
+
+  // No --dataset: EvalScope's openqa is a download; random prompts, and the line says so.
+  LoggedSim bare("peer_defaults_evalscope_bare");
+  r = tokenbench({"perf", "--url", bare.url() + "/v1/chat/completions", "--model", "sim-model",
+                  "--number", "2", "--max-tokens", "4", "--outputs-dir",
+                  make_temp_dir("peer_defaults_evalscope_bare_run")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("EvalScope's default --dataset openqa is downloaded"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(bare.saw().size(), 2u);
 }
 
 // kubernetes-sigs/inference-perf@7de5ef2e: a distribution's unset keys are its defaults (normal,

@@ -406,6 +406,11 @@ std::vector<std::string> peer_line_defaults(const std::string& tool,
     if (!scores && !given({"--temperature"})) {
       with({"--temperature", "0"}, "EvalScope's default --temperature 0.0");
     }
+    if (!given({"--dataset", "--prompt", "--dataset-path"})) {
+      with({"--dataset", "random"},
+           "EvalScope's default --dataset openqa is downloaded from ModelScope, which tokenbench "
+           "does not do: random prompts instead (give --dataset and --dataset-path for a file)");
+    }
     with({"--export", "evalscope"},
          "EvalScope's benchmark_summary.json and benchmark_percentile.json, beside tokenbench's "
          "files");
