@@ -115,6 +115,10 @@ nlohmann::json chat_messages(const core::RequestSpec& spec) {
 }
 
 std::string ApiAdapter::finish_body(nlohmann::json body, const BodyOptions& options) {
+  return merged_body(std::move(body), options).dump();
+}
+
+nlohmann::json ApiAdapter::merged_body(nlohmann::json body, const BodyOptions& options) {
   if (!options.model.empty()) body["model"] = options.model;
   if (!options.extra_body.empty()) {
     std::string deep;
@@ -126,7 +130,7 @@ std::string ApiAdapter::finish_body(nlohmann::json body, const BodyOptions& opti
     }
     body.merge_patch(extra);
   }
-  return body.dump();
+  return body;
 }
 
 ApiAdapter::ApiAdapter() {

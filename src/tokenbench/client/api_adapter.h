@@ -119,7 +119,9 @@ class ApiAdapter {
   void set_error(ApiEvent& ev, std::string_view message);
   /// Makes `ev` carry the finish reason `reason` (copied).
   void set_finish(ApiEvent& ev, std::string_view reason);
-  /// `body` with "model" set (when options name one), then extra_body merged, serialised.
+  /// `body` with "model" set (when options name one), then extra_body merged.
+  static nlohmann::json merged_body(nlohmann::json body, const BodyOptions& options);
+  /// merged_body, serialised.
   static std::string finish_body(nlohmann::json body, const BodyOptions& options);
 
   simdjson::dom::parser parser_;

@@ -56,7 +56,7 @@ class GenerateAdapter : public ApiAdapter {
     if (spec.mix >= 0 && !options.model.empty()) body["lora_path"] = options.model;
     BodyOptions rest = options;
     rest.model.clear();  // /generate names no model: the server serves one
-    nlohmann::json merged = nlohmann::json::parse(finish_body(std::move(body), rest));
+    nlohmann::json merged = merged_body(std::move(body), rest);
     for (const char* key : kSamplingKeys) {
       if (const auto it = merged.find(key); it != merged.end()) {
         merged["sampling_params"][key] = *it;
