@@ -250,19 +250,22 @@ std::vector<std::string> expand_config(const std::vector<std::string>& args,
     }
   }
   if (path.empty()) return args;
-  YAML::Node root;
-  try {
-    root = YAML::Load(records::read_text_file(path));
-  } catch (const YAML::Exception& e) {
-    throw UsageError(
-        fmt::format("--config {}: not valid YAML ({}, line {})", path, e.msg, e.mark.line + 1));
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("--config {}: {}", path, e.what()));
-  }
+  const YAML::Node root = read_yaml_file(path, "--config " + path);
   std::vector<std::string> from_file = is_inference_perf_config(root)
                                            ? inference_perf_args(root, path, notes)
                                            : Expander(path, known_flag, notes).expand(root);
   return flags_over(from_file, rest);
+}
+
+YAML::Node read_yaml_file(const std::string& path, const std::string& label) {
+  try {
+    return YAML::Load(records::read_text_file(path));
+  } catch (const YAML::Exception& e) {
+    throw UsageError(
+        fmt::format("{}: not valid YAML ({}, line {})", label, e.msg, e.mark.line + 1));
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("{}: {}", label, e.what()));
+  }
 }
 
 std::vector<std::string> flags_over(const std::vector<std::string>& from_file,

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +21,10 @@ namespace tokenbench::cli {
 std::vector<std::string> expand_config(const std::vector<std::string>& args,
                                        const std::function<bool(const std::string&)>& known_flag,
                                        std::vector<std::string>& notes);
+
+/// The YAML document of the file at `path`. Throws UsageError starting with `label` ("--config
+/// FILE") on a file that cannot be read or is not YAML.
+YAML::Node read_yaml_file(const std::string& path, const std::string& label);
 
 /// `from_file`'s flags (a config's), less those `rest` gives again, followed by `rest`: a flag on
 /// the command line replaces every value the file gave it.

@@ -370,9 +370,7 @@ std::vector<std::string> peer_line_defaults(const std::string& tool,
   std::vector<std::string> add;
   const auto with = [&](std::initializer_list<const char*> flags, const std::string& why) {
     add.insert(add.end(), flags.begin(), flags.end());
-    std::string line;
-    for (const char* f : flags) line += (line.empty() ? "" : " ") + std::string(f);
-    notes.push_back(fmt::format("{}: {}", line, why));
+    notes.push_back(fmt::format("{}: {}", fmt::join(flags, " "), why));
   };
   const auto backend = value_in(args, {"--backend"});
   const auto api = value_in(args, {"--api"});
@@ -423,12 +421,9 @@ std::vector<std::string> alias_names() {
   for (const auto rows :
        {vllm_rows(), evalscope_rows(), std::span<const PeerFlag>(aliases::kGenaiPerfOnRun)}) {
     for (const auto& f : rows) {
-      std::string_view rest = f.names;
-      while (!rest.empty()) {
-        const auto comma = rest.find(", ");
-        const std::string name(rest.substr(0, comma));
-        if (aliases::alias_of(name)) names.push_back(name);
-        rest = comma == std::string_view::npos ? "" : rest.substr(comma + 2);
+      for (const auto spelling : peer_spellings(f.names)) {
+        std::string name(spelling);
+        if (aliases::alias_of(name)) names.push_back(std::move(name));
       }
     }
   }

@@ -17,14 +17,9 @@ constexpr const char* kEvalScopeMaxPrompt = "131072";
 // EvalScope's default image side (--image-width, --image-height), in pixels.
 constexpr const char* kEvalScopeImageSide = "224";
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
+// A list flag's values as one comma-separated value.
 std::string joined(const std::vector<std::string>& values) {
-  std::string list;
-  for (const auto& v : values) list += (list.empty() ? "" : ",") + v;
-  return list;
+  return fmt::format("{}", fmt::join(values, ","));
 }
 
 }  // namespace
@@ -143,7 +138,7 @@ void Rewriter::url(std::string u) {
                                       *api_name == "openai_response" || *api_name == "responses");
   std::string trimmed = u;
   while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
-  if (responses && ends_with(trimmed, "/chat/completions")) {
+  if (responses && trimmed.ends_with("/chat/completions")) {
     u = trimmed.substr(0, trimmed.size() - std::strlen("/chat/completions")) + "/responses";
   }
   emit("--base-url", u);

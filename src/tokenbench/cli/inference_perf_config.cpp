@@ -9,9 +9,9 @@
 #include <tuple>
 #include <utility>
 
+#include "tokenbench/cli/config_file.h"
 #include "tokenbench/cli/peer_verbs.h"
 #include "tokenbench/cli/run_flags.h"
-#include "tokenbench/records/results_dir.h"
 
 namespace tokenbench::cli {
 namespace {
@@ -54,17 +54,7 @@ class KeyWalk {
   }
 
  private:
-  static const PeerFlag* row(const std::string& key) {
-    for (const auto& f : inference_perf_rows()) {
-      std::string_view rest = f.names;
-      while (!rest.empty()) {
-        const auto comma = rest.find(", ");
-        if (rest.substr(0, comma) == key) return &f;
-        rest = comma == std::string_view::npos ? "" : rest.substr(comma + 2);
-      }
-    }
-    return nullptr;
-  }
+  static const PeerFlag* row(const std::string& key) { return peer_flag(*peer_config_cli(), key); }
 
   static bool has_rows_under(const std::string& key) {
     for (const auto& f : inference_perf_rows()) {
@@ -420,14 +410,7 @@ std::vector<std::string> inference_perf_command(const std::vector<std::string>& 
     }
   }
   if (!file.empty()) {
-    try {
-      root = YAML::Load(records::read_text_file(file));
-    } catch (const YAML::Exception& e) {
-      throw UsageError(fmt::format("inference-perf: --config_file {}: not valid YAML ({}, line {})",
-                                   file, e.msg, e.mark.line + 1));
-    } catch (const std::exception& e) {
-      throw UsageError(fmt::format("inference-perf: --config_file {}: {}", file, e.what()));
-    }
+    root = read_yaml_file(file, "inference-perf: --config_file " + file);
     if (!root.IsMap()) throw UsageError("inference-perf: --config_file " + file + " is not a map");
   }
   // As inference-perf's main.py: the command line's keys deep-merged over the file's.

@@ -293,6 +293,14 @@ std::span<const PeerCli> all_peers() {
   return peers;
 }
 
+// The peer of `route` under `verb`; null when none is.
+const PeerCli* find_peer(PeerRoute route, std::string_view verb) {
+  for (const auto& p : all_peers()) {
+    if (p.route == route && p.verb == verb) return &p;
+  }
+  return nullptr;
+}
+
 const PeerCli& peer_of_tool(std::string_view tool) {
   for (const auto& p : all_peers()) {
     if (p.tool == tool) return p;
@@ -300,20 +308,17 @@ const PeerCli& peer_of_tool(std::string_view tool) {
   throw std::logic_error("no peer " + std::string(tool));
 }
 
-// Each ", "-separated spelling of `names`.
-std::vector<std::string_view> spellings(std::string_view names) {
-  std::vector<std::string_view> out;
-  while (!names.empty()) {
-    const auto comma = names.find(", ");
-    out.push_back(names.substr(0, comma));
-    names = comma == std::string_view::npos ? "" : names.substr(comma + 2);
-  }
-  return out;
-}
-
 // A row that is tokenbench's own flag of the same name.
 bool same_flag(const PeerFlag& f) {
-  return f.rule == PeerRule::kRename && f.becomes == spellings(f.names).front();
+  return f.rule == PeerRule::kRename && f.becomes == peer_spellings(f.names).front();
+}
+
+// What a row does, in a line of help: its flag, its words, or why it is refused or ignored.
+std::string row_help(const PeerFlag& f) {
+  return f.rule == PeerRule::kRefuse   ? "refused: " + std::string(f.note)
+         : f.rule == PeerRule::kIgnore ? "ignored: " + std::string(f.note)
+         : same_flag(f)                ? "the same"
+                                       : std::string(f.becomes);
 }
 
 std::string cell(std::string_view text) {
@@ -324,34 +329,31 @@ std::string cell(std::string_view text) {
 
 }  // namespace
 
+std::vector<std::string_view> peer_spellings(std::string_view names) {
+  std::vector<std::string_view> out;
+  while (!names.empty()) {
+    const auto comma = names.find(", ");
+    out.push_back(names.substr(0, comma));
+    names = comma == std::string_view::npos ? "" : names.substr(comma + 2);
+  }
+  return out;
+}
+
 std::span<const PeerCli> peer_clis() { return all_peers(); }
 
-const PeerCli* peer_cli(std::string_view verb) {
-  for (const auto& p : all_peers()) {
-    if (p.verb == verb && p.route == PeerRoute::kVerb) return &p;
-  }
-  return nullptr;
-}
+const PeerCli* peer_cli(std::string_view verb) { return find_peer(PeerRoute::kVerb, verb); }
 
 const PeerCli* peer_alias_cli(std::string_view verb) {
-  for (const auto& p : all_peers()) {
-    if (p.verb == verb && p.route == PeerRoute::kAliases) return &p;
-  }
-  return nullptr;
+  return find_peer(PeerRoute::kAliases, verb);
 }
 
-const PeerCli* peer_config_cli() {
-  for (const auto& p : all_peers()) {
-    if (p.route == PeerRoute::kConfig) return &p;
-  }
-  return nullptr;
-}
+const PeerCli* peer_config_cli() { return find_peer(PeerRoute::kConfig, "inference-perf"); }
 
 std::optional<AliasRow> alias_row(std::string_view flag) {
   for (const auto& p : all_peers()) {
     if (p.route != PeerRoute::kAliases) continue;
     if (const PeerFlag* f = peer_flag(p, flag)) {
-      return AliasRow{f, p.tool, spellings(f->names).front()};
+      return AliasRow{f, p.tool, peer_spellings(f->names).front()};
     }
   }
   return std::nullopt;
@@ -413,7 +415,7 @@ const PeerCli* peer_on_run(const std::vector<std::string>& args) {
 
 const PeerFlag* peer_flag(const PeerCli& peer, std::string_view flag) {
   for (const auto& f : peer.flags) {
-    for (const auto name : spellings(f.names)) {
+    for (const auto name : peer_spellings(f.names)) {
       if (name == flag) return &f;
     }
   }
@@ -437,7 +439,7 @@ std::string peer_tables_markdown() {
                                          : "| flag | here | note |\n|---|---|---|\n";
     for (const auto& f : p.flags) {
       std::string names;
-      for (const auto n : spellings(f.names)) {
+      for (const auto n : peer_spellings(f.names)) {
         names += fmt::format("{}`{}`", names.empty() ? "" : ", ", n);
       }
       const std::string here = f.rule == PeerRule::kRefuse   ? "refused"
@@ -457,11 +459,8 @@ std::string peer_tables_markdown() {
 void add_peer_flags(CLI::App* cmd, const PeerCli& p) {
   cmd->allow_extras();
   for (const auto& f : p.flags) {
-    for (const auto n : spellings(f.names)) {
-      const std::string help = f.rule == PeerRule::kRefuse   ? "refused: " + std::string(f.note)
-                               : f.rule == PeerRule::kIgnore ? "ignored: " + std::string(f.note)
-                               : same_flag(f)                ? "the same"
-                                                             : std::string(f.becomes);
+    const std::string help = row_help(f);
+    for (const auto n : peer_spellings(f.names)) {
       // A row of several flags (as vLLM's dataset options) is one option per flag.
       const std::string name(n);
       if (cmd->get_option_no_throw(name) != nullptr) continue;
@@ -522,13 +521,7 @@ std::string peer_help(const PeerCli& peer) {
         "'[{\"rate\": 10, \"duration\": 60}]') over the file's; the same file runs as "
         "tokenbench run --config FILE.\n\n";
   }
-  for (const auto& f : peer.flags) {
-    const std::string here = f.rule == PeerRule::kRefuse   ? "refused: " + std::string(f.note)
-                             : f.rule == PeerRule::kIgnore ? "ignored: " + std::string(f.note)
-                             : same_flag(f)                ? "the same"
-                                                           : std::string(f.becomes);
-    out += fmt::format("  {:<46} {}\n", f.names, here);
-  }
+  for (const auto& f : peer.flags) out += fmt::format("  {:<46} {}\n", f.names, row_help(f));
   return out;
 }
 

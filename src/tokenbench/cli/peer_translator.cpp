@@ -74,9 +74,7 @@ void PeerTranslator::refuse(const std::string& given, const std::string& why) co
 }
 
 std::string PeerTranslator::joined(const std::vector<std::string>& values, const char* sep) {
-  std::string out;
-  for (const auto& v : values) out += (out.empty() ? "" : sep) + v;
-  return out;
+  return fmt::format("{}", fmt::join(values, sep));
 }
 
 bool PeerTranslator::has_own(const char* flag) const { return has_flag(args_, flag); }

@@ -98,6 +98,9 @@ const PeerCli* peer_config_cli();
 /// The peer whose flags `run`'s arguments carry (LLMPerf's), or null.
 const PeerCli* peer_on_run(const std::vector<std::string>& args);
 
+/// Each ", "-separated spelling of a row's `names`, the first canonical.
+std::vector<std::string_view> peer_spellings(std::string_view names);
+
 /// The row of `flag` ("--model", "-m") in `peer`'s table, or null.
 const PeerFlag* peer_flag(const PeerCli& peer, std::string_view flag);
 
